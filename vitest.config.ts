@@ -1,0 +1,42 @@
+import { defineConfig } from "vitest/config";
+
+// Unit tests run in parallel; integration and conformance files run one at a time
+// (2 cores, real processes and ports) — SPEC §11.
+const shared = { resolve: { conditions: ["source"] }, ssr: { resolve: { conditions: ["source"] } } };
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        ...shared,
+        test: {
+          name: "unit",
+          include: ["packages/*/test/**/*.test.ts"],
+          exclude: ["packages/*/test/integration/**", "packages/conformance/**", "**/node_modules/**"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: "integration",
+          include: ["packages/*/test/integration/**/*.test.ts"],
+          exclude: ["packages/conformance/**", "**/node_modules/**"],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          name: "conformance",
+          include: ["packages/conformance/test/**/*.test.ts"],
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
