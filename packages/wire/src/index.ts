@@ -1,1 +1,50 @@
-export {};
+/**
+ * @jr2/wire — the contracts between the Orchestrator and the Harness, and of their HTTP APIs.
+ * A compatibility surface: every export is named here on purpose.
+ * @see SPEC §2, §4, §7.1, §7.6
+ */
+export type { ErrorCode, ErrorCodeSpec } from "./errors.js";
+export { ErrorBody, errorCodeList, errorCodes, formatErrorMessage, Jr2Error, jr2Error } from "./errors.js";
+export {
+  AbortAnswer,
+  Admission,
+  AgentDefinition,
+  History,
+  Notice,
+  readStreamEvent,
+  SettlementError,
+  SettlementOutcome,
+  StreamEvent,
+  StreamPage,
+  StreamQuery,
+  SubmissionRequest,
+} from "./harness.js";
+export type { TolerantPickAnswer } from "./picks.js";
+export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";
+export {
+  CancelAnswer,
+  Gate,
+  GateEventAnswer,
+  GateEventRequest,
+  Health,
+  RunDetail,
+  RunFeedEvent,
+  RunStatus,
+  RunSummary,
+  StartRunAnswer,
+  StartRunRequest,
+  UsageTotals,
+  WorkflowMenu,
+  WorkflowSummary,
+} from "./runs.js";
+export type { TolerantSurface } from "./surface.js";
+export { LegacySurface, readSurface, Surface } from "./surface.js";
+export type { WorkingToolName } from "./tool.js";
+export {
+  JsonSchema,
+  ThinkingLevel,
+  TOOL_NAME_PATTERN,
+  Tool,
+  WORKING_TOOL_NAMES,
+  WorkspaceAccess,
+} from "./tool.js";

@@ -1,0 +1,121 @@
+import { z } from "zod";
+
+/**
+ * One row of the error-code table: the HTTP status a route answers with and a message
+ * template. `{name}` placeholders are filled from the fields passed to {@link jr2Error}.
+ * @see STYLE.md "Errors" — callers branch on `code`, never on message text.
+ */
+export interface ErrorCodeSpec {
+  readonly status: number;
+  readonly message: string;
+}
+
+/**
+ * Every error code any jr2 service answers with, `JR2_ERR_<AREA>_<WHAT>`.
+ * `docs/reference/errors.md` lists the same table; a test keeps both in step.
+ * @see SPEC §4 (error bodies), §6, §7.1
+ */
+export const errorCodes = {
+  // Requests in general
+  JR2_ERR_REQUEST_INVALID: { status: 400, message: "invalid request: {detail}" },
+  JR2_ERR_REQUEST_MALFORMED_JSON: { status: 400, message: "the request body is not valid JSON: {detail}" },
+  JR2_ERR_REQUEST_TOO_LARGE: { status: 413, message: "the request body exceeds {limit} bytes" },
+  JR2_ERR_ROUTE_NOT_FOUND: { status: 404, message: "no route {method} {url}" },
+  JR2_ERR_SERVER_INTERNAL: { status: 500, message: "internal error ({detail}); see the server log" },
+  // Auth (§4.4)
+  JR2_ERR_AUTH_MISSING: {
+    status: 401,
+    message: "missing bearer token; send `Authorization: Bearer <token>`",
+  },
+  JR2_ERR_AUTH_INVALID: { status: 401, message: "the bearer token is not valid for this service" },
+  // Lifecycle
+  JR2_ERR_SERVICE_STOPPING: {
+    status: 503,
+    message: "the service is stopping; retry against its replacement",
+  },
+  // Workflows and runs (§4.1)
+  JR2_ERR_WORKFLOW_NOT_FOUND: { status: 404, message: "no workflow `{workflow}`; known workflows: {known}" },
+  JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
+  JR2_ERR_RUN_NOT_FOUND: { status: 404, message: "no run `{runId}`" },
+  JR2_ERR_RUN_NOT_LIVE: { status: 409, message: "run `{runId}` is {status}, not live" },
+  // Gates (§6)
+  JR2_ERR_GATE_NOT_FOUND: {
+    status: 404,
+    message: "run `{runId}` has no open Gate `{gateId}`; open Gates: {open}",
+  },
+  JR2_ERR_GATE_EVENT_NOT_ACCEPTED: {
+    status: 400,
+    message: "Gate `{gateId}` does not accept `{type}`; it accepts: {accepts}",
+  },
+  JR2_ERR_GATE_PAYLOAD_INVALID: { status: 400, message: "payload for `{type}` is invalid: {detail}" },
+  JR2_ERR_GATE_NOT_NOW: {
+    status: 409,
+    message: "the run would not take `{type}` from Gate `{gateId}` now; accepted now: {acceptsNow}",
+  },
+  // Agent routes (§4.2, §4.3)
+  JR2_ERR_TURN_NOT_FOUND: {
+    status: 404,
+    message: "no live Turn at `{iid}` (the Turn is over, or not in this token's scope)",
+  },
+  // Harness wire (§7.1)
+  JR2_ERR_CONVERSATION_NOT_FOUND: { status: 404, message: "no conversation `{iid}` on this Harness" },
+  JR2_ERR_SUBMISSION_INVALID: { status: 400, message: "invalid Submission: {detail}" },
+  JR2_ERR_MODEL_UNKNOWN: { status: 400, message: "unknown model `{model}`; configured models: {known}" },
+  JR2_ERR_CWD_NOT_ABSOLUTE: { status: 400, message: "cwd `{cwd}` must be an absolute path" },
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+/** A code of {@link errorCodes}. */
+export type ErrorCode = keyof typeof errorCodes;
+
+/** All codes, in table order. */
+export const errorCodeList = Object.keys(errorCodes) as ErrorCode[];
+
+/**
+ * The body of every error answer: `{ error, code, ...fields }` (§4). Extra fields carry the
+ * values a caller needs (`acceptsNow`, `issues`, `known`, …).
+ */
+export const ErrorBody = z
+  .object({
+    error: z.string(),
+    code: z.string(),
+  })
+  .catchall(z.unknown());
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Fills `{name}` placeholders; arrays join with ", ", missing values stay as `{name}`. */
+export function formatErrorMessage(template: string, fields: Record<string, unknown>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const value = fields[key];
+    if (value === undefined) return whole;
+    if (Array.isArray(value)) return value.length ? value.join(", ") : "(none)";
+    return String(value);
+  });
+}
+
+/**
+ * A coded error a service throws and its error handler answers as {@link ErrorBody}.
+ * @example throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId })
+ */
+export class Jr2Error extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly fields: Record<string, unknown>;
+
+  constructor(code: ErrorCode, fields: Record<string, unknown> = {}, cause?: unknown) {
+    super(formatErrorMessage(errorCodes[code].message, fields), cause === undefined ? undefined : { cause });
+    this.name = "Jr2Error";
+    this.code = code;
+    this.statusCode = errorCodes[code].status;
+    this.fields = fields;
+  }
+
+  /** The wire body: `{ error, code, ...fields }`. */
+  toBody(): ErrorBody {
+    return { ...this.fields, error: this.message, code: this.code };
+  }
+}
+
+/** Builds an error body without throwing (for places that answer directly). */
+export function jr2Error(code: ErrorCode, fields: Record<string, unknown> = {}): ErrorBody {
+  return new Jr2Error(code, fields).toBody();
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { JsonSchema, Tool } from "./tool.js";
+
+/** `GET /healthz` on either service. */
+export const Health = z.looseObject({ ok: z.boolean(), version: z.string() });
+export type Health = z.infer<typeof Health>;
+
+/** A run's status. `drifted`: its Machine changed shape since it was saved (§8). */
+export const RunStatus = z.enum(["running", "done", "faulted", "cancelled", "drifted"]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** `GET /workflows` item (§4.1). `input` is the JSON Schema of `jr2Setup({ input })`, or null. */
+export const WorkflowSummary = z.object({
+  name: z.string(),
+  input: JsonSchema.nullable(),
+  machines: z.array(z.object({ path: z.string(), agents: z.array(z.string()) })),
+});
+export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
+
+/**
+ * `GET /workflows/:name/menu`: one entry per Machine (the root and each Machine it invokes);
+ * per Agent its Menu and each invoking state's derived set (§3.2, §3.3).
+ */
+export const WorkflowMenu = z.object({
+  machines: z.array(
+    z.object({
+      path: z.string(),
+      agents: z.record(
+        z.string(),
+        z.object({ menu: z.array(Tool), states: z.record(z.string(), z.array(z.string())) }),
+      ),
+    }),
+  ),
+});
+export type WorkflowMenu = z.infer<typeof WorkflowMenu>;
+
+/** `POST /workflows/:name/runs` body: the workflow input (validated against its schema). */
+export const StartRunRequest = z.object({ input: z.unknown().optional() });
+export type StartRunRequest = z.infer<typeof StartRunRequest>;
+export const StartRunAnswer = z.object({ runId: z.string() });
+export type StartRunAnswer = z.infer<typeof StartRunAnswer>;
+
+/** `GET /runs` item. `updatedAt` is ISO-8601. */
+export const RunSummary = z.object({
+  runId: z.string(),
+  workflow: z.string(),
+  status: RunStatus,
+  updatedAt: z.string(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+/** An open Gate (§6): `accepts` drives a form; `acceptsNow` is the payload-blind reading now. */
+export const Gate = z.object({
+  id: z.string(),
+  path: z.string(),
+  accepts: z.array(Tool),
+  acceptsNow: z.array(z.string()),
+  meta: z.unknown().optional(),
+});
+export type Gate = z.infer<typeof Gate>;
+
+/** Token totals over a run's model requests, as the provider reported them. */
+export const UsageTotals = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  cachedTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+});
+export type UsageTotals = z.infer<typeof UsageTotals>;
+
+/** `GET /runs/:runId` (§4.1). */
+export const RunDetail = z.object({
+  runId: z.string(),
+  workflow: z.string(),
+  status: RunStatus,
+  value: z.unknown(),
+  context: z.unknown(),
+  gates: z.array(Gate),
+  turns: z.array(
+    z.object({ iid: z.string(), agent: z.string(), state: z.string(), turnId: z.string().nullable() }),
+  ),
+  usage: UsageTotals,
+  fault: z.object({ reason: z.string() }).optional(),
+  updatedAt: z.string(),
+});
+export type RunDetail = z.infer<typeof RunDetail>;
+
+/** `POST /runs/:runId/gates/:gateId/events` body: `{ type, ...payload }` (§6). */
+export const GateEventRequest = z.looseObject({ type: z.string().min(1) });
+export type GateEventRequest = z.infer<typeof GateEventRequest>;
+export const GateEventAnswer = z.object({ moved: z.literal(true) });
+export type GateEventAnswer = z.infer<typeof GateEventAnswer>;
+
+/** `POST /runs/:runId/cancel` answer. */
+export const CancelAnswer = z.object({ runId: z.string(), status: RunStatus });
+export type CancelAnswer = z.infer<typeof CancelAnswer>;
+
+const feedBase = { seq: z.number().int().nonnegative(), at: z.string() };
+
+/**
+ * One event of the run feed `GET /runs/:runId/events` (SSE, `event: <type>`, `data: <json>`).
+ * `child` names a Turn as `<state path>#<agent>` — never an iid: the feed is open
+ * observation (§5.6).
+ */
+export const RunFeedEvent = z.discriminatedUnion("type", [
+  z.object({
+    ...feedBase,
+    type: z.literal("status"),
+    status: RunStatus,
+    value: z.unknown(),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    ...feedBase,
+    type: z.literal("admission"),
+    child: z.string(),
+    agent: z.string(),
+    kind: z.enum(["task", "nudge"]),
+    allowed: z.array(z.string()),
+  }),
+  z.object({
+    ...feedBase,
+    type: z.literal("pick"),
+    child: z.string(),
+    agent: z.string(),
+    name: z.string(),
+    answer: z.unknown(),
+  }),
+  z.object({
+    ...feedBase,
+    type: z.literal("usage"),
+    child: z.string(),
+    promptTokens: z.number(),
+    cachedTokens: z.number(),
+    completionTokens: z.number(),
+  }),
+  z.object({
+    ...feedBase,
+    type: z.literal("retry"),
+    child: z.string(),
+    attempt: z.number().int(),
+    reason: z.string(),
+  }),
+  z.object({ ...feedBase, type: z.literal("fault"), child: z.string(), reason: z.string() }),
+  z.object({ ...feedBase, type: z.literal("gate"), gate: Gate }),
+]);
+export type RunFeedEvent = z.infer<typeof RunFeedEvent>;

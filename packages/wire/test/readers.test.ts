@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { readPickAnswer, readStreamEvent, readSurface } from "../src/index.js";
+
+// Recorded answers of an older Orchestrator (pre-Menu, pre-`moved`) — SPEC §7.6.
+const legacySurface = {
+  iid: "run-1/coder",
+  tools: [
+    { name: "finish", description: "Finish.", parameters: { type: "object", properties: {} } },
+    { name: "dispute", description: "Dispute.", parameters: { type: "object", properties: {} } },
+  ],
+};
+const legacyPickAnswer = { delivered: true, turnComplete: false };
+
+describe("readSurface (§7.6)", () => {
+  it("reads today's surface with menu and allowed as they are", () => {
+    const s = readSurface({
+      iid: "a",
+      runId: "r",
+      agent: "coder",
+      turnId: "t1",
+      menu: legacySurface.tools,
+      allowed: ["finish"],
+    });
+    expect(s).toEqual({ menu: legacySurface.tools, allowed: ["finish"], turnId: "t1", source: "menu" });
+  });
+
+  it("reads a surface without menu as the pre-Menu narrowed list: its tools are tools block and Allowed picks", () => {
+    const s = readSurface(legacySurface);
+    expect(s?.source).toBe("legacy");
+    expect(s?.menu.map((t) => t.name)).toEqual(["finish", "dispute"]);
+    expect(s?.allowed).toEqual(["finish", "dispute"]);
+  });
+
+  it("reads an absent allowed as not empty: every Menu name", () => {
+    const s = readSurface({ menu: legacySurface.tools });
+    expect(s?.allowed).toEqual(["finish", "dispute"]);
+  });
+
+  it("keeps an explicitly empty allowed empty", () => {
+    expect(readSurface({ menu: legacySurface.tools, allowed: [] })?.allowed).toEqual([]);
+  });
+
+  it("keeps parameters byte-for-byte, keyword order included", () => {
+    const parameters = { type: "object", required: ["b", "a"], properties: { b: { type: "string" }, a: {} } };
+    const s = readSurface({ menu: [{ name: "x", description: "", parameters }], allowed: [] });
+    expect(JSON.stringify(s?.menu[0]?.parameters)).toBe(JSON.stringify(parameters));
+  });
+
+  it("returns undefined for a body that is neither form", () => {
+    expect(readSurface({ nope: true })).toBeUndefined();
+    expect(readSurface("text")).toBeUndefined();
+  });
+});
+
+describe("readPickAnswer (§7.6)", () => {
+  it("reads an answer without moved as moved unknown, not false", () => {
+    const a = readPickAnswer(legacyPickAnswer);
+    expect(a?.moved).toBeUndefined();
+    expect(a?.allowed).toBeUndefined();
+    expect(a?.delivered).toBe(true);
+  });
+
+  it("reads today's answer fields", () => {
+    const a = readPickAnswer({ delivered: false, moved: false, turnComplete: false, allowed: ["finish"] });
+    expect(a).toMatchObject({ delivered: false, moved: false, allowed: ["finish"] });
+  });
+
+  it("reads a refusal without delivered as not delivered, and an unknown refusal kind as none", () => {
+    expect(readPickAnswer({ refusal: "busy", allowed: [] })?.delivered).toBe(false);
+    expect(readPickAnswer({ refusal: "quota", delivered: false, turnComplete: false })?.refusal).toBeUndefined();
+  });
+
+  it("returns undefined for a non-object body", () => {
+    expect(readPickAnswer("ok")).toBeUndefined();
+  });
+});
+
+describe("readStreamEvent (§7.6)", () => {
+  it("skips an event type a newer Harness added", () => {
+    expect(readStreamEvent({ type: "reasoning-delta", text: "…" })).toBeUndefined();
+  });
+  it("reads a settlement", () => {
+    expect(readStreamEvent({ type: "submission-settled", submissionId: "s1", outcome: "completed" })).toEqual({
+      type: "submission-settled",
+      submissionId: "s1",
+      outcome: "completed",
+    });
+  });
+});
