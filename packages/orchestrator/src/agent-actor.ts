@@ -1,0 +1,315 @@
+import type { Admission, AgentDefinition, Notice, StreamEvent, SubmissionRequest } from "@jr2/wire";
+import type { HarnessClient } from "./harness-client.js";
+import type { OutboundQueues } from "./outbound-queue.js";
+import type { TurnInput } from "./run-binding.js";
+
+/**
+ * The Agent actor's mechanics for one Turn (SPEC §5): admit, ledger, follow the Submission,
+ * nudge and wake on one budget, the fault classes, the deadline, abort on exit.
+ * It holds no xstate object: the run host hands it ports (the live Allowed picks, whether the
+ * Turn is still open, a change watch, the ledger, the feed), so it is testable against a fake
+ * Harness and a fake Machine.
+ */
+
+/** The ledger entry of an admission (§5.4): what restore re-attaches to. */
+export interface LedgerEntry {
+  turnId: string | null;
+  submissionId: string;
+  offset: string;
+  streamUrl: string;
+}
+
+/** The reasons an `agent.fault` carries (§5.6). `infra` carries a detail. */
+export type FaultReason = "infra" | "no-signal" | "runaway" | "deadline" | "placement" | "conflict";
+
+/** Telemetry for the run feed; never carries an iid (§5.6). */
+export type TurnTelemetry =
+  | { type: "admission"; kind: "task" | "nudge"; allowed: string[] }
+  | { type: "usage"; promptTokens: number; cachedTokens: number; completionTokens: number }
+  | { type: "pick"; name: string; answer: unknown }
+  | { type: "retry"; attempt: number; reason: string }
+  | { type: "fault"; reason: FaultReason; detail?: string };
+
+/** Knobs of the mechanics; defaults in {@link defaultTurnConfig}. Times in milliseconds. */
+export interface TurnConfig {
+  /** Nudges and wakes together (§5.7). */
+  nudgeBudget: number;
+  /** Wall-clock budget of a Turn (§5.6). */
+  deadlineMs: number;
+  /** Long-poll wait per stream read, seconds. */
+  pollWaitSeconds: number;
+  backoffMinMs: number;
+  backoffMaxMs: number;
+  /** How long an admission that provably never left the host is re-sent (§5.5). */
+  admitWindowMs: number;
+}
+
+export const defaultTurnConfig: TurnConfig = {
+  nudgeBudget: 2,
+  deadlineMs: 60 * 60_000,
+  pollWaitSeconds: 20,
+  backoffMinMs: 250,
+  backoffMaxMs: 5_000,
+  admitWindowMs: 90_000,
+};
+
+/** The ports the run host gives one Turn. None may throw. */
+export interface TurnPorts {
+  input: TurnInput;
+  definition: AgentDefinition;
+  client: HarnessClient;
+  /** The Turn's working directory (placement), if it has Working tools. */
+  cwd?: string;
+  outbound: OutboundQueues;
+  config: TurnConfig;
+  /** The Allowed picks now (`[]` when not at Rest). */
+  allowed(): string[];
+  /** Is this Turn's registration still the live one at its iid? */
+  isOpen(): boolean;
+  /** Calls `onChange` after any actor of the run settled a macrostep; returns unsubscribe. */
+  watch(onChange: () => void): () => void;
+  /** Ledger read/write (§5.4); `write` resolves after the save committed. */
+  ledgerRead(iid: string): LedgerEntry | undefined;
+  ledgerWrite(iid: string, entry: LedgerEntry): Promise<void>;
+  /** The conversation was lost: bump the epoch / mint a fresh iid and re-register; returns it. */
+  reseat(): string;
+  telemetry(event: TurnTelemetry): void;
+  /** Ends the Turn for the workflow: sends `agent.fault { reason }` to the invoker. */
+  fault(reason: FaultReason, detail?: string): void;
+  log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
+  /** Injected clock (tests use fake timers). */
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (handle: unknown) => void;
+  random: () => number;
+}
+
+/** A running Turn; `stop` ends it (state exit) — `shutdown: true` leaves it restorable (§5.1). */
+export interface TurnHandle {
+  stop(options?: { shutdown?: boolean }): void;
+  /** Resolves when the mechanics have nothing more to do (tests). */
+  readonly done: Promise<void>;
+}
+
+type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+type FollowResult = { kind: "settled"; settlement: Settlement } | { kind: "lost" } | { kind: "stopped" };
+
+/**
+ * Starts the mechanics of one Turn. Re-attaches when the ledger holds an admission with this
+ * Turn's turnId (§5.4), otherwise admits the task.
+ * @see SPEC §5.1–§5.7
+ */
+export function startTurn(ports: TurnPorts): TurnHandle {
+  const { input, config } = ports;
+  let iid = input.iid;
+  let stopped = false;
+  let shuttingDown = false;
+  let budget = config.nudgeBudget;
+  let attempt = 0;
+  const polls = new AbortController();
+  let wakeUnsubscribe: (() => void) | undefined;
+  let wakeResolve: (() => void) | undefined;
+
+  const deadline = ports.setTimeout(() => {
+    if (stopped) return;
+    void abortRemote().then(() => end("deadline", `the Turn ran past its ${config.deadlineMs} ms deadline`));
+  }, config.deadlineMs);
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => ports.setTimeout(resolve, ms));
+  }
+
+  function backoff(n: number): number {
+    const ceiling = Math.min(config.backoffMaxMs, config.backoffMinMs * 2 ** n);
+    return ceiling / 2 + (ports.random() * ceiling) / 2;
+  }
+
+  function end(reason: FaultReason, detail?: string): void {
+    if (stopped || !ports.isOpen()) return;
+    ports.telemetry({ type: "fault", reason, ...(detail ? { detail } : {}) });
+    ports.log("warn", "Turn faulted", { reason, detail });
+    ports.fault(reason, detail);
+  }
+
+  function abortRemote(): Promise<unknown> {
+    return ports.outbound.run(iid, () => ports.client.abort(iid));
+  }
+
+  function submission(kind: "task" | "nudge", kept: boolean, notices: Notice[]): SubmissionRequest {
+    return {
+      agent: input.agentName,
+      kind,
+      definition: ports.definition,
+      ...(kind === "task" ? { prompt: input.prompt } : {}),
+      ...(ports.cwd ? { cwd: ports.cwd } : {}),
+      ...(input.model ? { model: input.model } : {}),
+      ...(input.thinkingLevel ? { thinkingLevel: input.thinkingLevel } : {}),
+      ...(kept ? { kept: true } : {}),
+      ...(input.turnId ? { turnId: input.turnId } : {}),
+      ...(notices.length ? { notices } : {}),
+    };
+  }
+
+  /** Admits one Submission; re-sends only what provably never left the host (§5.5). */
+  async function admit(body: SubmissionRequest): Promise<Admission | "lost" | "failed"> {
+    const started = Date.now();
+    for (let n = 0; ; n++) {
+      if (stopped) return "failed";
+      const result = await ports.outbound.run(iid, () => ports.client.admit(iid, body));
+      if (result.kind === "admitted") return result.admission;
+      if (result.kind === "lost") return "lost";
+      if (result.kind === "unsent" && Date.now() - started < config.admitWindowMs) {
+        ports.telemetry({ type: "retry", attempt: n + 1, reason: `admission not sent: ${result.error}` });
+        await sleep(backoff(n));
+        continue;
+      }
+      const detail =
+        result.kind === "refused"
+          ? `the Harness refused the admission (HTTP ${result.status}): ${JSON.stringify(result.body)}`
+          : `admission failed: ${result.error}`;
+      end("infra", detail);
+      return "failed";
+    }
+  }
+
+  /** Follows the stream from `offset` until this Submission settles; reconnects without deadline. */
+  async function follow(submissionId: string, offset: string): Promise<FollowResult> {
+    let cursor = offset;
+    for (let n = 0; ; ) {
+      if (stopped) return { kind: "stopped" };
+      const page = await ports.client.read(iid, cursor, config.pollWaitSeconds, polls.signal);
+      if (stopped) return { kind: "stopped" };
+      if (page.kind === "lost") return { kind: "lost" };
+      if (page.kind === "transport") {
+        await sleep(backoff(n++));
+        continue;
+      }
+      n = 0;
+      if (page.kind === "idle") continue;
+      cursor = page.nextOffset;
+      for (const event of page.events) {
+        if (event.type === "usage") {
+          const { promptTokens, cachedTokens, completionTokens } = event;
+          ports.telemetry({ type: "usage", promptTokens, cachedTokens, completionTokens });
+        } else if (event.type === "pick") {
+          ports.telemetry({ type: "pick", name: event.name, answer: event.answer });
+        } else if (event.type === "submission-settled" && event.submissionId === submissionId) {
+          return { kind: "settled", settlement: event };
+        }
+      }
+    }
+  }
+
+  /** Waits until the Allowed picks are non-empty or the Turn ends (the wake, §5.7). */
+  function untilPicksOpen(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (stopped || !ports.isOpen() || ports.allowed().length > 0) {
+          wakeUnsubscribe?.();
+          wakeUnsubscribe = undefined;
+          wakeResolve = undefined;
+          resolve();
+        }
+      };
+      wakeResolve = resolve;
+      wakeUnsubscribe = ports.watch(check);
+      check();
+    });
+  }
+
+  async function run(): Promise<void> {
+    let kind: "task" | "nudge" = "task";
+    let notices: Notice[] = [];
+    const earlier = ports.ledgerRead(iid);
+    let current: LedgerEntry | undefined =
+      earlier && (input.turnId === null || earlier.turnId === input.turnId) ? earlier : undefined; // no turnId: the iid alone decides (§5.4)
+    if (current)
+      ports.log("info", "re-attaching to the ledgered admission", { submissionId: current.submissionId });
+    // An existing continued conversation is admitted `kept: true` (§5.3).
+    let kept = input.continuation && earlier !== undefined;
+
+    while (!stopped) {
+      if (!current) {
+        const allowedNow = ports.allowed();
+        const admission = await admit(submission(kind, kept || kind === "nudge", notices));
+        if (admission === "failed") return;
+        if (admission === "lost") {
+          // The Harness lost the conversation: a new one, with the task (§5.3, §5.7).
+          iid = ports.reseat();
+          kind = "task";
+          kept = false;
+          notices = [{ type: "conversation-new" }];
+          ports.telemetry({
+            type: "retry",
+            attempt: ++attempt,
+            reason: "conversation lost; admitted on a new one",
+          });
+          continue;
+        }
+        current = { turnId: input.turnId, ...admission };
+        await ports.ledgerWrite(iid, current);
+        ports.telemetry({ type: "admission", kind, allowed: allowedNow });
+      }
+      const outcome = await follow(current.submissionId, current.offset);
+      current = undefined;
+      if (outcome.kind === "stopped") return;
+      if (outcome.kind === "lost") {
+        iid = ports.reseat();
+        kind = "task";
+        kept = false;
+        notices = [{ type: "conversation-new" }];
+        ports.telemetry({
+          type: "retry",
+          attempt: ++attempt,
+          reason: "conversation lost; admitted on a new one",
+        });
+        continue;
+      }
+      const { settlement } = outcome;
+      if (!ports.isOpen() || stopped) return;
+      if (settlement.outcome === "failed") {
+        const type = settlement.error?.type;
+        return end(
+          type === "runaway" ? "runaway" : "infra",
+          settlement.error?.message ?? "the Submission failed",
+        );
+      }
+      if (settlement.outcome === "aborted") {
+        return end("infra", "the Harness aborted the Submission while the Turn was open");
+      }
+      // completed while the Turn is open: the ask-again rule (§5.7).
+      if (ports.allowed().length === 0) await untilPicksOpen();
+      if (stopped || !ports.isOpen()) return;
+      if (budget <= 0)
+        return end("no-signal", `the model stopped without a pick ${config.nudgeBudget + 1} times`);
+      budget--;
+      kind = "nudge";
+      kept = true;
+      notices = [];
+    }
+  }
+
+  const done = run()
+    .catch((error: unknown) => {
+      ports.log("warn", "Turn mechanics failed", { error: String(error) });
+      end("infra", String(error));
+    })
+    .finally(() => {
+      ports.clearTimeout(deadline);
+    });
+
+  return {
+    done,
+    stop(options) {
+      if (stopped) return;
+      stopped = true;
+      shuttingDown = options?.shutdown === true;
+      ports.clearTimeout(deadline);
+      polls.abort();
+      wakeUnsubscribe?.();
+      wakeResolve?.();
+      // A Turn that is over but whose Submission runs is an unaccounted writer (§5.1);
+      // a host shutting down leaves it running for restore.
+      if (!shuttingDown) void abortRemote();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { AbortAnswer, Admission, readStreamEvent, type StreamEvent, type SubmissionRequest } from "@jr2/wire";
+
+/**
+ * The Orchestrator's client of the Harness wire (SPEC §7.1): admit, follow, abort.
+ * Effects only; the Agent actor (agent-actor.ts) decides when to call what.
+ * Every method returns data — transport trouble is a tagged result, never a throw — so the
+ * Turn's mechanics can tell "provably never left the host" from "may have arrived" (§5.5).
+ */
+
+/** Where one Harness lives and the bearer the Orchestrator presents to it (§4.4). */
+export interface HarnessEndpoint {
+  url: string;
+  token: string;
+}
+
+/** The answer to an admission attempt. `unsent`: the request provably never left the host. */
+export type AdmitResult =
+  | { kind: "admitted"; admission: Admission }
+  | { kind: "lost" } // 404: `kept: true` on a conversation the Harness no longer holds
+  | { kind: "refused"; status: number; body: unknown }
+  | { kind: "unsent"; error: string }
+  | { kind: "unknown"; error: string };
+
+/** One long-poll of the stream. Offsets are opaque strings, stored verbatim. */
+export type ReadResult =
+  | { kind: "events"; events: StreamEvent[]; nextOffset: string }
+  | { kind: "idle" } // 204: nothing new within `wait`
+  | { kind: "lost" } // 404: unknown conversation (the Harness restarted)
+  | { kind: "transport"; error: string };
+
+/** Error codes of a connection that provably never reached the peer. */
+const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL", "ENETUNREACH"]);
+
+function causeCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  return cause?.code ?? (error as { code?: string } | undefined)?.code;
+}
+
+function describe(error: unknown): string {
+  const code = causeCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return code ? `${code}: ${message}` : message;
+}
+
+function iidSegment(iid: string): string {
+  return encodeURIComponent(iid);
+}
+
+/**
+ * Creates a client for one Harness.
+ * @param fetchImpl injectable for tests; defaults to the global fetch (undici).
+ * @see SPEC §5.5 (following), §7.1 (the wire)
+ */
+export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof fetch = fetch) {
+  const base = endpoint.url.replace(/\/+$/, "");
+  const headers = { authorization: `Bearer ${endpoint.token}` };
+
+  async function admit(iid: string, body: SubmissionRequest): Promise<AdmitResult> {
+    let res: Response;
+    try {
+      res = await fetchImpl(`${base}/conversations/${iidSegment(iid)}/submissions`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    } catch (error) {
+      const code = causeCode(error);
+      return code && NEVER_SENT.has(code)
+        ? { kind: "unsent", error: describe(error) }
+        : { kind: "unknown", error: describe(error) };
+    }
+    const payload = await res.json().catch(() => undefined);
+    if (res.status === 404) return { kind: "lost" };
+    if (!res.ok) return { kind: "refused", status: res.status, body: payload };
+    const admission = Admission.safeParse(payload);
+    return admission.success
+      ? { kind: "admitted", admission: admission.data }
+      : { kind: "refused", status: res.status, body: payload };
+  }
+
+  async function read(
+    iid: string,
+    offset: string,
+    waitSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<ReadResult> {
+    const url = `${base}/conversations/${iidSegment(iid)}/stream?offset=${encodeURIComponent(offset)}&wait=${waitSeconds}`;
+    try {
+      const res = await fetchImpl(url, { headers, signal });
+      if (res.status === 204) return { kind: "idle" };
+      if (res.status === 404) return { kind: "lost" };
+      if (!res.ok) return { kind: "transport", error: `HTTP ${res.status}` };
+      const page = (await res.json()) as { events?: unknown[]; nextOffset?: unknown };
+      if (typeof page.nextOffset !== "string" || !Array.isArray(page.events)) {
+        return { kind: "transport", error: "malformed stream page" };
+      }
+      const events = page.events.map(readStreamEvent).filter((e): e is StreamEvent => e !== undefined);
+      return { kind: "events", events, nextOffset: page.nextOffset };
+    } catch (error) {
+      return { kind: "transport", error: describe(error) };
+    }
+  }
+
+  async function abort(iid: string): Promise<{ ok: boolean; aborted?: boolean; error?: string }> {
+    try {
+      const res = await fetchImpl(`${base}/conversations/${iidSegment(iid)}/abort`, {
+        method: "POST",
+        headers,
+      });
+      const parsed = AbortAnswer.safeParse(await res.json().catch(() => undefined));
+      return res.ok && parsed.success
+        ? { ok: true, aborted: parsed.data.aborted }
+        : { ok: false, error: `HTTP ${res.status}` };
+    } catch (error) {
+      return { ok: false, error: describe(error) };
+    }
+  }
+
+  return { endpoint, admit, read, abort };
+}
+
+/** A client of one Harness. */
+export type HarnessClient = ReturnType<typeof createHarnessClient>;

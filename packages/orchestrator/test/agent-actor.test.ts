@@ -1,0 +1,372 @@
+import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
+import { describe, expect, it } from "vitest";
+import { type LedgerEntry, startTurn, type TurnPorts, type TurnTelemetry } from "../src/agent-actor.js";
+import type { AdmitResult, HarnessClient, ReadResult } from "../src/harness-client.js";
+import { createOutboundQueues } from "../src/outbound-queue.js";
+import type { TurnInput } from "../src/run-binding.js";
+
+/** A fake Harness: records calls in order, settles Submissions when the test says so. */
+function fakeHarness() {
+  const calls: Array<{ op: "admit" | "abort"; iid: string; body?: SubmissionRequest }> = [];
+  const streams = new Map<string, StreamEvent[]>();
+  const lost = new Set<string>();
+  const admitScript: AdmitResult[] = [];
+  let waiters: Array<() => void> = [];
+  let n = 0;
+  const wakeAll = () => {
+    const w = waiters;
+    waiters = [];
+    for (const f of w) f();
+  };
+  const client: HarnessClient = {
+    endpoint: { url: "http://127.0.0.1:1", token: "t" },
+    async admit(iid, body) {
+      calls.push({ op: "admit", iid, body });
+      const scripted = admitScript.shift();
+      if (scripted) return scripted;
+      if (body.kept && !streams.has(iid)) return { kind: "lost" };
+      const log = streams.get(iid) ?? [];
+      streams.set(iid, log);
+      const submissionId = `s${++n}`;
+      return {
+        kind: "admitted",
+        admission: { submissionId, offset: String(log.length), streamUrl: `/c/${iid}` },
+      };
+    },
+    async read(iid, offset, _wait, signal): Promise<ReadResult> {
+      for (;;) {
+        if (lost.has(iid)) return { kind: "lost" };
+        const log = streams.get(iid);
+        if (!log) return { kind: "lost" };
+        const from = Number(offset);
+        if (log.length > from)
+          return { kind: "events", events: log.slice(from), nextOffset: String(log.length) };
+        if (signal?.aborted) return { kind: "transport", error: "aborted" };
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          signal?.addEventListener("abort", () => resolve(), { once: true });
+        });
+      }
+    },
+    async abort(iid) {
+      calls.push({ op: "abort", iid });
+      return { ok: true, aborted: true };
+    },
+  };
+  return {
+    client,
+    calls,
+    admitScript,
+    admissions: () => calls.filter((c) => c.op === "admit").map((c) => c.body!),
+    push(iid: string, event: StreamEvent) {
+      streams.get(iid)!.push(event);
+      wakeAll();
+    },
+    settle(
+      iid: string,
+      submissionId: string,
+      outcome: "completed" | "failed" | "aborted",
+      error?: { type: string; message: string },
+    ) {
+      streams
+        .get(iid)!
+        .push({ type: "submission-settled", submissionId, outcome, ...(error ? { error } : {}) });
+      wakeAll();
+    },
+    lose(iid: string) {
+      lost.add(iid);
+      wakeAll();
+    },
+  };
+}
+
+/** A fake Machine seat: the Allowed picks and whether the Turn is open, changed by the test. */
+function fakeTurn(harness: ReturnType<typeof fakeHarness>, overrides: Partial<TurnInput> = {}) {
+  const input: TurnInput = {
+    agentName: "coder",
+    iid: "run-1/coder",
+    turnId: "turn-1",
+    tools: ["finish"],
+    prompt: "Implement it.",
+    continuation: true,
+    ...overrides,
+  };
+  const state = { allowed: ["finish"], open: true };
+  const watchers = new Set<() => void>();
+  const ledger = new Map<string, LedgerEntry>();
+  const telemetry: TurnTelemetry[] = [];
+  const faults: Array<{ reason: string; detail?: string }> = [];
+  const order: string[] = [];
+  let epoch = 0;
+  const ports: TurnPorts = {
+    input,
+    definition: { model: "m", instructions: "You code.", workspace: "write" },
+    client: harness.client,
+    outbound: createOutboundQueues(),
+    config: {
+      nudgeBudget: 2,
+      deadlineMs: 60_000,
+      pollWaitSeconds: 1,
+      backoffMinMs: 1,
+      backoffMaxMs: 2,
+      admitWindowMs: 1_000,
+    },
+    allowed: () => (state.open ? state.allowed : []),
+    isOpen: () => state.open,
+    watch(onChange) {
+      watchers.add(onChange);
+      return () => watchers.delete(onChange);
+    },
+    ledgerRead: (iid) => ledger.get(iid),
+    async ledgerWrite(iid, entry) {
+      order.push(`ledger:${entry.submissionId}`);
+      ledger.set(iid, entry);
+    },
+    reseat() {
+      epoch++;
+      return `${input.iid}/${epoch}`;
+    },
+    telemetry: (e) => telemetry.push(e),
+    fault: (reason, detail) => {
+      faults.push({ reason, ...(detail ? { detail } : {}) });
+      state.open = false;
+    },
+    log: () => {},
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+    random: () => 0.5,
+  };
+  return {
+    ports,
+    state,
+    ledger,
+    telemetry,
+    faults,
+    order,
+    change(patch: Partial<typeof state>) {
+      Object.assign(state, patch);
+      for (const w of [...watchers]) w();
+    },
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+async function until(cond: () => boolean) {
+  for (let i = 0; i < 400 && !cond(); i++) await tick();
+  expect(cond()).toBe(true);
+}
+
+describe("the Agent actor's Turn mechanics (§5)", () => {
+  it("admits the task, ledgers the admission before following, and ends quietly when a pick ends the Turn", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    const turn = startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    expect(h.admissions()[0]).toMatchObject({ kind: "task", prompt: "Implement it.", turnId: "turn-1" });
+    expect(h.admissions()[0]?.kept).toBeUndefined(); // a first Turn: no conversation to keep yet
+    t.state.open = false; // the pick moved the Machine on
+    h.settle("run-1/coder", "s1", "completed");
+    await turn.done;
+    expect(t.faults).toEqual([]);
+    expect(h.admissions()).toHaveLength(1);
+  });
+
+  it("C5: nudges with picks left, kept:true, and faults no-signal when the budget (2) is spent", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    const turn = startTurn(t.ports);
+    for (let i = 1; i <= 3; i++) {
+      await until(() => h.admissions().length === i && t.ledger.get("run-1/coder")?.submissionId === `s${i}`);
+      h.settle("run-1/coder", `s${i}`, "completed");
+    }
+    await turn.done;
+    const kinds = h.admissions().map((a) => [a.kind, a.kept ?? false]);
+    expect(kinds).toEqual([
+      ["task", false],
+      ["nudge", true],
+      ["nudge", true],
+    ]);
+    expect(t.faults.map((f) => f.reason)).toEqual(["no-signal"]);
+  });
+
+  it("C5: a model that stopped with no Allowed picks is not asked until a pick opens, then woken once", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    t.state.allowed = [];
+    startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    h.settle("run-1/coder", "s1", "completed");
+    await tick();
+    await tick();
+    expect(h.admissions()).toHaveLength(1); // nothing said to a model with nothing to pick
+    t.change({ allowed: ["finish"] }); // the Gate opened a pick
+    await until(() => h.admissions().length === 2);
+    expect(h.admissions()[1]).toMatchObject({ kind: "nudge", kept: true });
+    t.change({ allowed: ["finish"] });
+    await tick();
+    expect(h.admissions()).toHaveLength(2);
+  });
+
+  it("a Turn that ended while waiting for a pick to open is never woken", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    t.state.allowed = [];
+    const turn = startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    h.settle("run-1/coder", "s1", "completed");
+    await tick();
+    turn.stop();
+    t.change({ open: false, allowed: ["finish"] });
+    await turn.done;
+    expect(h.admissions()).toHaveLength(1);
+  });
+
+  it("a runaway settlement faults with reason runaway; another failure is infra with its message", async () => {
+    for (const [type, reason] of [
+      ["runaway", "runaway"],
+      ["provider", "infra"],
+    ] as const) {
+      const h = fakeHarness();
+      const t = fakeTurn(h);
+      const turn = startTurn(t.ports);
+      await until(() => t.ledger.has("run-1/coder"));
+      h.settle("run-1/coder", "s1", "failed", { type, message: `${type} happened` });
+      await turn.done;
+      expect(t.faults).toEqual([{ reason, detail: `${type} happened` }]);
+    }
+  });
+
+  it("a lost conversation is admitted again on a new one with its task and a conversation-new notice", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    h.lose("run-1/coder");
+    await until(() => h.admissions().length === 2);
+    const second = h.calls.filter((c) => c.op === "admit")[1]!;
+    expect(second.iid).toBe("run-1/coder/1");
+    expect(second.body).toMatchObject({
+      kind: "task",
+      prompt: "Implement it.",
+      notices: [{ type: "conversation-new" }],
+    });
+    expect(second.body?.kept).toBeUndefined();
+  });
+
+  it("stop aborts the Submission remotely, and the abort reaches the Harness before the next Turn's admission", async () => {
+    const h = fakeHarness();
+    const a = fakeTurn(h);
+    const outbound = a.ports.outbound;
+    const first = startTurn(a.ports);
+    await until(() => a.ledger.has("run-1/coder"));
+    first.stop();
+    const b = fakeTurn(h, { turnId: "turn-2", prompt: "Fix it." });
+    b.ports.outbound = outbound;
+    b.ports.ledgerRead = (iid) => a.ledger.get(iid); // the same run's ledger
+    startTurn(b.ports);
+    await until(() => h.admissions().length === 2);
+    expect(h.calls.map((c) => c.op)).toEqual(["admit", "abort", "admit"]);
+    expect(h.admissions()[1]).toMatchObject({ kind: "task", prompt: "Fix it.", kept: true });
+  });
+
+  it("a shutdown stop leaves the Submission running for restore (no abort)", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    const turn = startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    turn.stop({ shutdown: true });
+    await turn.done;
+    expect(h.calls.map((c) => c.op)).toEqual(["admit"]);
+  });
+
+  it("re-attaches to a ledgered admission with the same turnId instead of admitting again", async () => {
+    const h = fakeHarness();
+    await h.client.admit("run-1/coder", {
+      agent: "coder",
+      kind: "task",
+      definition: { model: "m", instructions: "", workspace: "none" },
+      prompt: "x",
+    });
+    const t = fakeTurn(h);
+    t.ledger.set("run-1/coder", { turnId: "turn-1", submissionId: "s1", offset: "0", streamUrl: "" });
+    t.state.open = true;
+    const turn = startTurn(t.ports);
+    await tick();
+    t.state.open = false;
+    h.settle("run-1/coder", "s1", "completed");
+    await turn.done;
+    expect(h.admissions()).toHaveLength(1); // only the one made before the "crash"
+  });
+
+  it("never re-attaches to an admission with another Turn's turnId: the prompt is admitted again", async () => {
+    const h = fakeHarness();
+    await h.client.admit("run-1/coder", {
+      agent: "coder",
+      kind: "task",
+      definition: { model: "m", instructions: "", workspace: "none" },
+      prompt: "x",
+    });
+    const t = fakeTurn(h, { turnId: "turn-2", prompt: "Fix it." });
+    t.ledger.set("run-1/coder", { turnId: "turn-1", submissionId: "s1", offset: "0", streamUrl: "" });
+    startTurn(t.ports);
+    await until(() => h.admissions().length === 2);
+    expect(h.admissions()[1]).toMatchObject({
+      kind: "task",
+      prompt: "Fix it.",
+      turnId: "turn-2",
+      kept: true,
+    });
+  });
+
+  it("re-sends an admission that provably never left the host, and never one that may have arrived", async () => {
+    const h = fakeHarness();
+    h.admitScript.push({ kind: "unsent", error: "ECONNREFUSED" });
+    const t = fakeTurn(h);
+    startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    expect(h.admissions()).toHaveLength(2);
+    expect(t.telemetry.some((e) => e.type === "retry")).toBe(true);
+
+    const h2 = fakeHarness();
+    h2.admitScript.push({ kind: "unknown", error: "ECONNRESET" });
+    const t2 = fakeTurn(h2);
+    const turn2 = startTurn(t2.ports);
+    await turn2.done;
+    expect(h2.admissions()).toHaveLength(1);
+    expect(t2.faults[0]?.reason).toBe("infra");
+  });
+
+  it("past its deadline the Turn is aborted and faults with reason deadline", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    t.ports.config = { ...t.ports.config, deadlineMs: 30 };
+    startTurn(t.ports);
+    await until(() => t.faults.length === 1);
+    expect(t.faults[0]?.reason).toBe("deadline");
+    expect(h.calls.some((c) => c.op === "abort")).toBe(true);
+  });
+
+  it("usage and picks of the Submission reach the telemetry, without iids", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    const turn = startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    h.push("run-1/coder", {
+      type: "usage",
+      submissionId: "s1",
+      promptTokens: 100,
+      cachedTokens: 64,
+      completionTokens: 7,
+    });
+    t.state.open = false;
+    h.settle("run-1/coder", "s1", "completed");
+    await turn.done;
+    expect(t.telemetry).toContainEqual({
+      type: "usage",
+      promptTokens: 100,
+      cachedTokens: 64,
+      completionTokens: 7,
+    });
+    expect(JSON.stringify(t.telemetry)).not.toContain("run-1/coder");
+  });
+});
