@@ -57,6 +57,47 @@ export const errorCodes = {
     status: 404,
     message: "no live Turn at `{iid}` (the Turn is over, or not in this token's scope)",
   },
+  // Authoring refusals at defineEvent / agent() / jr2Setup().createMachine / invoke time (§3.1, §3.2).
+  // Thrown to the workflow's developer; a route answers them only when a workflow fails to load.
+  JR2_ERR_SETUP_EVENT_NAME_INVALID: {
+    status: 500,
+    message: "event name `{name}` is not a valid tool name; use 1–64 characters of A–Z a–z 0–9 _ -",
+  },
+  JR2_ERR_SETUP_EVENT_NAME_RESERVED: {
+    status: 500,
+    message: "event name `{name}` is reserved ({reason}); choose another name",
+  },
+  JR2_ERR_SETUP_EVENT_INPUT_INVALID: {
+    status: 500,
+    message: "event `{name}`: input must be a zod object (z.object({...})), got {got}",
+  },
+  JR2_ERR_SETUP_EVENT_DUPLICATE: {
+    status: 500,
+    message: "two event defs are named `{name}`; declare each name once in jr2Setup({ events })",
+  },
+  JR2_ERR_SETUP_EVENT_UNKNOWN: {
+    status: 500,
+    message: "unknown event key `{key}` in state `{state}`; declared events: {declared}",
+  },
+  JR2_ERR_SETUP_AGENT_INVALID: { status: 500, message: "agent definition is invalid: {detail}" },
+  JR2_ERR_SETUP_AGENT_FAULT_UNROUTED: {
+    status: 500,
+    message:
+      "state `{state}` invokes Agent `{agent}` but neither it nor an ancestor routes `agent.fault`; add `\"agent.fault\": <target>` to its `on`",
+  },
+  JR2_ERR_SETUP_INVOKE_CONFLICT: {
+    status: 500,
+    message:
+      "state `{state}` invokes {parties} together (their writings would have two owners); put each in its own parallel region",
+  },
+  JR2_ERR_SETUP_TURN_INPUT_KEY: {
+    status: 500,
+    message: "unknown Turn input key `{key}` for Agent `{agent}` in state `{state}`; accepted keys: {accepted}",
+  },
+  JR2_ERR_SETUP_TURN_INPUT_INVALID: {
+    status: 500,
+    message: "Turn input for Agent `{agent}` in state `{state}` is invalid: {detail}",
+  },
   // Harness wire (§7.1)
   JR2_ERR_CONVERSATION_NOT_FOUND: { status: 404, message: "no conversation `{iid}` on this Harness" },
   JR2_ERR_SUBMISSION_INVALID: { status: 400, message: "invalid Submission: {detail}" },
