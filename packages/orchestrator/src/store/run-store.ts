@@ -1,0 +1,98 @@
+import type { PickAnswer, RunStatus, UsageTotals } from "@jr2/wire";
+import type { LedgerEntry } from "../agent-actor.js";
+
+/**
+ * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
+ * persisted snapshot drops them (statelyai/xstate#5331). `dueAt` is epoch milliseconds.
+ * @see SPEC §8, §13 "Restore"
+ */
+export interface SavedTimer {
+  /** The scheduler's key (`<source session id>.<id>`) and the ids to re-arm it with. */
+  id: string;
+  sourcePath: string;
+  targetPath: string;
+  event: unknown;
+  delay: number;
+  startedAt: number;
+  dueAt: number;
+}
+
+/**
+ * The persisted record of a run (SPEC §8): one row per run.
+ * `ledger` maps iid → the admission of its newest Turn (§5.4); `epochs` maps a continued
+ * conversation address → its epoch (§5.3).
+ */
+export interface RunBlob {
+  runId: string;
+  workflow: string;
+  machineFingerprint: string;
+  status: RunStatus;
+  /** xstate's persisted snapshot (plain JSON). */
+  snapshot: unknown;
+  input: unknown;
+  ledger: Record<string, LedgerEntry>;
+  epochs: Record<string, number>;
+  timers: SavedTimer[];
+  usage: UsageTotals;
+  fault?: { reason: string };
+  /** ISO-8601. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A pick's stored answer, keyed by (iid, toolCallId), saved with the snapshot it produced (§4.3). */
+export interface StoredPickAnswer {
+  iid: string;
+  toolCallId: string;
+  answer: PickAnswer;
+}
+
+/**
+ * The store port (SPEC §8). The embedded default is SQLite (`store/sqlite.ts`); a server
+ * database can implement the same port. `save` resolves only after the transaction committed:
+ * a pick is answered only then (§4.3).
+ */
+export interface RunStore {
+  /** Writes the blob and the pick answers in one transaction. */
+  save(blob: RunBlob, picks?: readonly StoredPickAnswer[]): Promise<void>;
+  load(runId: string): Promise<RunBlob | undefined>;
+  list(filter?: {
+    status?: RunStatus;
+  }): Promise<Array<Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">>>;
+  /** Every run whose status is `running`: what restore recreates. */
+  live(): Promise<RunBlob[]>;
+  pickAnswer(runId: string, iid: string, toolCallId: string): Promise<PickAnswer | undefined>;
+  close(): Promise<void>;
+}
+
+/** An in-memory store for tests and `--data-dir none`; same semantics, nothing survives the process. */
+export function createMemoryStore(): RunStore {
+  const runs = new Map<string, string>();
+  const picks = new Map<string, PickAnswer>();
+  const key = (runId: string, iid: string, toolCallId: string) => JSON.stringify([runId, iid, toolCallId]);
+  return {
+    async save(blob, answers = []) {
+      runs.set(blob.runId, JSON.stringify(blob));
+      for (const p of answers) picks.set(key(blob.runId, p.iid, p.toolCallId), p.answer);
+    },
+    async load(runId) {
+      const row = runs.get(runId);
+      return row ? (JSON.parse(row) as RunBlob) : undefined;
+    },
+    async list(filter) {
+      return [...runs.values()]
+        .map((row) => JSON.parse(row) as RunBlob)
+        .filter((b) => !filter?.status || b.status === filter.status)
+        .map(({ runId, workflow, status, updatedAt }) => ({ runId, workflow, status, updatedAt }));
+    },
+    async live() {
+      return [...runs.values()]
+        .map((row) => JSON.parse(row) as RunBlob)
+        .filter((b) => b.status === "running");
+    },
+    async pickAnswer(runId, iid, toolCallId) {
+      return picks.get(key(runId, iid, toolCallId));
+    },
+    async close() {},
+  };
+}

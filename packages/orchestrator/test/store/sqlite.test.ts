@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryStore, type RunBlob, type RunStore } from "../../src/store/run-store.js";
+import { openSqliteStore, STORE_FILE } from "../../src/store/sqlite.js";
+
+const dirs: string[] = [];
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), "jr2-store-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function blob(runId: string, patch: Partial<RunBlob> = {}): RunBlob {
+  return {
+    runId,
+    workflow: "review",
+    machineFingerprint: "fp1",
+    status: "running",
+    snapshot: { value: "implement", context: {} },
+    input: {},
+    ledger: { [`${runId}/coder`]: { turnId: "t1", submissionId: "s1", offset: "3", streamUrl: "/x" } },
+    epochs: {},
+    timers: [],
+    usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
+    createdAt: "2026-11-30T00:00:00.000Z",
+    updatedAt: "2026-11-30T00:00:00.000Z",
+    ...patch,
+  };
+}
+
+const answer = { delivered: true, moved: true, turnComplete: true, allowed: [] };
+
+describe.each([
+  ["sqlite", () => openSqliteStore(tempDir())],
+  ["memory", () => createMemoryStore()],
+] as const)("the %s run store (§8)", (_name, open: () => RunStore) => {
+  it("saves a RunBlob with its pick answers and reads both back", async () => {
+    const store = open();
+    await store.save(blob("r1"), [{ iid: "r1/coder", toolCallId: "call_1", answer }]);
+    expect(await store.load("r1")).toEqual(blob("r1"));
+    expect(await store.pickAnswer("r1", "r1/coder", "call_1")).toEqual(answer);
+    expect(await store.pickAnswer("r1", "r1/coder", "call_2")).toBeUndefined();
+    await store.close();
+  });
+
+  it("lists runs by status and returns only running ones as live", async () => {
+    const store = open();
+    await store.save(blob("r1"));
+    await store.save(blob("r2", { status: "done", updatedAt: "2026-11-30T01:00:00.000Z" }));
+    expect((await store.live()).map((b) => b.runId)).toEqual(["r1"]);
+    expect((await store.list({ status: "done" })).map((b) => b.runId)).toEqual(["r2"]);
+    expect(await store.list()).toHaveLength(2);
+    await store.close();
+  });
+
+  it("keeps the first answer of a tool-call id: a repeat never overwrites it", async () => {
+    const store = open();
+    await store.save(blob("r1"), [{ iid: "i", toolCallId: "c", answer }]);
+    await store.save(blob("r1"), [{ iid: "i", toolCallId: "c", answer: { ...answer, moved: false } }]);
+    if (_name === "sqlite") expect(await store.pickAnswer("r1", "i", "c")).toEqual(answer);
+    await store.close();
+  });
+});
+
+describe("the SQLite store on disk", () => {
+  it("survives a reopen: settled and live runs and pick answers stay readable", async () => {
+    const dir = tempDir();
+    const first = openSqliteStore(dir);
+    await first.save(blob("r1", { status: "done" }), [{ iid: "i", toolCallId: "c", answer }]);
+    await first.close();
+    const second = openSqliteStore(dir);
+    expect((await second.load("r1"))?.status).toBe("done");
+    expect(await second.pickAnswer("r1", "i", "c")).toEqual(answer);
+    await second.close();
+  });
+
+  it("uses WAL and records its schema version", async () => {
+    const dir = tempDir();
+    await openSqliteStore(dir).close();
+    const db = new Database(join(dir, STORE_FILE));
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 1 });
+    db.close();
+  });
+
+  it("refuses a store from a newer jr2, naming the path and versions", async () => {
+    const dir = tempDir();
+    await openSqliteStore(dir).close();
+    const db = new Database(join(dir, STORE_FILE));
+    db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')").run();
+    db.close();
+    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(1\)/);
+  });
+});
