@@ -1,0 +1,31 @@
+# The Harness image (SPEC §7, §11): the Harness plus what its Working tools call — bash,
+# coreutils, ripgrep, git, and an `fd` that pi's find tool accepts (ADR-0102).
+#
+# Built by docker/build-images.sh, which stages the context: app/harness is a
+# `pnpm deploy --prod` output (dist + production node_modules), fd is docker/fd-compat.sh.
+# BASE_IMAGE: the official Node 22 slim image by default; jr2-base:bookworm-node22 offline.
+ARG BASE_IMAGE=node:22-bookworm-slim
+FROM ${BASE_IMAGE}
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      bash coreutils findutils grep sed ca-certificates git ripgrep fd-find \
+ && rm -rf /var/lib/apt/lists/*
+COPY fd /usr/local/bin/fd
+RUN chmod 755 /usr/local/bin/fd \
+ && useradd --uid 10001 --user-group --create-home --home-dir /home/jr2 --shell /bin/bash jr2 \
+ && mkdir -p /work && chown 10001:10001 /work \
+ && fd --glob --color=never --hidden --no-require-git --max-results 1 -- 'passwd' /etc >/dev/null \
+ && rg --version >/dev/null && git --version >/dev/null
+COPY app /app
+RUN printf '#!/bin/sh\nexec node /app/harness/dist/main.js "$@"\n' >/usr/local/bin/jr2-harness \
+ && chmod 755 /usr/local/bin/jr2-harness
+ENV NODE_ENV=production \
+    JR2_HARNESS_PORT=7401 \
+    SHELL=/bin/bash
+USER 10001:10001
+WORKDIR /work
+VOLUME ["/work"]
+EXPOSE 7401
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node","-e","fetch('http://127.0.0.1:'+(process.env.JR2_HARNESS_PORT||7401)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "/app/harness/dist/main.js"]
