@@ -21,6 +21,10 @@ export const errorCodes = {
   JR2_ERR_REQUEST_MALFORMED_JSON: { status: 400, message: "the request body is not valid JSON: {detail}" },
   JR2_ERR_REQUEST_TOO_LARGE: { status: 413, message: "the request body exceeds {limit} bytes" },
   JR2_ERR_ROUTE_NOT_FOUND: { status: 404, message: "no route {method} {url}" },
+  JR2_ERR_REQUEST_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: "unsupported content type `{contentType}`; send `application/json`",
+  },
   JR2_ERR_SERVER_INTERNAL: { status: 500, message: "internal error ({detail}); see the server log" },
   // Auth (§4.4)
   JR2_ERR_AUTH_MISSING: {
@@ -97,6 +101,12 @@ export const errorCodes = {
   JR2_ERR_SETUP_TURN_INPUT_INVALID: {
     status: 500,
     message: "Turn input for Agent `{agent}` in state `{state}` is invalid: {detail}",
+  },
+  // Startup of a service (never an HTTP answer: the process refuses to start)
+  JR2_ERR_CONFIG_INVALID: { status: 500, message: "invalid configuration: {detail}" },
+  JR2_ERR_WORKFLOW_LOAD_FAILED: {
+    status: 500,
+    message: "cannot load workflow module `{file}`: {detail}",
   },
   // Harness wire (§7.1)
   JR2_ERR_CONVERSATION_NOT_FOUND: { status: 404, message: "no conversation `{iid}` on this Harness" },
