@@ -35,6 +35,8 @@ export interface ConversationView {
   spent: boolean;
   /** Earlier assistant tool calls, oldest first. */
   calls: readonly PastCall[];
+  /** The calls made after the newest user message (this Turn's, or since a nudge or restatement). */
+  callsSinceUser: readonly PastCall[];
   /** Earlier assistant messages. */
   assistantAnswers: number;
 }
@@ -67,8 +69,10 @@ export function readConversation(request: ChatRequest): ConversationView {
   let allowed: string[] | null = null;
   let spent = false;
   const calls: PastCall[] = [];
+  let callsSinceUser: PastCall[] = [];
   let assistantAnswers = 0;
   for (const message of request.messages) {
+    if (message.role === "user") callsSinceUser = [];
     if (message.role === "user" || message.role === "tool") {
       const stated = parseAllowedLine(contentText(message.content));
       if (stated) {
@@ -80,6 +84,7 @@ export function readConversation(request: ChatRequest): ConversationView {
       for (const call of message.tool_calls ?? []) {
         const name = call.function.name;
         calls.push({ name, allowedInForce: allowed });
+        callsSinceUser.push({ name, allowedInForce: allowed });
         if (allowed?.includes(name)) spent = true;
       }
     }
@@ -90,6 +95,7 @@ export function readConversation(request: ChatRequest): ConversationView {
     allowed,
     spent,
     calls,
+    callsSinceUser,
     assistantAnswers,
   };
 }

@@ -54,11 +54,10 @@ function workArguments(view: ConversationView, name: string): Record<string, unk
   return { ...base, ...Object.fromEntries(hints) };
 }
 
-/** `worker:N`: N Working-tool calls since the last pick (or the start), then obedient. */
+/** `worker:N`: N Working-tool calls after the newest user message, then obedient. */
 function worker(view: ConversationView, steps: number): Plan {
   const working = view.toolNames.filter((name) => name in WORK_ARGS);
-  let since = 0;
-  for (const past of view.calls) since = WORKING_TOOLS.has(past.name) ? since + 1 : 0;
+  const since = view.callsSinceUser.filter((past) => WORKING_TOOLS.has(past.name)).length;
   if (view.spent || working.length === 0 || since >= steps) return obedient(view);
   const name = working[since % working.length]!;
   return { kind: "call", name, arguments: workArguments(view, name), form: "tool_call" };
