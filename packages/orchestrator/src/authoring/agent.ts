@@ -1,0 +1,77 @@
+import { type AgentDefinition, Jr2Error, ThinkingLevel, WorkspaceAccess } from "@jr2/wire";
+import { type CallbackActorLogic, type EventObject, fromCallback } from "xstate";
+import { recordTurnBaseline } from "../rest.js";
+import { runBindingOf, type TurnInput } from "../run-binding.js";
+
+/** What an author passes to {@link agent}: the Agent's identity, plain data. */
+export interface AgentInit {
+  model: string;
+  instructions: string;
+  /** Working tools by access (§7.2); default `"none"` — least privilege. */
+  workspace?: WorkspaceAccess;
+  thinkingLevel?: ThinkingLevel;
+  description?: string;
+}
+
+/** The Agent slot's actor logic: a callback actor whose input is the finalized {@link TurnInput}. */
+export type AgentLogic = CallbackActorLogic<EventObject, TurnInput>;
+
+const definitions = new WeakMap<object, AgentDefinition & { description?: string }>();
+
+/**
+ * Declares an Agent: a persona carried as an actor slot (`actors: { coder: agent({...}) }`;
+ * the slot key is its name). Its body hands the Turn to the run host bound to the actor
+ * system (`startTurn`) and ends it when the invoking state exits; with no run host bound (a
+ * unit test) the Turn is inert.
+ * @throws Jr2Error `JR2_ERR_SETUP_AGENT_INVALID` naming the bad field
+ * @see SPEC §3.1, §5.1
+ * @example agent({ model: "qwen3", instructions: "You review diffs.", workspace: "read" })
+ */
+export function agent(init: AgentInit): AgentLogic {
+  if (typeof init?.model !== "string" || init.model.length === 0) {
+    throw new Jr2Error("JR2_ERR_SETUP_AGENT_INVALID", { detail: "`model` must be a non-empty string" });
+  }
+  if (typeof init.instructions !== "string") {
+    throw new Jr2Error("JR2_ERR_SETUP_AGENT_INVALID", { detail: "`instructions` must be a string" });
+  }
+  const workspace = WorkspaceAccess.safeParse(init.workspace ?? "none");
+  if (!workspace.success) {
+    throw new Jr2Error("JR2_ERR_SETUP_AGENT_INVALID", {
+      detail: `workspace \`${String(init.workspace)}\`; accepted: none, read, write`,
+    });
+  }
+  const thinking = ThinkingLevel.optional().safeParse(init.thinkingLevel);
+  if (!thinking.success) {
+    throw new Jr2Error("JR2_ERR_SETUP_AGENT_INVALID", {
+      detail: `thinkingLevel \`${String(init.thinkingLevel)}\`; accepted: ${ThinkingLevel.options.join(", ")}`,
+    });
+  }
+  const definition: AgentDefinition & { description?: string } = Object.freeze({
+    model: init.model,
+    instructions: init.instructions,
+    workspace: workspace.data,
+    ...(thinking.data ? { thinkingLevel: thinking.data } : {}),
+    ...(init.description !== undefined ? { description: init.description } : {}),
+  });
+  const wireDefinition: AgentDefinition = {
+    model: definition.model,
+    instructions: definition.instructions,
+    workspace: definition.workspace,
+    ...(definition.thinkingLevel ? { thinkingLevel: definition.thinkingLevel } : {}),
+  };
+  const logic: AgentLogic = fromCallback<EventObject, TurnInput>(({ self, input, system, sendBack }) => {
+    recordTurnBaseline(self);
+    const stop = runBindingOf(system)?.startTurn({ self, input, definition: wireDefinition, sendBack });
+    return () => stop?.();
+  });
+  definitions.set(logic, definition);
+  return logic;
+}
+
+/**
+ * The definition an {@link agent} logic was made from, or `undefined` for any other logic.
+ * `description` is the author's note for people (never sent to the Harness).
+ */
+export function agentDefinitionOf(logic: unknown): (AgentDefinition & { description?: string }) | undefined {
+  return typeof logic === "object" && logic !== null ? definitions.get(logic) : undefined;
+}
