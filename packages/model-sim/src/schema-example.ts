@@ -43,16 +43,25 @@ function exampleString(schema: Schema, hint: string): string {
 }
 
 function exampleNumber(schema: Schema, integer: boolean): number {
-  const step = typeof schema.multipleOf === "number" ? schema.multipleOf : integer ? 1 : 0;
-  let value = 1;
-  if (typeof schema.minimum === "number") value = schema.minimum;
-  if (typeof schema.exclusiveMinimum === "number") value = schema.exclusiveMinimum + (step || 0.5);
-  if (typeof schema.maximum === "number" && value > schema.maximum) value = schema.maximum;
-  if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) {
-    value = schema.exclusiveMaximum - (step || 0.5);
+  const num = (key: string) => (typeof schema[key] === "number" ? (schema[key] as number) : undefined);
+  const lo = num("minimum") ?? num("exclusiveMinimum");
+  const loOpen = num("minimum") === undefined && lo !== undefined;
+  const hi = num("maximum") ?? num("exclusiveMaximum");
+  const hiOpen = num("maximum") === undefined && hi !== undefined;
+  let value: number;
+  if (integer) {
+    const least = lo === undefined ? undefined : loOpen ? Math.floor(lo) + 1 : Math.ceil(lo);
+    const most = hi === undefined ? undefined : hiOpen ? Math.ceil(hi) - 1 : Math.floor(hi);
+    value = least ?? Math.min(1, most ?? 1);
+  } else if (lo !== undefined && hi !== undefined) {
+    value = (lo + hi) / 2;
+  } else if (lo !== undefined) {
+    value = loOpen ? lo + 1 : lo;
+  } else {
+    value = hi === undefined ? 1 : Math.min(1, hiOpen ? hi - 1 : hi);
   }
-  if (step) value = Math.ceil(value / step) * step;
-  return integer ? Math.ceil(value) : value;
+  const step = num("multipleOf");
+  return step ? Math.ceil(value / step) * step : value;
 }
 
 function firstType(schema: Schema): string | undefined {
