@@ -1,0 +1,119 @@
+/**
+ * The review loop (SPEC §3.7): a `coder` implements, a `reviewer` reviews, the same coder
+ * continues its conversation to fix, and a human Gate decides the merge. The coder and the
+ * reviewer share one `workspace()`, so they share a working directory.
+ * With model-sim, `script:request_changes,approve` for the reviewer drives it through `fix`.
+ */
+import { agent, defineEvent, jr2Setup, workspace } from "@jr2/orchestrator";
+import { z } from "zod";
+
+const finish = defineEvent({
+  name: "finish",
+  description: "Say the code is ready for review, with a short summary of what changed.",
+  input: z.object({ summary: z.string().min(1) }),
+  audience: "agent",
+});
+const dispute = defineEvent({
+  name: "dispute",
+  description: "Disagree with the review: explain why the requested changes should not be made.",
+  input: z.object({ reason: z.string().min(1) }),
+  audience: "agent",
+});
+const approve = defineEvent({
+  name: "approve",
+  description: "Approve the change.",
+  input: z.object({ summary: z.string() }),
+  audience: "agent",
+});
+const request_changes = defineEvent({
+  name: "request_changes",
+  description: "Ask for changes; list each change as one comment.",
+  input: z.object({ comments: z.array(z.string()) }),
+});
+const merge = defineEvent({ name: "merge", description: "Merge the approved change.", audience: "gate" });
+const reject = defineEvent({
+  name: "reject",
+  description: "Reject the change.",
+  input: z.object({ reason: z.string().optional() }),
+  audience: "gate",
+});
+
+/** The work inside the workspace: implement → review ⇄ fix, until approved. */
+const body = jr2Setup({
+  events: [finish, dispute, approve, request_changes],
+  actors: {
+    coder: agent({
+      model: "qwen3",
+      instructions: "You implement changes in the repository.",
+      workspace: "write",
+    }),
+    reviewer: agent({
+      model: "qwen3",
+      instructions: "You review the diff in the repository.",
+      workspace: "read",
+    }),
+  },
+  guards: {
+    // Reads the payload, so the reviewer's Allowed picks keep it and delivery settles it.
+    hasComments: ({ event }: { event: { comments?: string[] } }) => (event.comments?.length ?? 0) > 0,
+  },
+}).createMachine({
+  id: "review-body",
+  context: ({ input }: { input: { task?: string } | undefined }) => ({ task: input?.task ?? "the task" }),
+  initial: "implement",
+  states: {
+    implement: {
+      invoke: {
+        src: "coder",
+        input: ({ context }) => ({ prompt: `Implement ${context.task}.`, continue: true }),
+      },
+      on: { finish: "review", "agent.fault": "failed" },
+    },
+    review: {
+      invoke: { src: "reviewer", input: { prompt: "Review the change in the working directory." } },
+      on: {
+        approve: "approved",
+        request_changes: { guard: "hasComments", target: "fix" },
+        "agent.fault": "failed",
+      },
+    },
+    fix: {
+      invoke: { src: "coder", input: { prompt: "Address the review comments.", continue: true } },
+      on: { finish: "review", dispute: "review", "agent.fault": "failed" },
+    },
+    approved: { type: "final", output: { outcome: "approved" } },
+    failed: { type: "final", output: { outcome: "failed" } },
+  },
+  output: ({ context }) => context,
+});
+
+/** The run: the workspace's work, then a human merge Gate. */
+export const machine = jr2Setup({
+  events: [merge, reject],
+  actors: { work: workspace(body, { name: "review" }) },
+  input: z.object({ task: z.string().min(1) }),
+}).createMachine({
+  id: "review",
+  context: ({ input }: { input: { task: string } }) => ({ task: input.task, outcome: "" }),
+  initial: "working",
+  states: {
+    working: {
+      invoke: {
+        src: "work",
+        input: ({ context }) => ({ task: context.task }),
+        onDone: [
+          { guard: ({ event }) => event.output?.outcome === "approved", target: "awaitingMerge" },
+          { target: "failed" },
+        ],
+        onError: "failed",
+      },
+    },
+    awaitingMerge: {
+      invoke: { src: "gate", id: "merge_gate", input: { meta: { question: "Merge the approved change?" } } },
+      on: { merge: "done", reject: "rejected" },
+    },
+    done: { type: "final" },
+    rejected: { type: "final" },
+    failed: { type: "final" },
+  },
+});
