@@ -9,5 +9,5 @@ export { INVENTED_TOOL, SILENT_TEXT } from "./policies.js";
 export { type CacheLookup, PrefixCache } from "./prefix-cache.js";
 export type { RecordedRequest, SimStats, SimUsage } from "./recorder.js";
 export { exampleFromSchema } from "./schema-example.js";
-export type { ModelSimOptions } from "./simulator.js";
+export type { ChatOutcome, ModelSimOptions, Simulator } from "./simulator.js";
 export { type RunningModelSim, type StartModelSimOptions, startModelSim } from "./start.js";
