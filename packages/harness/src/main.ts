@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+import { parseModelTable } from "./models.js";
+import { buildHarness } from "./server.js";
+
+/**
+ * `jr2-harness`: reads env, listens, prints `jr2 harness listening on http://…` when ready.
+ * Env: JR2_HARNESS_PORT (7401), JR2_HARNESS_HOST (127.0.0.1), JR2_ORCHESTRATOR_URL,
+ * JR2_MODELS (JSON or @file), JR2_HARNESS_TOKEN (required), JR2_SANDBOX_TOKEN,
+ * JR2_ENDPOINT_CONCURRENCY (4).
+ */
+async function main(): Promise<void> {
+  const env = process.env;
+  const harnessToken = env.JR2_HARNESS_TOKEN ?? "";
+  if (!harnessToken) {
+    console.error(
+      "jr2-harness: JR2_HARNESS_TOKEN is empty; refusing to start (the Orchestrator must present it)",
+    );
+    process.exit(2);
+  }
+  const app = buildHarness({
+    models: parseModelTable(env.JR2_MODELS),
+    orchestratorUrl: env.JR2_ORCHESTRATOR_URL ?? "http://127.0.0.1:7400",
+    harnessToken,
+    sandboxToken: env.JR2_SANDBOX_TOKEN ?? "",
+    endpointConcurrency: env.JR2_ENDPOINT_CONCURRENCY ? Number(env.JR2_ENDPOINT_CONCURRENCY) : 4,
+    logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
+  });
+  const address = await app.listen({
+    port: Number(env.JR2_HARNESS_PORT ?? 7401),
+    host: env.JR2_HARNESS_HOST ?? "127.0.0.1",
+  });
+  console.log(`jr2 harness listening on ${address}`);
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+main().catch((err) => {
+  console.error(`jr2-harness: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

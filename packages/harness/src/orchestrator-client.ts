@@ -1,0 +1,132 @@
+import {
+  type PickRequest,
+  readPickAnswer,
+  readSurface,
+  type TolerantPickAnswer,
+  type TolerantSurface,
+} from "@jr2/wire";
+
+/** The Harness's calls to the Orchestrator (§4.2, §4.3), with the sandbox token. */
+export interface OrchestratorClient {
+  /** Surface read with retries (§7.2 step 1): 250 ms → 5 s backoff within `budgetMs`. */
+  readSurface(iid: string, opts: { budgetMs: number; signal?: AbortSignal }): Promise<SurfaceResult>;
+  /** One bounded surface read (§7.5): no retry; any failure is `failed`. */
+  readSurfaceOnce(iid: string, timeoutMs: number): Promise<SurfaceResult>;
+  /** A pick, re-sent with the same `toolCallId` on transport failure (§4.3); ignores aborts. */
+  postPick(iid: string, pick: PickRequest): Promise<PickResult>;
+}
+
+export type SurfaceResult =
+  | { kind: "surface"; surface: TolerantSurface }
+  | { kind: "gone" }
+  | { kind: "failed"; message: string };
+
+export type PickResult =
+  | { kind: "answer"; answer: TolerantPickAnswer }
+  | { kind: "gone" }
+  | { kind: "failed"; message: string };
+
+export interface OrchestratorClientOptions {
+  /** Base URL, e.g. `http://127.0.0.1:7400`. */
+  url: string;
+  /** The sandbox token presented as a bearer (may be empty in tests). */
+  token: string;
+  fetch: typeof globalThis.fetch;
+  /** Re-send budget for a pick in transit (ms, default 90 000). */
+  pickBudgetMs?: number;
+  /** Backoff bounds (ms): default 250 → 5000. */
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+/** A response the Orchestrator would answer differently after a restart: retry it. */
+const retryableStatus = (status: number) => status === 503 || status === 502 || status === 504;
+
+/**
+ * Builds the client. Every failure is data (a `failed` or `gone` result), never a throw.
+ * @see SPEC §4.3, §7.2, §7.4, §7.5
+ */
+export function createOrchestratorClient(opts: OrchestratorClientOptions): OrchestratorClient {
+  const backoff = opts.backoff ?? { initialMs: 250, maxMs: 5000 };
+  const headers = (json: boolean): Record<string, string> => ({
+    ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+    ...(json ? { "content-type": "application/json" } : {}),
+  });
+  const base = opts.url.replace(/\/$/, "");
+  const agentUrl = (iid: string, tail: string) => `${base}/agents/${encodeURIComponent(iid)}/${tail}`;
+
+  async function surfaceAttempt(
+    iid: string,
+    signal: AbortSignal | undefined,
+  ): Promise<SurfaceResult & { retry?: boolean }> {
+    try {
+      const res = await opts.fetch(agentUrl(iid, "surface"), { headers: headers(false), signal });
+      if (res.status === 404) return { kind: "gone" };
+      if (!res.ok)
+        return {
+          kind: "failed",
+          message: `surface answered ${res.status}`,
+          retry: retryableStatus(res.status),
+        };
+      const surface = readSurface(await res.json());
+      return surface ? { kind: "surface", surface } : { kind: "failed", message: "surface body unreadable" };
+    } catch (err) {
+      return { kind: "failed", message: err instanceof Error ? err.message : String(err), retry: true };
+    }
+  }
+
+  return {
+    async readSurface(iid, { budgetMs, signal }) {
+      const deadline = Date.now() + budgetMs;
+      let delay = backoff.initialMs;
+      for (;;) {
+        const { retry, ...result } = await surfaceAttempt(iid, signal);
+        if (result.kind !== "failed" || !retry || signal?.aborted || Date.now() + delay > deadline)
+          return result;
+        await sleep(delay, signal);
+        delay = Math.min(delay * 2, backoff.maxMs);
+      }
+    },
+    async readSurfaceOnce(iid, timeoutMs) {
+      const { retry: _retry, ...result } = await surfaceAttempt(iid, AbortSignal.timeout(timeoutMs));
+      return result;
+    },
+    async postPick(iid, pick) {
+      const deadline = Date.now() + (opts.pickBudgetMs ?? 90_000);
+      let delay = backoff.initialMs;
+      for (;;) {
+        let retry = true;
+        let message = "";
+        try {
+          // No abort signal on purpose: a pick in flight always gets its receipt (§7.2 step 4).
+          const res = await opts.fetch(agentUrl(iid, "picks"), {
+            method: "POST",
+            headers: headers(true),
+            body: JSON.stringify(pick),
+          });
+          if (res.status === 404) return { kind: "gone" };
+          if (res.ok) {
+            const answer = readPickAnswer(await res.json());
+            if (answer) return { kind: "answer", answer };
+            return { kind: "failed", message: "pick answer unreadable" };
+          }
+          retry = retryableStatus(res.status);
+          message = `picks answered ${res.status}`;
+        } catch (err) {
+          message = err instanceof Error ? err.message : String(err);
+        }
+        if (!retry || Date.now() + delay > deadline) return { kind: "failed", message };
+        await sleep(delay);
+        delay = Math.min(delay * 2, backoff.maxMs);
+      }
+    },
+  };
+}

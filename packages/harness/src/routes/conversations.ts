@@ -1,0 +1,102 @@
+import {
+  AbortAnswer,
+  Admission,
+  ErrorBody,
+  History,
+  Jr2Error,
+  StreamPage,
+  StreamQuery,
+  SubmissionRequest,
+} from "@jr2/wire";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Conversations } from "../conversations.js";
+import type { ModelTable } from "../models.js";
+import { bearerCheck } from "./auth.js";
+
+const Params = z.object({ iid: z.string().min(1) });
+
+/** Options of the conversations route group. */
+export interface ConversationRoutesOptions {
+  conversations: Conversations;
+  models: ModelTable;
+  token: string;
+}
+
+/**
+ * The wire (§7.1): admit, stream (long-poll), abort, history — all behind the bearer.
+ * @see SPEC §7.1, §4.4
+ */
+export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions> = async (app, opts) => {
+  const { conversations, models } = opts;
+  app.addHook("onRequest", bearerCheck(opts.token));
+  const known = () => Object.keys(models);
+
+  app.post(
+    "/conversations/:iid/submissions",
+    {
+      schema: {
+        params: Params,
+        body: SubmissionRequest,
+        response: { 200: Admission, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { iid } = request.params;
+      const body = request.body;
+      for (const [field, model] of [
+        ["definition.model", body.definition.model],
+        ["model", body.model],
+      ] as const) {
+        if (model !== undefined && !models[model])
+          throw new Jr2Error("JR2_ERR_MODEL_UNKNOWN", { model, known: known(), field });
+      }
+      const admitted = conversations.admit(iid, body);
+      if (!admitted) throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_FOUND", { iid });
+      return {
+        submissionId: admitted.submissionId,
+        offset: admitted.offset,
+        streamUrl: `/conversations/${encodeURIComponent(iid)}/stream?offset=${admitted.offset}`,
+      };
+    },
+  );
+
+  app.get(
+    "/conversations/:iid/stream",
+    {
+      schema: {
+        params: Params,
+        querystring: StreamQuery,
+        response: { 200: StreamPage, 204: z.null(), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const conv = conversations.get(request.params.iid);
+      if (!conv) throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_FOUND", { iid: request.params.iid });
+      const page = await conversations.read(conv, request.query.offset, request.query.wait * 1000);
+      if (!page)
+        throw new Jr2Error("JR2_ERR_REQUEST_INVALID", {
+          detail: `offset \`${request.query.offset}\` is not one this conversation issued`,
+          field: "offset",
+        });
+      if (page.events.length === 0) return reply.code(204).send(null);
+      return page;
+    },
+  );
+
+  app.post(
+    "/conversations/:iid/abort",
+    { schema: { params: Params, response: { 200: AbortAnswer, 401: ErrorBody } } },
+    async (request) => ({ aborted: conversations.abort(request.params.iid) }),
+  );
+
+  app.get(
+    "/conversations/:iid/history",
+    { schema: { params: Params, response: { 200: History, 401: ErrorBody, 404: ErrorBody } } },
+    async (request) => {
+      const conv = conversations.get(request.params.iid);
+      if (!conv) throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_FOUND", { iid: request.params.iid });
+      return { messages: conversations.history(conv), settlements: conv.settlements };
+    },
+  );
+};

@@ -1,0 +1,85 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { type Conversations, createConversations } from "./conversations.js";
+import { createEndpointLimiter } from "./limiter.js";
+import type { ModelTable } from "./models.js";
+import { createOrchestratorClient } from "./orchestrator-client.js";
+import { conversationRoutes } from "./routes/conversations.js";
+import { registerErrorHandler } from "./routes/errors.js";
+
+/** The Harness's version, answered on /healthz. */
+export const HARNESS_VERSION = "0.1.0";
+
+/** Everything the Harness is built from; only main.ts reads env. */
+export interface HarnessOptions {
+  models: ModelTable;
+  orchestratorUrl: string;
+  /** The bearer the Orchestrator presents (§4.4). Must not be empty. */
+  harnessToken: string;
+  /** The sandbox token presented to the Orchestrator. */
+  sandboxToken: string;
+  logger?: Logger | boolean;
+  fetch?: typeof globalThis.fetch;
+  /** Concurrent model requests per endpoint (default 4). */
+  endpointConcurrency?: number;
+  /** Surface-read budget before the model (ms, default 90 000). */
+  surfaceBudgetMs?: number;
+  /** Bounded boundary read (ms, default 5 000). */
+  boundaryReadMs?: number;
+  /** Pick re-send budget (ms, default 90 000). */
+  pickBudgetMs?: number;
+  /** Step budget per Submission (default 256). */
+  maxSteps?: number;
+  /** Per model request (ms, default 600 000). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Builds the Harness (§7): an unstarted Fastify app. `app.conversations` is decorated for tests.
+ * @throws Error when `harnessToken` is empty.
+ * @example const app = buildHarness({ models, orchestratorUrl, harnessToken, sandboxToken }); await app.listen({ port: 0 });
+ * @see SPEC §7
+ */
+export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversations: Conversations } {
+  if (!opts.harnessToken) throw new Error("buildHarness: harnessToken must not be empty");
+  const app = Fastify({ logger: opts.logger ?? false }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
+  const conversations = createConversations({
+    orchestrator: createOrchestratorClient({
+      url: opts.orchestratorUrl,
+      token: opts.sandboxToken,
+      fetch: opts.fetch ?? globalThis.fetch.bind(globalThis),
+      pickBudgetMs: opts.pickBudgetMs ?? 90_000,
+    }),
+    models: opts.models,
+    limiter,
+    surfaceBudgetMs: opts.surfaceBudgetMs ?? 90_000,
+    boundaryReadMs: opts.boundaryReadMs ?? 5_000,
+    maxSteps: opts.maxSteps ?? 256,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 600_000,
+    log: (msg, fields) => app.log.info(fields ?? {}, msg),
+  });
+  app.decorate("conversations", conversations);
+  app.get(
+    "/healthz",
+    {
+      schema: {
+        response: {
+          200: z.object({
+            ok: z.boolean(),
+            version: z.string(),
+            endpoints: z.record(z.string(), z.object({ running: z.number(), queued: z.number() })),
+          }),
+        },
+      },
+    },
+    async () => ({ ok: true, version: HARNESS_VERSION, endpoints: limiter.depth() }),
+  );
+  app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
+  return app as unknown as FastifyInstance & { conversations: Conversations };
+}

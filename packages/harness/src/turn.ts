@@ -1,0 +1,249 @@
+import type { PickAnswer, StreamEvent, SubmissionRequest, TolerantPickAnswer } from "@jr2/wire";
+import { decideBoundary, type LastRead } from "./between-steps.js";
+import { systemPrompt, turnPart, userMessageText } from "./briefing.js";
+import { createSeat, type NotRunReason, type RunHooks, type RunOutcome, type Seat } from "./engine-pi.js";
+import type { EndpointLimiter } from "./limiter.js";
+import * as menu from "./menu.js";
+import { type ModelTable, toPiModel } from "./models.js";
+import type { OrchestratorClient } from "./orchestrator-client.js";
+import { createWorkingTools } from "./working-tools.js";
+
+/**
+ * One Submission, top-down (§7.2): read surface → seat (first Submission only) → build request →
+ * run loop → settle. Intermediate results are tagged unions; the Turn's state is one object
+ * passed to the hooks, never hidden.
+ * @see SPEC §7.2, §7.5
+ */
+
+/** What a Submission's run needs from the Harness. */
+export interface TurnDeps {
+  orchestrator: OrchestratorClient;
+  models: ModelTable;
+  limiter: EndpointLimiter;
+  /** Surface read budget before the model (ms, §7.2 step 1: 90 000). */
+  surfaceBudgetMs: number;
+  /** The bounded boundary read (ms, §7.5). */
+  boundaryReadMs: number;
+  maxSteps: number;
+  requestTimeoutMs: number;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** The conversation-level state a Submission reads and (once) writes. */
+export interface SeatSlot {
+  iid: string;
+  seat: Seat | undefined;
+  menuOrder: string[];
+  hasWorkingTools: boolean;
+  /** The seat's working directory (Working tools only). */
+  cwd: string | undefined;
+  lastDials: { model: string; thinkingLevel: string } | undefined;
+}
+
+/** How a Submission ended. */
+export type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+
+type SurfacePhase =
+  | { kind: "ready"; allowed: string[]; menu: import("@jr2/wire").Tool[] }
+  | { kind: "settle"; outcome: "aborted" | "failed"; error?: { type: string; message: string } };
+
+/** Runs one Submission to its settlement; never throws. */
+export async function runTurn(
+  slot: SeatSlot,
+  submissionId: string,
+  req: SubmissionRequest,
+  deps: TurnDeps,
+  emit: (e: StreamEvent) => void,
+  signal: AbortSignal,
+): Promise<Settlement> {
+  const settle = (outcome: Settlement["outcome"], error?: { type: string; message: string }): Settlement => ({
+    type: "submission-settled",
+    submissionId,
+    outcome,
+    ...(error ? { error } : {}),
+  });
+  try {
+    const surface = await readSurfacePhase(slot.iid, deps, signal);
+    if (surface.kind === "settle") return settle(surface.outcome, surface.error);
+    if (signal.aborted) return settle("aborted");
+    const seat = await seatPhase(slot, req, surface.menu, deps);
+    if (signal.aborted) return settle("aborted");
+    const modelName = req.model ?? req.definition.model;
+    const entry = deps.models[modelName];
+    if (!entry) return settle("failed", { type: "model", message: `unknown model \`${modelName}\`` });
+    const dials = {
+      model: modelName,
+      thinkingLevel: req.thinkingLevel ?? req.definition.thinkingLevel ?? "off",
+    };
+    if (
+      slot.lastDials &&
+      (slot.lastDials.model !== dials.model || slot.lastDials.thinkingLevel !== dials.thinkingLevel)
+    ) {
+      deps.log("dial changed on a continued conversation; the provider may re-bill the prefix", {
+        iid: slot.iid,
+        ...dials,
+      });
+    }
+    slot.lastDials = dials;
+    const state: TurnState = { lastRead: { kind: "known", allowed: surface.allowed } };
+    const userText = buildRequestPhase(slot, req, surface.allowed);
+    const onAbort = () => seat.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const outcome: RunOutcome = await seat.run({
+      userText,
+      model: toPiModel(modelName, entry),
+      apiKey: entry.apiKey ?? "jr2-no-key",
+      thinkingLevel: dials.thinkingLevel as never,
+      maxSteps: deps.maxSteps,
+      hooks: turnHooks(slot, submissionId, state, deps, emit),
+    });
+    signal.removeEventListener("abort", onAbort);
+    if (signal.aborted) return settle("aborted");
+    return outcome.kind === "failed" ? settle("failed", outcome.error) : settle(outcome.kind);
+  } catch (err) {
+    return settle("failed", { type: "internal", message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** Phase 1: the surface, before touching the model. 404 → the Turn is over → aborted. */
+async function readSurfacePhase(iid: string, deps: TurnDeps, signal: AbortSignal): Promise<SurfacePhase> {
+  const r = await deps.orchestrator.readSurface(iid, { budgetMs: deps.surfaceBudgetMs, signal });
+  if (r.kind === "gone") return { kind: "settle", outcome: "aborted" };
+  if (r.kind === "failed") {
+    return signal.aborted
+      ? { kind: "settle", outcome: "aborted" }
+      : { kind: "settle", outcome: "failed", error: { type: "surface", message: r.message } };
+  }
+  return { kind: "ready", allowed: r.surface.allowed, menu: r.surface.menu };
+}
+
+/** Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it. */
+async function seatPhase(
+  slot: SeatSlot,
+  req: SubmissionRequest,
+  menuItems: import("@jr2/wire").Tool[],
+  deps: TurnDeps,
+): Promise<Seat> {
+  if (slot.seat) return slot.seat;
+  const cwd = req.definition.workspace === "none" ? undefined : req.cwd;
+  const working = cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd);
+  const entry = deps.models[req.model ?? req.definition.model];
+  slot.seat = createSeat({
+    systemPrompt: systemPrompt(req.definition.instructions),
+    workingTools: working,
+    menu: menuItems,
+    cwd,
+    limiter: deps.limiter,
+    requestTimeoutMs: deps.requestTimeoutMs,
+    temperature: entry?.temperature,
+  });
+  slot.menuOrder = menuItems.map((t) => t.name);
+  slot.hasWorkingTools = working.length > 0;
+  slot.cwd = cwd;
+  return slot.seat;
+}
+
+/** Phase 3: the user message — prompt (or nudge), then the Turn part. */
+function buildRequestPhase(slot: SeatSlot, req: SubmissionRequest, allowed: string[]): string {
+  const part = turnPart({
+    cwd: slot.hasWorkingTools ? req.cwd : undefined,
+    notices: req.notices ?? [],
+    allowed,
+    menuOrder: slot.menuOrder,
+  });
+  return userMessageText(req.kind, req.prompt, part);
+}
+
+/** What the model last read (§7.5). */
+interface TurnState {
+  lastRead: LastRead;
+}
+
+const lastAllowed = (s: TurnState) => (s.lastRead.kind === "known" ? s.lastRead.allowed : undefined);
+
+/** Wire form of a tolerant answer, for observers on the stream. */
+function wireAnswer(a: TolerantPickAnswer): PickAnswer {
+  return {
+    delivered: a.delivered,
+    turnComplete: a.turnComplete,
+    allowed: a.allowed ?? [],
+    ...(a.moved !== undefined ? { moved: a.moved } : {}),
+    ...(a.refusal ? { refusal: a.refusal } : {}),
+    ...(a.issues ? { issues: a.issues } : {}),
+  };
+}
+
+/** Phase 4's hooks: pick delivery and receipts, boundary restatements, observers. */
+function turnHooks(
+  slot: SeatSlot,
+  submissionId: string,
+  state: TurnState,
+  deps: TurnDeps,
+  emit: (e: StreamEvent) => void,
+): RunHooks {
+  const order = slot.menuOrder;
+  return {
+    async menuCall(call) {
+      const r = await deps.orchestrator.postPick(slot.iid, call);
+      if (r.kind === "gone") {
+        emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
+        return { text: menu.TURN_GONE_RECEIPT, turnOver: true };
+      }
+      if (r.kind === "failed") {
+        emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
+        state.lastRead = { kind: "unknown", ownPick: false };
+        return { text: menu.pickInTransitReceipt(call.name), turnOver: false };
+      }
+      const a = r.answer;
+      emit({
+        type: "pick",
+        submissionId,
+        name: call.name,
+        toolCallId: call.toolCallId,
+        answer: wireAnswer(a),
+      });
+      state.lastRead = a.allowed ? { kind: "known", allowed: a.allowed } : { kind: "unknown", ownPick: true };
+      return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete };
+    },
+    notRun(reason: NotRunReason, name) {
+      switch (reason) {
+        case "unknown-tool":
+          return menu.unknownToolReceipt(name, lastAllowed(state), order);
+        case "truncated":
+          return menu.truncatedCallReceipt(name, lastAllowed(state), order);
+        case "not-json":
+          return menu.argumentsNotJsonReceipt(name, lastAllowed(state), order);
+        case "turn-over":
+          return menu.NOT_RUN_TURN_OVER;
+        case "stopped":
+          return menu.NOT_RUN_STOPPED;
+      }
+    },
+    async boundary(modelStopped) {
+      const r = await deps.orchestrator.readSurfaceOnce(slot.iid, deps.boundaryReadMs);
+      const read =
+        r.kind === "surface"
+          ? { kind: "read" as const, allowed: r.surface.allowed }
+          : { kind: "failed" as const };
+      const d = decideBoundary(
+        { lastRead: state.lastRead, turnOver: false, stopped: false, modelStopped },
+        read,
+      );
+      if (d.kind === "adopt") state.lastRead = { kind: "known", allowed: d.allowed };
+      if (d.kind !== "restate") return undefined;
+      state.lastRead = { kind: "known", allowed: d.allowed };
+      return menu.restatement(d.allowed, order);
+    },
+    usage(u) {
+      emit({ type: "usage", submissionId, ...u });
+    },
+    message(role, text) {
+      emit({ type: "message-appended", submissionId, role, text });
+    },
+    workingText(kind, name, detail) {
+      if (kind === "arguments") return menu.workingToolArgumentsReceipt(name, [detail]);
+      if (kind === "outside-cwd") return menu.outsideCwdReceipt(name, detail, slot.cwd ?? "");
+      return menu.workingToolFailed(name, detail);
+    },
+  };
+}
