@@ -1,0 +1,29 @@
+import type { AnyActorRef } from "xstate";
+import { z } from "zod";
+import { agent, defineEvent } from "../src/index.js";
+
+/** The Turn actor (Agent slot) of `agentName` among the invoker's children. */
+export function turnOf(invoker: AnyActorRef, agentName: string): AnyActorRef {
+  const children = Object.values(invoker.getSnapshot().children ?? {}) as AnyActorRef[];
+  const turn = children.find(
+    (c) => (c.getSnapshot() as { input?: { agentName?: string } }).input?.agentName === agentName,
+  );
+  if (!turn) throw new Error(`no live Turn of ${agentName}`);
+  return turn;
+}
+
+export const coder = () => agent({ model: "m", instructions: "code" });
+
+/** A few defs for small machines. */
+export const defs = {
+  finish: defineEvent({ name: "finish", description: "Finish.", audience: "agent" }),
+  note: defineEvent({ name: "note", description: "Note." }),
+  escalate: defineEvent({
+    name: "escalate",
+    description: "Escalate.",
+    input: z.object({ severity: z.enum(["low", "high"]) }),
+  }),
+  submit: defineEvent({ name: "submit", description: "Submit.", input: z.object({ text: z.string() }) }),
+  approve: defineEvent({ name: "approve", description: "Approve." }),
+  merge: defineEvent({ name: "merge", description: "Merge.", audience: "gate" }),
+};
