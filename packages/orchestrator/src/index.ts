@@ -30,3 +30,31 @@ export { stampSender } from "./sender.js";
 export type { Jr2Machine, Jr2MachineConfig, Jr2SetupOptions } from "./setup.js";
 export { jr2Setup } from "./setup.js";
 // ── end of Machine semantics ───────────────────────────────────────────────────────────────
+
+// ── Run host, HTTP and CLI (engineer H) ────────────────────────────────────────────────────
+export type { AuthKeys, Caller, TokenCheck } from "./auth.js";
+export { checkBearer, INSTANCE_CALLER, mayReach, mintSandboxToken } from "./auth.js";
+export type { HarnessChoice, ServeConfig, ServeFlags } from "./config.js";
+export { readServeConfig } from "./config.js";
+export type { FeedEntry, FeedListener, RunFeed } from "./feed.js";
+export { createRunFeed } from "./feed.js";
+export { createLogger } from "./logger.js";
+export type { RunningOrchestrator } from "./main.js";
+export { startOrchestrator } from "./main.js";
+export type {
+  PickAnswerStore,
+  Registration,
+  RegistrationScope,
+  RegistrationTable,
+  RegisterResult,
+} from "./registration-table.js";
+export { createMemoryPickAnswerStore, createRegistrationTable, INSTANCE_SCOPE } from "./registration-table.js";
+export type { RunHost, RunHostOptions, WorkflowTable } from "./run-host.js";
+export { createRunHost } from "./run-host.js";
+export type { OrchestratorOptions } from "./server.js";
+export { buildOrchestrator, ORCHESTRATOR_VERSION } from "./server.js";
+export type { TurnContext, TurnDriver, TurnLedgerEntry, TurnTelemetry } from "./turn-driver.js";
+export { handPlayedTurnDriver } from "./turn-driver.js";
+export type { LoadWorkflowsOptions } from "./workflow-loader.js";
+export { loadWorkflowFile, loadWorkflows } from "./workflow-loader.js";
+// ── end of run host, HTTP and CLI ──────────────────────────────────────────────────────────

@@ -1,0 +1,86 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { INSTANCE_SCOPE, type RegistrationScope } from "./registration-table.js";
+
+/**
+ * Who is calling, as its bearer token says (§4.4): the instance token (full trust: run and
+ * Gate routes, every scope of the agent routes) or a sandbox token (only the agent routes of
+ * registrations recorded against that sandbox).
+ */
+export type Caller = { kind: "instance" } | { kind: "sandbox"; sandbox: string };
+
+/** The operator caller: full trust. */
+export const INSTANCE_CALLER: Caller = { kind: "instance" };
+
+/** The secrets tokens are checked against. */
+export interface AuthKeys {
+  /** `JR2_INSTANCE_TOKEN`. */
+  instanceToken: string;
+  /** `JR2_SANDBOX_KEY`, the HMAC key of sandbox tokens; absent = no sandbox token is valid. */
+  sandboxKey?: string;
+}
+
+/** What checking a bearer token found. */
+export type TokenCheck =
+  | { ok: true; caller: Caller }
+  | { ok: false; code: "JR2_ERR_AUTH_MISSING" | "JR2_ERR_AUTH_INVALID" };
+
+/**
+ * Mints the token of one sandbox: `<sandbox>.<hex hmac-sha256(key, sandbox)>`.
+ * @param key - `JR2_SANDBOX_KEY`.
+ * @param sandbox - the sandbox name the `WorkspaceProvider` hands out (no `.` needed or forbidden:
+ *   the MAC is everything after the last `.`).
+ * @see SPEC §4.4
+ * @example mintSandboxToken(process.env.JR2_SANDBOX_KEY!, "ws-1") // "ws-1.3f9c…"
+ */
+export function mintSandboxToken(key: string, sandbox: string): string {
+  return `${sandbox}.${macOf(key, sandbox)}`;
+}
+
+/**
+ * Checks an `Authorization` header value. Constant-time compares (`timingSafeEqual`) for both
+ * token kinds; the token is never logged or echoed.
+ * @returns the caller, or the error code to answer 401 with (missing vs not valid).
+ * @see SPEC §4.4
+ */
+export function checkBearer(header: string | undefined, keys: AuthKeys): TokenCheck {
+  if (!header) return { ok: false, code: "JR2_ERR_AUTH_MISSING" };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const token = match?.[1];
+  if (!token) return { ok: false, code: "JR2_ERR_AUTH_MISSING" };
+  if (keys.instanceToken && sameSecret(token, keys.instanceToken))
+    return { ok: true, caller: INSTANCE_CALLER };
+  const dot = token.lastIndexOf(".");
+  if (keys.sandboxKey && dot > 0) {
+    const sandbox = token.slice(0, dot);
+    if (sameSecret(token.slice(dot + 1), macOf(keys.sandboxKey, sandbox))) {
+      return { ok: true, caller: { kind: "sandbox", sandbox } };
+    }
+  }
+  return { ok: false, code: "JR2_ERR_AUTH_INVALID" };
+}
+
+/**
+ * May `caller` reach a registration of `scope`? The instance token reaches every scope; a
+ * sandbox token only its own sandbox's — never `instance` (§4.4). A refused caller is answered
+ * 404, as if the Turn did not exist.
+ */
+export function mayReach(caller: Caller, scope: RegistrationScope): boolean {
+  if (caller.kind === "instance") return true;
+  return scope !== INSTANCE_SCOPE && caller.sandbox === scope;
+}
+
+function macOf(key: string, sandbox: string): string {
+  return createHmac("sha256", key).update(sandbox).digest("hex");
+}
+
+/** Constant-time equality of two secrets of possibly different lengths. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  // Compare against itself on a length mismatch so the time does not depend on where it differs.
+  if (a.length !== b.length) {
+    timingSafeEqual(b, b);
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}

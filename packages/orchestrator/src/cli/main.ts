@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { Jr2Error } from "@jr2/wire";
+import { readServeConfig } from "../config.js";
+import { startOrchestrator } from "../main.js";
+import { printMenu } from "./menu.js";
+
+/** One `jr2` command: its usage line and what it runs (exit code). */
+interface Command {
+  usage: string;
+  run(args: string[]): Promise<number>;
+}
+
+/**
+ * The `jr2` command table. `run` and `gate` arrive with a later issue.
+ * @see SPEC §2, issue 2 item 8
+ */
+const commands: Record<string, Command> = {
+  serve: {
+    usage: "jr2 serve [--workflows DIR] [--port N] [--host H] [--harness none|URL] [--dev]",
+    async run(args) {
+      const { values } = parseArgs({
+        args,
+        options: {
+          workflows: { type: "string" },
+          port: { type: "string" },
+          host: { type: "string" },
+          harness: { type: "string" },
+          dev: { type: "boolean" },
+        },
+        strict: true,
+      });
+      const config = readServeConfig(process.env, values);
+      const running = await startOrchestrator(config);
+      console.log(`jr2 orchestrator listening on ${running.url}`);
+      const stop = () => {
+        running.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      return await new Promise<number>(() => {});
+    },
+  },
+  menu: {
+    usage: "jr2 menu <workflow-file>",
+    async run(args) {
+      const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+      const file = positionals[0];
+      if (!file) throw new Jr2Error("JR2_ERR_CONFIG_INVALID", { detail: "missing <workflow-file>" });
+      process.stdout.write(await printMenu(file));
+      return 0;
+    },
+  },
+};
+
+function usage(): string {
+  return `usage:\n${Object.values(commands)
+    .map((c) => `  ${c.usage}`)
+    .join("\n")}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    process.stderr.write(name && name !== "--help" ? `unknown command \`${name}\`\n${usage()}` : usage());
+    return name && name !== "--help" ? 2 : 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    const code = error instanceof Jr2Error ? `${error.code}: ` : "";
+    process.stderr.write(`jr2 ${name}: ${code}${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

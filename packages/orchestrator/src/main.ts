@@ -1,0 +1,49 @@
+import type { FastifyInstance } from "fastify";
+import type { ServeConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+import { buildOrchestrator } from "./server.js";
+import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
+import { loadWorkflows } from "./workflow-loader.js";
+
+/** A listening Orchestrator. */
+export interface RunningOrchestrator {
+  app: FastifyInstance;
+  /** `http://<host>:<port>` actually bound. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Loads the workflows, builds the app and listens — the one place that does. Turns are
+ * driven by `turnDriver` (default hand-played: `--harness none`).
+ * @throws Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the file; listen errors as Node raises them
+ * @see SPEC §4, §11
+ */
+export async function startOrchestrator(
+  config: ServeConfig,
+  options: { turnDriver?: TurnDriver } = {},
+): Promise<RunningOrchestrator> {
+  const logger = createLogger({ level: config.logLevel });
+  const workflows = await loadWorkflows(config.workflowsDir);
+  if (config.harness.kind === "url" && !options.turnDriver) {
+    logger.warn(
+      { harness: config.harness.url },
+      "no Turn driver for a Harness URL is wired in this build; Turns register and are played by hand",
+    );
+  }
+  const app = await buildOrchestrator({
+    workflows,
+    logger,
+    auth: {
+      instanceToken: config.instanceToken,
+      ...(config.sandboxKey ? { sandboxKey: config.sandboxKey } : {}),
+    },
+    turnDriver: options.turnDriver ?? handPlayedTurnDriver,
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  logger.info({ workflows: [...workflows.keys()], harness: config.harness.kind, dev: config.dev }, "ready");
+  return { app, url: `http://${host}:${port}`, close: () => app.close() };
+}

@@ -1,0 +1,74 @@
+import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "@jr2/wire";
+import type { FastifyError, FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+
+/**
+ * One error handler for the whole app: every error answer is `{ error, code, ...fields }` with a
+ * code of @jr2/wire's table (§4) — Jr2Errors as thrown, Fastify's own errors (malformed JSON,
+ * oversized body, validation, unsupported media type, unknown route) mapped to coded 4xx.
+ * Only a bug of ours answers 5xx, logged with its stack.
+ * @see SPEC §4, STYLE.md "Errors"
+ */
+export const errorsPlugin = fp(
+  async (app: FastifyInstance, options: { bodyLimit: number }) => {
+    app.setErrorHandler((error: FastifyError | Jr2Error, request, reply) => {
+      const { status, body } = toErrorAnswer(error, {
+        bodyLimit: options.bodyLimit,
+        contentType: request.headers["content-type"],
+      });
+      if (status >= 500) request.log.error({ err: error }, "request failed");
+      else request.log.info({ code: body.code }, body.error);
+      return reply.code(status).type("application/json").send(body);
+    });
+    app.setNotFoundHandler((request, reply) =>
+      reply
+        .code(404)
+        .send(
+          jr2Error("JR2_ERR_ROUTE_NOT_FOUND", { method: request.method, url: request.url.split("?")[0] }),
+        ),
+    );
+  },
+  { name: "jr2-errors", fastify: "5.x" },
+);
+
+/** Maps any error a route can raise to its status and coded body. */
+export function toErrorAnswer(
+  error: unknown,
+  request: { bodyLimit: number; contentType?: string | undefined },
+): { status: number; body: ErrorBody } {
+  if (error instanceof Jr2Error) return { status: error.statusCode, body: error.toBody() };
+  const e = error as Partial<FastifyError> & { validation?: unknown };
+  if (hasZodFastifySchemaValidationErrors(e)) {
+    const issues = e.validation.map((v) => ({ path: v.instancePath, message: v.message ?? "invalid" }));
+    const where = e.validationContext ?? "request";
+    const detail = issues.map((i) => `${where}${i.path === "/" ? "" : i.path}: ${i.message}`).join("; ");
+    return coded("JR2_ERR_REQUEST_INVALID", { detail, issues });
+  }
+  switch (e.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return coded("JR2_ERR_REQUEST_MALFORMED_JSON", { detail: e.message ?? "unparseable" });
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return coded("JR2_ERR_REQUEST_TOO_LARGE", { limit: request.bodyLimit });
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return coded("JR2_ERR_REQUEST_UNSUPPORTED_MEDIA_TYPE", {
+        contentType: request.contentType ?? "(none)",
+      });
+  }
+  // JSON.parse errors reach here with statusCode 400 and no code on some paths.
+  if (error instanceof SyntaxError) return coded("JR2_ERR_REQUEST_MALFORMED_JSON", { detail: error.message });
+  if (typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    return {
+      status: e.statusCode,
+      body: jr2Error("JR2_ERR_REQUEST_INVALID", { detail: e.message ?? "bad request" }),
+    };
+  }
+  return coded("JR2_ERR_SERVER_INTERNAL", {
+    detail: e.code ?? (error instanceof Error ? error.name : "unknown"),
+  });
+}
+
+function coded(code: ErrorCode, fields: Record<string, unknown>): { status: number; body: ErrorBody } {
+  return { status: errorCodes[code].status, body: jr2Error(code, fields) };
+}

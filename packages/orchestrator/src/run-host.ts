@@ -1,0 +1,459 @@
+import { randomBytes } from "node:crypto";
+import {
+  type CancelAnswer,
+  type Gate,
+  type GateEventAnswer,
+  Jr2Error,
+  type PickAnswer,
+  type PickRequest,
+  type RunDetail,
+  type RunStatus,
+  type RunSummary,
+  type Surface,
+  type UsageTotals,
+  type WorkflowMenu,
+  type WorkflowSummary,
+} from "@jr2/wire";
+import { type Logger, pino } from "pino";
+import type { AnyStateMachine, EventObject } from "xstate";
+import { readAllowedPicks } from "./allowed-picks.js";
+import { type Caller, mayReach } from "./auth.js";
+import { decidePick } from "./delivery.js";
+import type { RunFeed } from "./feed.js";
+import { decideGateEvent, readGate } from "./gates.js";
+import { LiveRun } from "./live-run.js";
+import { type MachineInfo, machineInfoOf, menuOfTurn, turnSeatOf } from "./menu.js";
+import {
+  createMemoryPickAnswerStore,
+  createRegistrationTable,
+  INSTANCE_SCOPE,
+  type PickAnswerStore,
+  type Registration,
+  type RegistrationTable,
+} from "./registration-table.js";
+import type { TurnStart } from "./run-binding.js";
+import { handPlayedTurnDriver, type TurnContext, type TurnDriver } from "./turn-driver.js";
+
+/** The workflows a host serves: name → Machine (a module's base name, §4.1). */
+export type WorkflowTable = ReadonlyMap<string, AnyStateMachine>;
+
+/** Options of {@link createRunHost}. */
+export interface RunHostOptions {
+  workflows: WorkflowTable;
+  /** pino logger; default silent. */
+  logger?: Logger;
+  /** The clock; default `() => new Date()`. */
+  now?: () => Date;
+  /** Stored pick answers (§4.3 check 0); default in memory. */
+  pickAnswers?: PickAnswerStore;
+  /** The live surfaces; default a fresh table. */
+  registrations?: RegistrationTable;
+  /** Runs each registered Turn's mechanics; default {@link handPlayedTurnDriver} (`--harness none`). */
+  turnDriver?: TurnDriver;
+  /** Mints run ids (no `/`); default `run-<12 hex>`. */
+  mintRunId?: () => string;
+}
+
+/**
+ * The domain-level run host: runs of the served workflows, their Turns' surfaces, pick
+ * delivery, Gates, the run feed. No HTTP here — the routes are a thin adapter over it.
+ * Methods throw {@link Jr2Error} with codes of @jr2/wire's table; nothing a caller sends
+ * crashes it.
+ * @see SPEC §4, §5.1, §6
+ */
+export interface RunHost {
+  /** `GET /workflows`. */
+  listWorkflows(): WorkflowSummary[];
+  /** `GET /workflows/:name/menu`, one entry per Machine. @throws JR2_ERR_WORKFLOW_NOT_FOUND */
+  workflowMenu(name: string): WorkflowMenu;
+  /**
+   * Starts a run of `workflow` with `input` validated against its input schema; resolves once
+   * the run settled (its first Turns are registered).
+   * @throws JR2_ERR_WORKFLOW_NOT_FOUND, JR2_ERR_RUN_INPUT_INVALID (with `issues`)
+   */
+  startRun(workflow: string, input: unknown): Promise<{ runId: string }>;
+  /** `GET /runs/:runId`. @throws JR2_ERR_RUN_NOT_FOUND */
+  getRun(runId: string): RunDetail;
+  /** `GET /runs?status=`, newest first. */
+  listRuns(status?: RunStatus): RunSummary[];
+  /** The run's feed. @throws JR2_ERR_RUN_NOT_FOUND */
+  feedOf(runId: string): RunFeed;
+  /** `GET /agents/:iid/surface`. @throws JR2_ERR_TURN_NOT_FOUND (also for another scope), JR2_ERR_SERVICE_STOPPING */
+  readSurface(iid: string, caller: Caller): Surface;
+  /** `POST /agents/:iid/picks` (§4.3). @throws JR2_ERR_TURN_NOT_FOUND, JR2_ERR_SERVICE_STOPPING */
+  deliverPick(iid: string, caller: Caller, pick: PickRequest): Promise<PickAnswer>;
+  /** The run's open Gates. @throws JR2_ERR_RUN_NOT_FOUND */
+  listGates(runId: string): Gate[];
+  /**
+   * `POST /runs/:runId/gates/:gateId/events` (§6).
+   * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE, JR2_ERR_GATE_NOT_FOUND,
+   *   JR2_ERR_GATE_EVENT_NOT_ACCEPTED, JR2_ERR_GATE_PAYLOAD_INVALID, JR2_ERR_GATE_NOT_NOW (with `acceptsNow`)
+   */
+  sendGateEvent(
+    runId: string,
+    gateId: string,
+    body: { type: string } & Record<string, unknown>,
+  ): Promise<GateEventAnswer>;
+  /** `POST /runs/:runId/cancel`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE */
+  cancelRun(runId: string): Promise<CancelAnswer>;
+  /** The registration table (read-only use: tests, the Agent actor). */
+  readonly registrations: RegistrationTable;
+  /** Stops every run's actors for shutdown; agent routes answer 503 from now on. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a run host over a table of workflows. Logs each workflow's walk warnings once.
+ * @example const host = createRunHost({ workflows: new Map([["review", machine]]) });
+ * @see SPEC §4, §5.1
+ */
+export function createRunHost(options: RunHostOptions): RunHost {
+  const log = options.logger ?? pino({ level: "silent" });
+  const now = options.now ?? (() => new Date());
+  const pickAnswers = options.pickAnswers ?? createMemoryPickAnswerStore();
+  const registrations = options.registrations ?? createRegistrationTable();
+  const turnDriver = options.turnDriver ?? handPlayedTurnDriver;
+  const mintRunId = options.mintRunId ?? (() => `run-${randomBytes(6).toString("hex")}`);
+  const runs = new Map<string, LiveRun>();
+  /** iid → scope, kept after the Turn ends so a stored answer is never served across scopes. */
+  const scopeOfIid = new Map<string, string>();
+  /** Per-iid chain: picks at one address are decided one at a time (check 0 sees the last one). */
+  const pickChains = new Map<string, Promise<unknown>>();
+  const infos = new Map<string, MachineInfo>();
+  let stopping = false;
+
+  for (const [name, machine] of options.workflows) {
+    const info = machineInfoOf(machine);
+    infos.set(name, info);
+    for (const warning of info.warnings) log.warn({ workflow: name, code: warning.code }, warning.message);
+  }
+
+  const workflowInfo = (name: string): MachineInfo => {
+    const info = infos.get(name);
+    if (!info) throw new Jr2Error("JR2_ERR_WORKFLOW_NOT_FOUND", { workflow: name, known: [...infos.keys()] });
+    return info;
+  };
+  const runOf = (runId: string): LiveRun => {
+    const run = runs.get(runId);
+    if (!run) throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId });
+    return run;
+  };
+  const liveRegistration = (iid: string, caller: Caller): Registration => {
+    if (stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+    const registration = registrations.get(iid);
+    if (!registration || !mayReach(caller, registration.scope))
+      throw new Jr2Error("JR2_ERR_TURN_NOT_FOUND", { iid });
+    return registration;
+  };
+  const allowedOf = (registration: Registration): string[] =>
+    registrations.get(registration.iid) === registration ? readAllowedPicks(registration.turnActor) : [];
+
+  function startTurn(run: LiveRun, turn: TurnStart): () => void {
+    const statePath = turnSeatOf(turn.self)?.seat.statePath ?? "";
+    const agent = turn.input.agentName;
+    const registration: Registration = {
+      iid: turn.input.iid,
+      runId: run.runId,
+      agent,
+      turnId: turn.input.turnId,
+      scope: turn.input.sandbox ?? INSTANCE_SCOPE,
+      turnActor: turn.self,
+      statePath,
+      menu: menuOfTurn(turn.self),
+      input: turn.input,
+      definition: turn.definition,
+    };
+    const child = `${statePath}#${agent}`;
+    const turnLog = log.child({ runId: run.runId, agent, state: statePath });
+    const registered = registrations.register(registration);
+    if (!registered.ok) {
+      turnLog.warn({ code: "conflict" }, registered.reason);
+      run.feed.append({ type: "fault", child, reason: registered.reason });
+      turn.sendBack(agentFault("conflict", registered.reason));
+      return () => {};
+    }
+    scopeOfIid.set(registration.iid, registration.scope);
+    turnLog.info({ turnId: registration.turnId }, "Turn registered");
+    const context: TurnContext = {
+      runId: run.runId,
+      registration,
+      turn,
+      allowed: () => allowedOf(registration),
+      isOpen: () => registrations.get(registration.iid) === registration,
+      watch: (onChange) => run.watch(onChange),
+      telemetry: (event) => run.feed.append({ ...event, child } as never),
+      fault: (reason) => turn.sendBack(agentFault(reason)),
+      ledgerRead: (iid) => run.ledger.get(iid),
+      ledgerWrite: async (iid, entry) => {
+        run.ledger.set(iid, entry);
+      },
+      bumpEpoch: (address) => {
+        const next = (run.epochs.get(address) ?? 0) + 1;
+        run.epochs.set(address, next);
+        return next;
+      },
+      log: turnLog,
+    };
+    let stopDriver: () => void = () => {};
+    try {
+      stopDriver = turnDriver.start(context);
+    } catch (error) {
+      turnLog.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
+    }
+    return () => {
+      try {
+        stopDriver();
+      } finally {
+        registrations.deregister(registration);
+        turnLog.info({ turnId: registration.turnId }, "Turn ended");
+      }
+    };
+  }
+
+  async function decideAndDeliver(registration: Registration, pick: PickRequest): Promise<PickAnswer> {
+    const run = runOf(registration.runId);
+    const decision = decidePick(registration.turnActor, { name: pick.name, arguments: pick.arguments });
+    if (decision.action === "answer") {
+      return {
+        delivered: false,
+        ...(decision.moved === undefined ? {} : { moved: decision.moved }),
+        turnComplete: registrations.get(registration.iid) !== registration,
+        allowed: allowedOf(registration),
+        ...(decision.refusal ? { refusal: decision.refusal } : {}),
+        ...(decision.issues ? { issues: decision.issues } : {}),
+      };
+    }
+    decision.target.send(decision.event);
+    await run.settle();
+    return {
+      delivered: true,
+      moved: decision.moved,
+      turnComplete: registrations.get(registration.iid) !== registration,
+      allowed: allowedOf(registration),
+    };
+  }
+
+  const host: RunHost = {
+    registrations,
+
+    listWorkflows: () =>
+      [...infos].map(([name, info]) => ({
+        name,
+        input: (info.inputJsonSchema as Record<string, unknown> | null) ?? null,
+        machines: info.machines.map((m) => ({
+          path: m.path,
+          agents: Object.keys(machineInfoOf(m.machine).agents),
+        })),
+      })),
+
+    workflowMenu(name) {
+      const info = workflowInfo(name);
+      return {
+        machines: info.machines.map(({ path, machine }) => {
+          const agents = machineInfoOf(machine).agents;
+          return {
+            path,
+            agents: Object.fromEntries(
+              Object.entries(agents).map(([agent, a]) => [agent, { menu: a.menu, states: a.states }]),
+            ),
+          };
+        }),
+      };
+    },
+
+    async startRun(workflow, input) {
+      const info = workflowInfo(workflow);
+      let parsedInput = input;
+      if (info.inputSchema) {
+        const parsed = info.inputSchema.safeParse(input ?? {});
+        if (!parsed.success) {
+          const issues = parsed.error.issues.map((i) => ({
+            path: i.path.map(String),
+            message: i.message,
+            code: i.code,
+          }));
+          const detail = issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ");
+          throw new Jr2Error("JR2_ERR_RUN_INPUT_INVALID", { workflow, detail, issues });
+        }
+        parsedInput = parsed.data;
+      }
+      const runId = mintRunId();
+      const run = new LiveRun({
+        runId,
+        workflow,
+        machine: options.workflows.get(workflow)!,
+        input: parsedInput,
+        log,
+        hooks: { startTurn, settled: () => {}, now },
+      });
+      runs.set(runId, run);
+      log.info({ runId, workflow }, "run started");
+      run.start();
+      await run.settle();
+      return { runId };
+    },
+
+    getRun(runId) {
+      const run = runOf(runId);
+      const snapshot = run.actor.getSnapshot() as { value?: unknown; context?: unknown };
+      return {
+        runId,
+        workflow: run.workflow,
+        status: run.status,
+        value: toJson(snapshot.value ?? null),
+        context: toJson(snapshot.context ?? null),
+        gates: run.status === "running" ? host.listGates(runId) : [],
+        turns: registrations
+          .ofRun(runId)
+          .map((r) => ({ iid: r.iid, agent: r.agent, state: r.statePath, turnId: r.turnId })),
+        usage: usageOf(run.feed),
+        ...(run.fault ? { fault: run.fault } : {}),
+        updatedAt: run.updatedAt.toISOString(),
+      };
+    },
+
+    listRuns: (status) =>
+      [...runs.values()]
+        .filter((run) => status === undefined || run.status === status)
+        .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
+        .map((run) => ({
+          runId: run.runId,
+          workflow: run.workflow,
+          status: run.status,
+          updatedAt: run.updatedAt.toISOString(),
+        })),
+
+    feedOf: (runId) => runOf(runId).feed,
+
+    readSurface(iid, caller) {
+      const registration = liveRegistration(iid, caller);
+      return {
+        iid,
+        runId: registration.runId,
+        agent: registration.agent,
+        turnId: registration.turnId,
+        menu: [...registration.menu],
+        allowed: allowedOf(registration),
+      };
+    },
+
+    async deliverPick(iid, caller, pick) {
+      if (stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+      const previous = pickChains.get(iid) ?? Promise.resolve();
+      const next = previous
+        .catch(() => {})
+        .then(async () => {
+          const knownScope = scopeOfIid.get(iid);
+          const stored = pickAnswers.get(iid, pick.toolCallId);
+          if (stored && knownScope !== undefined && mayReach(caller, knownScope)) return stored;
+          const registration = liveRegistration(iid, caller);
+          const answer = await decideAndDeliver(registration, pick);
+          pickAnswers.put(iid, pick.toolCallId, answer);
+          const run = runs.get(registration.runId);
+          run?.feed.append({
+            type: "pick",
+            child: `${registration.statePath}#${registration.agent}`,
+            agent: registration.agent,
+            name: pick.name,
+            answer,
+          });
+          log.info(
+            {
+              runId: registration.runId,
+              agent: registration.agent,
+              pick: pick.name,
+              delivered: answer.delivered,
+              moved: answer.moved,
+            },
+            "pick answered",
+          );
+          return answer;
+        });
+      pickChains.set(iid, next);
+      try {
+        return await next;
+      } finally {
+        if (pickChains.get(iid) === next) pickChains.delete(iid);
+      }
+    },
+
+    listGates(runId) {
+      const run = runOf(runId);
+      return [...run.gates.values()].map((gate) => {
+        const reading = readGate(gate.actor);
+        return {
+          id: reading.id,
+          path: reading.path,
+          accepts: reading.accepts,
+          acceptsNow: reading.acceptsNow,
+          meta: toJson(reading.meta),
+        };
+      });
+    },
+
+    async sendGateEvent(runId, gateId, body) {
+      const run = runOf(runId);
+      if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
+      const gate = run.gates.get(gateId);
+      if (!gate) throw new Jr2Error("JR2_ERR_GATE_NOT_FOUND", { runId, gateId, open: [...run.gates.keys()] });
+      const decision = decideGateEvent(gate.actor, body);
+      if (decision.action === "refuse")
+        throw new Jr2Error(decision.code, { runId, gateId, type: body.type, ...decision.fields });
+      decision.target.send(decision.event);
+      await run.settle();
+      log.info({ runId, gate: gateId, type: body.type }, "Gate event delivered");
+      return { moved: true };
+    },
+
+    async cancelRun(runId) {
+      const run = runOf(runId);
+      if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
+      run.cancel();
+      await run.settle();
+      log.info({ runId }, "run cancelled");
+      return { runId, status: run.status };
+    },
+
+    async close() {
+      stopping = true;
+      for (const run of runs.values()) run.actor.stop();
+      await Promise.all([...runs.values()].map((run) => run.settle()));
+    },
+  };
+  return host;
+}
+
+/** The one terminal fault event of a Turn (§5.6). */
+function agentFault(reason: string, detail?: string): EventObject {
+  return { type: "agent.fault", reason, ...(detail === undefined ? {} : { detail }) } as EventObject;
+}
+
+function usageOf(feed: RunFeed): UsageTotals {
+  const totals = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
+  for (const event of feed.since()) {
+    if (event.type !== "usage") continue;
+    totals.promptTokens += event.promptTokens;
+    totals.cachedTokens += event.cachedTokens;
+    totals.completionTokens += event.completionTokens;
+  }
+  return totals;
+}
+
+/** A JSON-safe copy: context may hold actor refs or cycles, which must not break an answer. */
+function toJson(value: unknown): unknown {
+  const seen = new WeakSet<object>();
+  try {
+    const text = JSON.stringify(value, (_key, v: unknown) => {
+      if (typeof v === "object" && v !== null) {
+        if (seen.has(v)) return "[circular]";
+        seen.add(v);
+        if (typeof (v as { send?: unknown }).send === "function" && "sessionId" in v)
+          return `[actor ${(v as { id?: string }).id}]`;
+      }
+      return typeof v === "function" || typeof v === "bigint" ? String(v) : v;
+    });
+    return text === undefined ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import fastifySwagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance } from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import { type Logger, pino } from "pino";
+import type { AuthKeys } from "./auth.js";
+import { authPlugin } from "./plugins/auth.js";
+import { errorsPlugin } from "./plugins/errors.js";
+import type { PickAnswerStore } from "./registration-table.js";
+import { agentRoutes } from "./routes/agents.js";
+import { gateRoutes } from "./routes/gates.js";
+import { healthRoutes } from "./routes/health.js";
+import { runRoutes } from "./routes/runs.js";
+import { workflowRoutes } from "./routes/workflows.js";
+import { createRunHost, type RunHost, type WorkflowTable } from "./run-host.js";
+import type { TurnDriver } from "./turn-driver.js";
+
+/** Options of {@link buildOrchestrator}. Everything with an effect is injected. */
+export interface OrchestratorOptions {
+  /** The workflows served (ignored when `host` is given). */
+  workflows?: WorkflowTable;
+  /** A run host built by the caller; default one built from the other options. */
+  host?: RunHost;
+  /** The instance token and the sandbox key (§4.4). */
+  auth: AuthKeys;
+  /** pino logger, shared by Fastify and the run host; default silent. */
+  logger?: Logger;
+  /** The clock; default `() => new Date()`. */
+  now?: () => Date;
+  /** Stored pick answers (§4.3 check 0); default in memory. */
+  pickAnswers?: PickAnswerStore;
+  /** Runs each registered Turn; default hand-played (`--harness none`). */
+  turnDriver?: TurnDriver;
+  /** Largest accepted request body in bytes; default 1 MiB (larger → 413). */
+  bodyLimit?: number;
+  /** Version reported by `/healthz`; default the package's. */
+  version?: string;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The run host behind the routes. */
+    runHost: RunHost;
+  }
+}
+
+/** The package version, read once (works from src/ and dist/). */
+export const ORCHESTRATOR_VERSION: string = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+/**
+ * Builds the Orchestrator's HTTP app, unstarted: zod-typed routes over a run host, OpenAPI at
+ * `GET /openapi.json`, coded error bodies, bearer auth. Only `main.ts` reads env and listens;
+ * tests use `app.inject`. Closing the app closes the run host.
+ * @example
+ * const app = await buildOrchestrator({ workflows, auth: { instanceToken, sandboxKey } });
+ * await app.inject({ method: "GET", url: "/healthz" });
+ * @see SPEC §4, STYLE.md "HTTP"
+ */
+export async function buildOrchestrator(options: OrchestratorOptions): Promise<FastifyInstance> {
+  const logger = options.logger ?? pino({ level: "silent" });
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const host =
+    options.host ??
+    createRunHost({
+      workflows: options.workflows ?? new Map(),
+      logger,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.pickAnswers ? { pickAnswers: options.pickAnswers } : {}),
+      ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
+    });
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit,
+    // iids are long percent-encoded segments.
+    routerOptions: { maxParamLength: 2048 },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate("runHost", host);
+  app.addHook("onClose", async () => host.close());
+
+  await app.register(errorsPlugin, { bodyLimit });
+  await app.register(authPlugin, options.auth);
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: "jr2 Orchestrator", version: options.version ?? ORCHESTRATOR_VERSION },
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.get("/openapi.json", { schema: { hide: true }, config: { auth: "open" } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { version: options.version ?? ORCHESTRATOR_VERSION });
+  await app.register(workflowRoutes, { host });
+  await app.register(runRoutes, { host });
+  await app.register(gateRoutes, { host });
+  await app.register(agentRoutes, { host });
+  return app as unknown as FastifyInstance;
+}

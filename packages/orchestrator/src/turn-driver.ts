@@ -1,0 +1,73 @@
+import type { Logger } from "pino";
+import type { FeedEntry } from "./feed.js";
+import type { Registration } from "./registration-table.js";
+import type { TurnStart } from "./run-binding.js";
+
+/** Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds it). */
+export type TurnTelemetry = FeedEntry extends infer E
+  ? E extends { child: string }
+    ? Omit<E, "child">
+    : never
+  : never;
+
+/** An admission's ledger entry (§5.4): what restore re-attaches to. */
+export interface TurnLedgerEntry {
+  turnId: string | null;
+  submissionId: string;
+  offset: string;
+  streamUrl: string;
+}
+
+/**
+ * What the run host hands a {@link TurnDriver} for one registered Turn. Every member is safe
+ * to call at any time and never throws (failures become data, STYLE.md).
+ * @see SPEC §5.1
+ */
+export interface TurnContext {
+  readonly runId: string;
+  /** The Turn's registration (its identity is the Turn's, §4.3). */
+  readonly registration: Registration;
+  /** What the Agent slot handed over: self, finalized input, definition, sendBack. */
+  readonly turn: TurnStart;
+  /** The Allowed picks now, in Menu order (`[]` when not at Rest or the Turn is over). */
+  allowed(): string[];
+  /** Is this Turn's registration still the live one at its iid? */
+  isOpen(): boolean;
+  /**
+   * Calls `onChange` once any actor of the run settled (after the mailboxes drained), each
+   * time something changed; returns the unsubscribe function.
+   */
+  watch(onChange: () => void): () => void;
+  /** Appends Turn telemetry to the run feed, as `<state path>#<agent>` (never the iid). */
+  telemetry(event: TurnTelemetry): void;
+  /** Ends the Turn for the workflow: sends `agent.fault { reason }` to the invoker. */
+  fault(reason: string): void;
+  /** The run's ledger of admissions by iid (§5.4); in memory until the durability issue. */
+  ledgerRead(iid: string): TurnLedgerEntry | undefined;
+  ledgerWrite(iid: string, entry: TurnLedgerEntry): Promise<void>;
+  /** Bumps the epoch of a continued conversation address after a terminal fault (§5.3). */
+  bumpEpoch(address: string): number;
+  /** A pino child logger carrying runId, agent and the invoking state. */
+  readonly log: Logger;
+}
+
+/**
+ * The port that runs a Turn's mechanics once its surface is registered: admission to a
+ * Harness, following the Submission, nudge and wake, faults (§5). The run host calls
+ * `start` after registering the Turn and calls the returned function when the invoking state
+ * exits, before deregistering.
+ * Throw policy: `start` must not throw; a throw is logged and the Turn stays registered
+ * (playable by hand).
+ * @see SPEC §5.1
+ */
+export interface TurnDriver {
+  start(context: TurnContext): () => void;
+}
+
+/**
+ * `--harness none`: Turns register their surfaces and are admitted nowhere, so a person or a
+ * test plays the Agent over HTTP (`GET /agents/:iid/surface`, `POST /agents/:iid/picks`).
+ */
+export const handPlayedTurnDriver: TurnDriver = {
+  start: () => () => {},
+};
