@@ -32,6 +32,7 @@ import {
   type RegistrationTable,
 } from "./registration-table.js";
 import type { TurnStart } from "./run-binding.js";
+import { type Sender, stampSender } from "./sender.js";
 import { handPlayedTurnDriver, type TurnContext, type TurnDriver } from "./turn-driver.js";
 
 /** The workflows a host serves: name → Machine (a module's base name, §4.1). */
@@ -164,12 +165,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
       definition: turn.definition,
     };
     const child = `${statePath}#${agent}`;
+    const sender: Sender = { kind: "agent", name: agent, iid: turn.input.iid };
     const turnLog = log.child({ runId: run.runId, agent, state: statePath });
     const registered = registrations.register(registration);
     if (!registered.ok) {
       turnLog.warn({ code: "conflict" }, registered.reason);
       run.feed.append({ type: "fault", child, reason: registered.reason });
-      turn.sendBack(agentFault("conflict", registered.reason));
+      turn.sendBack(agentFault(sender, "conflict", registered.reason));
       return () => {};
     }
     scopeOfIid.set(registration.iid, registration.scope);
@@ -182,7 +184,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
       isOpen: () => registrations.get(registration.iid) === registration,
       watch: (onChange) => run.watch(onChange),
       telemetry: (event) => run.feed.append({ ...event, child } as never),
-      fault: (reason) => turn.sendBack(agentFault(reason)),
+      fault: (reason) => turn.sendBack(agentFault(sender, reason)),
       ledgerRead: (iid) => run.ledger.get(iid),
       ledgerWrite: async (iid, entry) => {
         run.ledger.set(iid, entry);
@@ -423,9 +425,9 @@ export function createRunHost(options: RunHostOptions): RunHost {
   return host;
 }
 
-/** The one terminal fault event of a Turn (§5.6). */
-function agentFault(reason: string, detail?: string): EventObject {
-  return { type: "agent.fault", reason, ...(detail === undefined ? {} : { detail }) } as EventObject;
+/** The one terminal fault event of a Turn (§5.6), stamped with the Agent's sender (§3.6). */
+function agentFault(sender: Sender, reason: string, detail?: string): EventObject {
+  return stampSender("agent.fault", detail === undefined ? { reason } : { reason, detail }, sender);
 }
 
 function usageOf(feed: RunFeed): UsageTotals {

@@ -4,6 +4,7 @@ import { Jr2Error } from "@jr2/wire";
 import { readServeConfig } from "../config.js";
 import { startOrchestrator } from "../main.js";
 import { printMenu } from "./menu.js";
+import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 
 /** One `jr2` command: its usage line and what it runs (exit code). */
 interface Command {
@@ -12,7 +13,8 @@ interface Command {
 }
 
 /**
- * The `jr2` command table. `run` and `gate` arrive with a later issue.
+ * The `jr2` command table: `serve` the Orchestrator, print a workflow's `menu`, `run` a
+ * workflow and answer a `gate` against a running Orchestrator.
  * @see SPEC §2, issue 2 item 8
  */
 const commands: Record<string, Command> = {
@@ -54,6 +56,8 @@ const commands: Record<string, Command> = {
       return 0;
     },
   },
+  run: { usage: runUsage, run: (args) => runCommand(args) },
+  gate: { usage: gateUsage, run: (args) => gateCommand(args) },
 };
 
 function usage(): string {

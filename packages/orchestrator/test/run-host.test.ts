@@ -1,0 +1,232 @@
+import { Jr2Error } from "@jr2/wire";
+import { describe, expect, it } from "vitest";
+import { fromCallback } from "xstate";
+import {
+  agent,
+  createRunHost,
+  defineEvent,
+  INSTANCE_CALLER,
+  jr2Setup,
+  runBindingOf,
+  type TurnContext,
+  type TurnDriver,
+} from "../src/index.js";
+import { flow } from "./http/fixture.js";
+
+const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
+const worker = () => agent({ model: "m", instructions: "work" });
+
+/** A Turn driver that records each Turn it was handed and whether it was stopped. */
+function recordingDriver(onStart?: (context: TurnContext) => void) {
+  const turns: Array<{ context: TurnContext; stopped: boolean }> = [];
+  const driver: TurnDriver = {
+    start(context) {
+      const entry = { context, stopped: false };
+      turns.push(entry);
+      onStart?.(context);
+      return () => {
+        entry.stopped = true;
+      };
+    },
+  };
+  return { driver, turns };
+}
+
+async function codeOf(promise: Promise<unknown> | (() => unknown)): Promise<string | undefined> {
+  try {
+    await (typeof promise === "function" ? promise() : promise);
+  } catch (error) {
+    return error instanceof Jr2Error ? error.code : `not coded: ${String(error)}`;
+  }
+  return undefined;
+}
+
+describe("the run host", () => {
+  it("hands each registered Turn to the Turn driver and stops it, then deregisters, when the state exits", async () => {
+    const { driver, turns } = recordingDriver();
+    const host = createRunHost({ workflows: new Map([["flow", flow]]), turnDriver: driver });
+    const { runId } = await host.startRun("flow", { task: "t" });
+    expect(turns).toHaveLength(1);
+    const [turn] = turns;
+    const iid = turn!.context.registration.iid;
+    expect(turn!.context.registration).toMatchObject({
+      runId,
+      agent: "worker",
+      statePath: "working",
+      scope: "instance",
+    });
+    expect(turn!.context.isOpen()).toBe(true);
+    expect(turn!.context.allowed()).toEqual(["check", "escalate", "finish", "note"]);
+
+    turn!.context.telemetry({ type: "retry", attempt: 1, reason: "stream dropped" });
+    expect(host.feedOf(runId).since().at(-1)).toMatchObject({
+      type: "retry",
+      child: "working#worker",
+      attempt: 1,
+    });
+
+    const answer = await host.deliverPick(iid, INSTANCE_CALLER, {
+      name: "finish",
+      arguments: { summary: "s" },
+      toolCallId: "x",
+    });
+    expect(answer.turnComplete).toBe(true);
+    expect(turn!.stopped).toBe(true);
+    expect(turn!.context.isOpen()).toBe(false);
+    expect(turn!.context.allowed()).toEqual([]);
+    expect(host.registrations.get(iid)).toBeUndefined();
+    await host.close();
+  });
+
+  it("faults the run when an agent.fault is taken by no transition, recording the reason", async () => {
+    const machine = jr2Setup({ events: [finish], actors: { worker: worker() } }).createMachine({
+      id: "unrouted",
+      initial: "working",
+      states: {
+        working: {
+          invoke: { src: "worker", input: { prompt: "p" } },
+          on: { finish: "done", "agent.fault": { guard: () => false, target: "done" } },
+        },
+        done: { type: "final" },
+      },
+    });
+    const { driver } = recordingDriver((context) => queueMicrotask(() => context.fault("no-signal")));
+    const host = createRunHost({ workflows: new Map([["unrouted", machine]]), turnDriver: driver });
+    const { runId } = await host.startRun("unrouted", undefined);
+    const run = host.getRun(runId);
+    expect(run.status).toBe("faulted");
+    expect(run.fault?.reason).toContain("no-signal");
+    expect(host.feedOf(runId).since().at(-1)).toMatchObject({ type: "status", status: "faulted" });
+    expect(host.registrations.ofRun(runId)).toEqual([]);
+    await host.close();
+  });
+
+  it("refuses a second live registration of one continued conversation; that invocation faults naming both states", async () => {
+    const machine = jr2Setup({ events: [finish], actors: { worker: worker() } }).createMachine({
+      id: "twice",
+      type: "parallel",
+      states: {
+        left: {
+          initial: "a",
+          states: {
+            a: {
+              invoke: { src: "worker", input: { prompt: "left", continue: true } },
+              // Both regions hear every agent.fault; only the right one takes the conflict.
+              on: { "agent.fault": { guard: ({ event }) => event.reason !== "conflict", target: "faulted" } },
+            },
+            faulted: {},
+          },
+        },
+        right: {
+          initial: "b",
+          states: {
+            b: {
+              invoke: { src: "worker", input: { prompt: "right", continue: true } },
+              on: { "agent.fault": "faulted" },
+            },
+            faulted: {},
+          },
+        },
+      },
+    });
+    const host = createRunHost({ workflows: new Map([["twice", machine]]) });
+    const { runId } = await host.startRun("twice", undefined);
+    const run = host.getRun(runId);
+    expect(run.value).toEqual({ left: "a", right: "faulted" });
+    expect(run.turns).toEqual([expect.objectContaining({ state: "left.a" })]);
+    const fault = host
+      .feedOf(runId)
+      .since()
+      .find((e) => e.type === "fault");
+    expect(fault).toMatchObject({ child: "right.b#worker" });
+    expect(host.getRun(runId).status).toBe("running");
+    expect(fault && "reason" in fault ? fault.reason : "").toMatch(/left\.a.*right\.b/);
+    await host.close();
+  });
+
+  it("serves a sandbox-scoped Turn to its own sandbox's token only; another sandbox gets TURN_NOT_FOUND", async () => {
+    // A hand-made slot registering with a sandbox, as placement will (§5.2).
+    const sandboxed = fromCallback(({ self, system, sendBack }) => {
+      const stop = runBindingOf(system)?.startTurn({
+        self,
+        input: {
+          agentName: "worker",
+          iid: "r/box/worker",
+          turnId: "t1",
+          tools: [],
+          prompt: "p",
+          continuation: false,
+          sandbox: "ws-a",
+        },
+        definition: { model: "m", instructions: "i", workspace: "write" },
+        sendBack,
+      });
+      return () => stop?.();
+    });
+    const machine = jr2Setup({ events: [finish], actors: { sandboxed } }).createMachine({
+      id: "boxed",
+      initial: "on",
+      states: { on: { invoke: { src: "sandboxed" } } },
+    });
+    const host = createRunHost({ workflows: new Map([["boxed", machine]]) });
+    await host.startRun("boxed", undefined);
+    expect(host.readSurface("r/box/worker", { kind: "sandbox", sandbox: "ws-a" })).toMatchObject({
+      turnId: "t1",
+    });
+    expect(host.readSurface("r/box/worker", INSTANCE_CALLER).iid).toBe("r/box/worker");
+    expect(await codeOf(() => host.readSurface("r/box/worker", { kind: "sandbox", sandbox: "ws-b" }))).toBe(
+      "JR2_ERR_TURN_NOT_FOUND",
+    );
+    expect(
+      await codeOf(
+        host.deliverPick(
+          "r/box/worker",
+          { kind: "sandbox", sandbox: "ws-b" },
+          { name: "finish", toolCallId: "z" },
+        ),
+      ),
+    ).toBe("JR2_ERR_TURN_NOT_FOUND");
+    await host.close();
+  });
+
+  it("decides concurrent repeats of one toolCallId once: both get the same answer, the Machine sees one pick", async () => {
+    const host = createRunHost({ workflows: new Map([["flow", flow]]) });
+    const { runId } = await host.startRun("flow", { task: "t" });
+    const iid = host.getRun(runId).turns[0]!.iid;
+    const pick = { name: "note", arguments: {}, toolCallId: "dup" };
+    const [a, b] = await Promise.all([
+      host.deliverPick(iid, INSTANCE_CALLER, pick),
+      host.deliverPick(iid, INSTANCE_CALLER, pick),
+    ]);
+    expect(a).toEqual(b);
+    expect((host.getRun(runId).context as { notes: number }).notes).toBe(1);
+    await host.close();
+  });
+
+  it("records status changes on the feed, with the state entered as value, and cancels", async () => {
+    const host = createRunHost({ workflows: new Map([["flow", flow]]) });
+    const { runId } = await host.startRun("flow", { task: "t" });
+    expect(await codeOf(host.startRun("flow", { task: 3 }))).toBe("JR2_ERR_RUN_INPUT_INVALID");
+    expect(await host.cancelRun(runId)).toEqual({ runId, status: "cancelled" });
+    expect(await codeOf(host.cancelRun(runId))).toBe("JR2_ERR_RUN_NOT_LIVE");
+    const statuses = host
+      .feedOf(runId)
+      .since()
+      .filter((e) => e.type === "status");
+    expect(statuses.map((e) => (e.type === "status" ? [e.status, e.value] : []))).toEqual([
+      ["running", { working: "idle" }],
+      ["cancelled", { working: "idle" }],
+    ]);
+    expect(host.registrations.ofRun(runId)).toEqual([]);
+    expect(host.listRuns("cancelled").map((r) => r.runId)).toEqual([runId]);
+    await host.close();
+  });
+
+  it("answers 503 on the agent routes once closing", async () => {
+    const host = createRunHost({ workflows: new Map([["flow", flow]]) });
+    const { runId } = await host.startRun("flow", { task: "t" });
+    const iid = host.getRun(runId).turns[0]!.iid;
+    await host.close();
+    expect(await codeOf(() => host.readSurface(iid, INSTANCE_CALLER))).toBe("JR2_ERR_SERVICE_STOPPING");
+  });
+});
