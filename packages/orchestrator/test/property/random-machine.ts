@@ -106,7 +106,7 @@ export function nodesOf(spec: StateSpec): Node[] {
     const node: Node = { spec: s, path, parent, children: [] };
     out.push(node);
     parent?.children.push(node);
-    s.children.forEach((c, i) => visit(c, [...path, `s${i}`], node));
+    for (const [i, c] of s.children.entries()) visit(c, [...path, `s${i}`], node);
   };
   visit(spec, [], undefined);
   return out;
