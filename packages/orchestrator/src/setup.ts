@@ -30,19 +30,22 @@ export interface Jr2SetupOptions {
   input?: z.ZodObject;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: authored configs are typed loosely on purpose (guards read event fields)
+// biome-ignore lint/suspicious/noExplicitAny: authored configs are typed loosely on purpose (guards read event fields).
+type Loose = any;
+
+/** The config `createMachine` takes: xstate's, with context and event fields typed loosely. */
 export type Jr2MachineConfig = MachineConfig<
-  any,
+  Loose,
   AnyEventObject,
-  any,
-  any,
-  any,
-  any,
-  any,
-  any,
-  any,
-  any,
-  any
+  Loose,
+  Loose,
+  Loose,
+  Loose,
+  Loose,
+  Loose,
+  Loose,
+  Loose,
+  Loose
 >;
 
 type Obj = Record<string, unknown>;
