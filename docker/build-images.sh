@@ -63,6 +63,8 @@ mkdir -p "$ctx/orchestrator/app" "$ctx/orchestrator/workflows" "$ctx/harness/app
 # --ignore-scripts: better-sqlite3 is compiled inside the image against its own Node.
 deploy() {
   (cd "$root" && pnpm --filter "$1" deploy --legacy --prod --prefer-offline --ignore-scripts "$2" >/dev/null)
+  # pnpm's bookkeeping names the staging path; dropping it keeps docker's layer cache valid.
+  rm -f "$2/node_modules/.modules.yaml" "$2/node_modules/.pnpm/lock.yaml"
 }
 log "staging production dependencies (pnpm deploy --prod) in $ctx"
 deploy @jr2/orchestrator "$ctx/orchestrator/app/orchestrator"
