@@ -12,6 +12,7 @@ import {
   coderRequests,
   edit,
   requestsOf,
+  system,
   TOOLS,
   task,
 } from "../fixtures/conversation.js";
@@ -124,7 +125,7 @@ describe("request n is a byte prefix of request n+1 (§10 definition, §10.2)", 
 });
 
 describe("the tools block across Submissions (§10.1)", () => {
-  const turn1 = body([coderHistory()[0] as object, task("Implement the feature.", "finish.")]);
+  const turn1 = body([system(), task("Implement the feature.", "finish.")]);
   const turn2 = body(coderHistory().slice(0, 8));
 
   it("accepts two Submissions with different Allowed picks and one tools block", () => {
