@@ -16,6 +16,11 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
   options,
 ) => {
   const { host } = options;
+  /** Open feed streams; ended when the app closes, so a live follower never holds shutdown. */
+  const streams = new Set<() => void>();
+  app.addHook("preClose", async () => {
+    for (const finish of [...streams]) finish();
+  });
 
   app.get(
     "/runs",
@@ -93,18 +98,24 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       let next = since + backlog.length;
       const heartbeat = setInterval(() => out.write(": keep-alive\n\n"), options.heartbeatMs ?? 15_000);
       heartbeat.unref();
+      let finished = false;
+      // Ends the stream once; also runs when the client goes away (the response closes).
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        streams.delete(finish);
+        clearInterval(heartbeat);
+        unsubscribe();
+        out.end();
+      };
       const unsubscribe = feed.subscribe((event) => {
         if (event.seq < next) return;
         next = event.seq + 1;
         write(event);
         if (event.type === "status" && event.status !== "running") finish();
       });
-      const finish = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-        out.end();
-      };
-      request.raw.on("close", finish);
+      streams.add(finish);
+      out.on("close", finish);
     },
   );
 };
