@@ -9,6 +9,8 @@ import type { TurnLedgerEntry } from "./turn-driver.js";
 export interface OpenGate {
   readonly id: string;
   readonly actor: AnyActorRef;
+  /** `acceptsNow` as last announced on the feed (JSON), or undefined before the first. */
+  announced?: string;
 }
 
 /** What a run needs from its host: the Turn mechanics and the clock. */

@@ -15,7 +15,7 @@ import {
   type WorkflowSummary,
 } from "@jr2/wire";
 import { type Logger, pino } from "pino";
-import type { AnyStateMachine, EventObject } from "xstate";
+import type { AnyActorRef, AnyStateMachine, EventObject } from "xstate";
 import { readAllowedPicks } from "./allowed-picks.js";
 import { type Caller, mayReach } from "./auth.js";
 import { decidePick } from "./delivery.js";
@@ -43,8 +43,8 @@ export interface RunHostOptions {
   workflows: WorkflowTable;
   /** pino logger; default silent. */
   logger?: Logger;
-  /** The clock; default `() => new Date()`. */
-  now?: () => Date;
+  /** The clock (feed and run times); default `() => new Date()`. */
+  clock?: () => Date;
   /** Stored pick answers (§4.3 check 0); default in memory. */
   pickAnswers?: PickAnswerStore;
   /** The live surfaces; default a fresh table. */
@@ -110,7 +110,7 @@ export interface RunHost {
  */
 export function createRunHost(options: RunHostOptions): RunHost {
   const log = options.logger ?? pino({ level: "silent" });
-  const now = options.now ?? (() => new Date());
+  const now = options.clock ?? (() => new Date());
   const pickAnswers = options.pickAnswers ?? createMemoryPickAnswerStore();
   const registrations = options.registrations ?? createRegistrationTable();
   const turnDriver = options.turnDriver ?? handPlayedTurnDriver;
@@ -212,6 +212,18 @@ export function createRunHost(options: RunHostOptions): RunHost {
     };
   }
 
+  /** After each settled burst: a `gate` feed event for each Gate that opened or whose acceptsNow changed. */
+  function announceGates(run: LiveRun): void {
+    if (run.status !== "running") return;
+    for (const gate of run.gates.values()) {
+      const reading = gateOf(gate.actor);
+      const key = JSON.stringify(reading.acceptsNow);
+      if (gate.announced === key) continue;
+      gate.announced = key;
+      run.feed.append({ type: "gate", gate: reading });
+    }
+  }
+
   async function decideAndDeliver(registration: Registration, pick: PickRequest): Promise<PickAnswer> {
     const run = runOf(registration.runId);
     const decision = decidePick(registration.turnActor, { name: pick.name, arguments: pick.arguments });
@@ -286,7 +298,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
         machine: options.workflows.get(workflow)!,
         input: parsedInput,
         log,
-        hooks: { startTurn, settled: () => {}, now },
+        hooks: { startTurn, settled: announceGates, now },
       });
       runs.set(runId, run);
       log.info({ runId, workflow }, "run started");
@@ -381,16 +393,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
 
     listGates(runId) {
       const run = runOf(runId);
-      return [...run.gates.values()].map((gate) => {
-        const reading = readGate(gate.actor);
-        return {
-          id: reading.id,
-          path: reading.path,
-          accepts: reading.accepts,
-          acceptsNow: reading.acceptsNow,
-          meta: toJson(reading.meta),
-        };
-      });
+      return [...run.gates.values()].map((gate) => gateOf(gate.actor));
     },
 
     async sendGateEvent(runId, gateId, body) {
@@ -423,6 +426,18 @@ export function createRunHost(options: RunHostOptions): RunHost {
     },
   };
   return host;
+}
+
+/** A Gate as the wire carries it (meta made JSON-safe). */
+function gateOf(actor: AnyActorRef): Gate {
+  const reading = readGate(actor);
+  return {
+    id: reading.id,
+    path: reading.path,
+    accepts: reading.accepts,
+    acceptsNow: reading.acceptsNow,
+    meta: toJson(reading.meta),
+  };
 }
 
 /** The one terminal fault event of a Turn (§5.6), stamped with the Agent's sender (§3.6). */

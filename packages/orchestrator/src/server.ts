@@ -30,8 +30,8 @@ export interface OrchestratorOptions {
   auth: AuthKeys;
   /** pino logger, shared by Fastify and the run host; default silent. */
   logger?: Logger;
-  /** The clock; default `() => new Date()`. */
-  now?: () => Date;
+  /** The clock (feed and run times); default `() => new Date()`. */
+  clock?: () => Date;
   /** Stored pick answers (§4.3 check 0); default in memory. */
   pickAnswers?: PickAnswerStore;
   /** Runs each registered Turn; default hand-played (`--harness none`). */
@@ -71,7 +71,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
     createRunHost({
       workflows: options.workflows ?? new Map(),
       logger,
-      ...(options.now ? { now: options.now } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
       ...(options.pickAnswers ? { pickAnswers: options.pickAnswers } : {}),
       ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
     });

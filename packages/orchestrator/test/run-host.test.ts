@@ -204,7 +204,8 @@ describe("the run host", () => {
   });
 
   it("records status changes on the feed, with the state entered as value, and cancels", async () => {
-    const host = createRunHost({ workflows: new Map([["flow", flow]]) });
+    const at = new Date("2030-01-02T03:04:05.000Z");
+    const host = createRunHost({ workflows: new Map([["flow", flow]]), clock: () => at });
     const { runId } = await host.startRun("flow", { task: "t" });
     expect(await codeOf(host.startRun("flow", { task: 3 }))).toBe("JR2_ERR_RUN_INPUT_INVALID");
     expect(await host.cancelRun(runId)).toEqual({ runId, status: "cancelled" });
@@ -218,7 +219,30 @@ describe("the run host", () => {
       ["cancelled", { working: "idle" }],
     ]);
     expect(host.registrations.ofRun(runId)).toEqual([]);
-    expect(host.listRuns("cancelled").map((r) => r.runId)).toEqual([runId]);
+    expect(host.listRuns("cancelled")).toEqual([
+      { runId, workflow: "flow", status: "cancelled", updatedAt: at.toISOString() },
+    ]);
+    expect(statuses.every((e) => e.at === at.toISOString())).toBe(true);
+    await host.close();
+  });
+
+  it("announces a Gate on the feed, with its acceptsNow, once it opened", async () => {
+    const host = createRunHost({ workflows: new Map([["flow", flow]]) });
+    const { runId } = await host.startRun("flow", { task: "t" });
+    const iid = host.getRun(runId).turns[0]!.iid;
+    await host.deliverPick(iid, INSTANCE_CALLER, { name: "note", arguments: {}, toolCallId: "1" });
+    await host.deliverPick(iid, INSTANCE_CALLER, {
+      name: "finish",
+      arguments: { summary: "s" },
+      toolCallId: "2",
+    });
+    // Settled notifications run one event-loop turn after the burst.
+    await new Promise((resolve) => setImmediate(resolve));
+    const gates = host
+      .feedOf(runId)
+      .since()
+      .flatMap((e) => (e.type === "gate" ? [e.gate] : []));
+    expect(gates).toEqual([expect.objectContaining({ id: "review_gate", acceptsNow: ["reject"] })]);
     await host.close();
   });
 
