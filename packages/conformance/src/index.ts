@@ -37,6 +37,16 @@ export type { RecordedRequest } from "./recordings.js";
 export { conversationOf, modelsOf } from "./recordings.js";
 export type { ChatMessage, RequestBody } from "./request-body.js";
 export { readRequestBody } from "./request-body.js";
+export type { ModelEntry, Stack, StackOptions, TargetKind } from "./targets.js";
+export {
+  BINARIES,
+  DEFAULT_IMAGES,
+  freePort,
+  missingBinaries,
+  sandboxToken,
+  startStack,
+  targetFromEnv,
+} from "./targets.js";
 export {
   lastAllowedList,
   NOT_ALLOWED_TAIL,
