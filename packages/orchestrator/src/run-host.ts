@@ -15,14 +15,14 @@ import {
   type WorkflowSummary,
 } from "@jr2/wire";
 import { type Logger, pino } from "pino";
-import type { AnyActorRef, AnyStateMachine, EventObject } from "xstate";
+import type { AnyActorRef, AnyStateMachine } from "xstate";
 import { readAllowedPicks } from "./allowed-picks.js";
 import { type Caller, mayReach } from "./auth.js";
 import { decidePick } from "./delivery.js";
 import type { RunFeed } from "./feed.js";
-import { decideGateEvent, readGate } from "./gates.js";
+import { decideGateEvent } from "./gates.js";
 import { LiveRun } from "./live-run.js";
-import { type MachineInfo, machineInfoOf, menuOfTurn, turnSeatOf } from "./menu.js";
+import { type MachineInfo, machineInfoOf } from "./menu.js";
 import {
   createMemoryPickAnswerStore,
   createRegistrationTable,
@@ -32,8 +32,9 @@ import {
   type RegistrationTable,
 } from "./registration-table.js";
 import type { TurnStart } from "./run-binding.js";
-import { type Sender, stampSender } from "./sender.js";
-import { handPlayedTurnDriver, type TurnContext, type TurnDriver } from "./turn-driver.js";
+import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
+import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
+import { registerTurn } from "./turn-registration.js";
 
 /** The workflows a host serves: name → Machine (a module's base name, §4.1). */
 export type WorkflowTable = ReadonlyMap<string, AnyStateMachine>;
@@ -149,68 +150,18 @@ export function createRunHost(options: RunHostOptions): RunHost {
   const allowedOf = (registration: Registration): string[] =>
     registrations.get(registration.iid) === registration ? readAllowedPicks(registration.turnActor) : [];
 
-  function startTurn(run: LiveRun, turn: TurnStart): () => void {
-    const statePath = turnSeatOf(turn.self)?.seat.statePath ?? "";
-    const agent = turn.input.agentName;
-    const registration: Registration = {
-      iid: turn.input.iid,
-      runId: run.runId,
-      agent,
-      turnId: turn.input.turnId,
-      scope: turn.input.sandbox ?? INSTANCE_SCOPE,
-      turnActor: turn.self,
-      statePath,
-      menu: menuOfTurn(turn.self),
-      input: turn.input,
-      definition: turn.definition,
-    };
-    const child = `${statePath}#${agent}`;
-    const sender: Sender = { kind: "agent", name: agent, iid: turn.input.iid };
-    const turnLog = log.child({ runId: run.runId, agent, state: statePath });
-    const registered = registrations.register(registration);
-    if (!registered.ok) {
-      turnLog.warn({ code: "conflict" }, registered.reason);
-      run.feed.append({ type: "fault", child, reason: registered.reason });
-      turn.sendBack(agentFault(sender, "conflict", registered.reason));
-      return () => {};
-    }
-    scopeOfIid.set(registration.iid, registration.scope);
-    turnLog.info({ turnId: registration.turnId }, "Turn registered");
-    const context: TurnContext = {
-      runId: run.runId,
-      registration,
+  const startTurn = (run: LiveRun, turn: TurnStart) =>
+    registerTurn(
+      {
+        registrations,
+        turnDriver,
+        log,
+        allowedOf,
+        rememberScope: (iid, scope) => scopeOfIid.set(iid, scope),
+      },
+      run,
       turn,
-      allowed: () => allowedOf(registration),
-      isOpen: () => registrations.get(registration.iid) === registration,
-      watch: (onChange) => run.watch(onChange),
-      telemetry: (event) => run.feed.append({ ...event, child } as never),
-      fault: (reason) => turn.sendBack(agentFault(sender, reason)),
-      ledgerRead: (iid) => run.ledger.get(iid),
-      ledgerWrite: async (iid, entry) => {
-        run.ledger.set(iid, entry);
-      },
-      bumpEpoch: (address) => {
-        const next = (run.epochs.get(address) ?? 0) + 1;
-        run.epochs.set(address, next);
-        return next;
-      },
-      log: turnLog,
-    };
-    let stopDriver: () => void = () => {};
-    try {
-      stopDriver = turnDriver.start(context);
-    } catch (error) {
-      turnLog.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
-    }
-    return () => {
-      try {
-        stopDriver();
-      } finally {
-        registrations.deregister(registration);
-        turnLog.info({ turnId: registration.turnId }, "Turn ended");
-      }
-    };
-  }
+    );
 
   /** After each settled burst: a `gate` feed event for each Gate that opened or whose acceptsNow changed. */
   function announceGates(run: LiveRun): void {
@@ -307,35 +258,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
       return { runId };
     },
 
-    getRun(runId) {
-      const run = runOf(runId);
-      const snapshot = run.actor.getSnapshot() as { value?: unknown; context?: unknown };
-      return {
-        runId,
-        workflow: run.workflow,
-        status: run.status,
-        value: toJson(snapshot.value ?? null),
-        context: toJson(snapshot.context ?? null),
-        gates: run.status === "running" ? host.listGates(runId) : [],
-        turns: registrations
-          .ofRun(runId)
-          .map((r) => ({ iid: r.iid, agent: r.agent, state: r.statePath, turnId: r.turnId })),
-        usage: usageOf(run.feed),
-        ...(run.fault ? { fault: run.fault } : {}),
-        updatedAt: run.updatedAt.toISOString(),
-      };
-    },
+    getRun: (runId) => runDetailOf(runOf(runId), registrations.ofRun(runId)),
 
     listRuns: (status) =>
       [...runs.values()]
         .filter((run) => status === undefined || run.status === status)
         .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
-        .map((run) => ({
-          runId: run.runId,
-          workflow: run.workflow,
-          status: run.status,
-          updatedAt: run.updatedAt.toISOString(),
-        })),
+        .map(runSummaryOf),
 
     feedOf: (runId) => runOf(runId).feed,
 
@@ -426,51 +355,4 @@ export function createRunHost(options: RunHostOptions): RunHost {
     },
   };
   return host;
-}
-
-/** A Gate as the wire carries it (meta made JSON-safe). */
-function gateOf(actor: AnyActorRef): Gate {
-  const reading = readGate(actor);
-  return {
-    id: reading.id,
-    path: reading.path,
-    accepts: reading.accepts,
-    acceptsNow: reading.acceptsNow,
-    meta: toJson(reading.meta),
-  };
-}
-
-/** The one terminal fault event of a Turn (§5.6), stamped with the Agent's sender (§3.6). */
-function agentFault(sender: Sender, reason: string, detail?: string): EventObject {
-  return stampSender("agent.fault", detail === undefined ? { reason } : { reason, detail }, sender);
-}
-
-function usageOf(feed: RunFeed): UsageTotals {
-  const totals = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
-  for (const event of feed.since()) {
-    if (event.type !== "usage") continue;
-    totals.promptTokens += event.promptTokens;
-    totals.cachedTokens += event.cachedTokens;
-    totals.completionTokens += event.completionTokens;
-  }
-  return totals;
-}
-
-/** A JSON-safe copy: context may hold actor refs or cycles, which must not break an answer. */
-function toJson(value: unknown): unknown {
-  const seen = new WeakSet<object>();
-  try {
-    const text = JSON.stringify(value, (_key, v: unknown) => {
-      if (typeof v === "object" && v !== null) {
-        if (seen.has(v)) return "[circular]";
-        seen.add(v);
-        if (typeof (v as { send?: unknown }).send === "function" && "sessionId" in v)
-          return `[actor ${(v as { id?: string }).id}]`;
-      }
-      return typeof v === "function" || typeof v === "bigint" ? String(v) : v;
-    });
-    return text === undefined ? null : JSON.parse(text);
-  } catch {
-    return null;
-  }
 }

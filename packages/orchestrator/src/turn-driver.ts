@@ -25,7 +25,7 @@ export interface TurnLedgerEntry {
  */
 export interface TurnContext {
   readonly runId: string;
-  /** The Turn's registration (its identity is the Turn's, §4.3). */
+  /** The Turn's live registration (its identity is the Turn's, §4.3); a new one after `reseat`. */
   readonly registration: Registration;
   /** What the Agent slot handed over: self, finalized input, definition, sendBack. */
   readonly turn: TurnStart;
@@ -40,13 +40,24 @@ export interface TurnContext {
   watch(onChange: () => void): () => void;
   /** Appends Turn telemetry to the run feed, as `<state path>#<agent>` (never the iid). */
   telemetry(event: TurnTelemetry): void;
-  /** Ends the Turn for the workflow: sends `agent.fault { reason }` to the invoker. */
-  fault(reason: string): void;
+  /**
+   * Ends the Turn for the workflow: sends `agent.fault { reason, detail? }`, stamped with the
+   * Agent's sender, to the invoker.
+   */
+  fault(reason: string, detail?: string): void;
   /** The run's ledger of admissions by iid (§5.4); in memory until the durability issue. */
   ledgerRead(iid: string): TurnLedgerEntry | undefined;
   ledgerWrite(iid: string, entry: TurnLedgerEntry): Promise<void>;
   /** Bumps the epoch of a continued conversation address after a terminal fault (§5.3). */
   bumpEpoch(address: string): number;
+  /**
+   * The conversation was lost (a Harness answered 404): moves this Turn to a new conversation
+   * — the next epoch of a continued address, or a fresh `/<8 hex>` — re-registering it there
+   * (`registration` then reads the new one). Returns the new iid (the old one if the new
+   * address is live already).
+   * @see SPEC §5.3, §5.6
+   */
+  reseat(): string;
   /** A pino child logger carrying runId, agent and the invoking state. */
   readonly log: Logger;
 }

@@ -246,6 +246,38 @@ describe("the run host", () => {
     await host.close();
   });
 
+  it("reseats a lost continued conversation on its next epoch: the surface moves, the old iid is gone", async () => {
+    const machine = jr2Setup({ events: [finish], actors: { worker: worker() } }).createMachine({
+      id: "cont",
+      initial: "working",
+      states: {
+        working: {
+          invoke: { src: "worker", input: { prompt: "p", continue: true } },
+          on: { finish: "done", "agent.fault": "done" },
+        },
+        done: { type: "final" },
+      },
+    });
+    const { driver, turns } = recordingDriver();
+    const host = createRunHost({ workflows: new Map([["cont", machine]]), turnDriver: driver });
+    const { runId } = await host.startRun("cont", undefined);
+    const context = turns[0]!.context;
+    const before = context.registration;
+    expect(before.iid).toBe(`${runId}/worker`);
+
+    const iid = context.reseat();
+    expect(iid).toBe(`${runId}/worker/1`);
+    expect(context.registration).not.toBe(before);
+    expect(context.isOpen()).toBe(true);
+    expect(host.readSurface(iid, INSTANCE_CALLER).allowed).toEqual(["finish"]);
+    expect(await codeOf(() => host.readSurface(before.iid, INSTANCE_CALLER))).toBe("JR2_ERR_TURN_NOT_FOUND");
+
+    const answer = await host.deliverPick(iid, INSTANCE_CALLER, { name: "finish", toolCallId: "r" });
+    expect(answer).toMatchObject({ delivered: true, turnComplete: true });
+    expect(host.registrations.get(iid)).toBeUndefined();
+    await host.close();
+  });
+
   it("answers 503 on the agent routes once closing", async () => {
     const host = createRunHost({ workflows: new Map([["flow", flow]]) });
     const { runId } = await host.startRun("flow", { task: "t" });

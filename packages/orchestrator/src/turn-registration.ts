@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { EventObject } from "xstate";
+import type { LiveRun } from "./live-run.js";
+import { menuOfTurn, turnSeatOf } from "./menu.js";
+import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "./registration-table.js";
+import type { TurnStart } from "./run-binding.js";
+import { type Sender, stampSender } from "./sender.js";
+import type { TurnContext, TurnDriver } from "./turn-driver.js";
+import { actorPathOf, parentOf } from "./xstate-adapter.js";
+
+/** What registering a Turn needs from its host. */
+export interface TurnRegistrationDeps {
+  registrations: RegistrationTable;
+  turnDriver: TurnDriver;
+  log: Logger;
+  /** The Allowed picks of a registration now (`[]` once it is not the live one). */
+  allowedOf(registration: Registration): string[];
+  /** Records the scope of an iid for the life of the host (stored answers, ADR-0051). */
+  rememberScope(iid: string, scope: string): void;
+}
+
+/**
+ * The run binding's `startTurn` (§5.1): registers the Turn's surface (one live surface per
+ * address, §5.3), hands it to the Turn driver, and returns the stop the Agent slot calls when
+ * its state exits — the driver's stop, then deregistration of this very registration.
+ * A second live registration of one iid is refused: that invocation gets
+ * `agent.fault { reason: "conflict", detail }` naming both states. Never throws.
+ * @see SPEC §4.3 (turnComplete by identity), §4.4 (scope), §5.1, §5.3; ADR-0050, ADR-0051
+ */
+export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: TurnStart): () => void {
+  const { registrations } = deps;
+  const statePath = turnSeatOf(turn.self)?.seat.statePath ?? "";
+  const agent = turn.input.agentName;
+  const child = `${statePath}#${agent}`;
+  const log = deps.log.child({ runId: run.runId, agent, state: statePath });
+  const registrationAt = (iid: string): Registration => ({
+    iid,
+    runId: run.runId,
+    agent,
+    turnId: turn.input.turnId,
+    scope: turn.input.sandbox ?? INSTANCE_SCOPE,
+    turnActor: turn.self,
+    statePath,
+    menu: menuOfTurn(turn.self),
+    input: turn.input,
+    definition: turn.definition,
+  });
+  const fault = (iid: string, reason: string, detail?: string) => {
+    const sender: Sender = { kind: "agent", name: agent, iid };
+    turn.sendBack(
+      stampSender(
+        "agent.fault",
+        detail === undefined ? { reason } : { reason, detail },
+        sender,
+      ) as EventObject,
+    );
+  };
+
+  let current = registrationAt(turn.input.iid);
+  const first = registrations.register(current);
+  if (!first.ok) {
+    log.warn({ code: "conflict" }, first.reason);
+    run.feed.append({ type: "fault", child, reason: first.reason });
+    fault(current.iid, "conflict", first.reason);
+    return () => {};
+  }
+  deps.rememberScope(current.iid, current.scope);
+  log.info({ turnId: current.turnId }, "Turn registered");
+
+  const bumpEpoch = (address: string): number => {
+    const next = (run.epochs.get(address) ?? 0) + 1;
+    run.epochs.set(address, next);
+    return next;
+  };
+  const context: TurnContext = {
+    runId: run.runId,
+    get registration() {
+      return current;
+    },
+    turn,
+    allowed: () => deps.allowedOf(current),
+    isOpen: () => registrations.get(current.iid) === current,
+    watch: (onChange) => run.watch(onChange),
+    telemetry: (event) => run.feed.append({ ...event, child } as never),
+    fault: (reason, detail) => fault(current.iid, reason, detail),
+    ledgerRead: (iid) => run.ledger.get(iid),
+    ledgerWrite: async (iid, entry) => {
+      run.ledger.set(iid, entry);
+    },
+    bumpEpoch,
+    reseat() {
+      const address = addressOf(run.runId, turn);
+      const iid = turn.input.continuation
+        ? `${address}/${bumpEpoch(address)}`
+        : `${address}/${randomBytes(4).toString("hex")}`;
+      const next = registrationAt(iid);
+      const moved = registrations.register(next);
+      if (!moved.ok) return current.iid;
+      registrations.deregister(current);
+      current = next;
+      deps.rememberScope(iid, next.scope);
+      log.info({ turnId: next.turnId }, "Turn reseated on a new conversation");
+      return iid;
+    },
+    log,
+  };
+  let stopDriver: () => void = () => {};
+  try {
+    stopDriver = deps.turnDriver.start(context);
+  } catch (error) {
+    log.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
+  }
+  return () => {
+    try {
+      stopDriver();
+    } catch (error) {
+      log.error({ err: error }, "the Turn driver threw on stop");
+    } finally {
+      registrations.deregister(current);
+      log.info({ turnId: current.turnId }, "Turn ended");
+    }
+  };
+}
+
+/** A continued conversation's address, `<runId>/<invoker's actor path>/<agent>`, as the mapper mints it (§5.3). */
+function addressOf(runId: string, turn: TurnStart): string {
+  const invoker = parentOf(turn.self);
+  return [runId, invoker ? actorPathOf(invoker) : "", turn.input.agentName]
+    .filter((p) => p.length > 0)
+    .join("/");
+}
