@@ -10,12 +10,11 @@ import {
   type RunStatus,
   type RunSummary,
   type Surface,
-  type UsageTotals,
   type WorkflowMenu,
   type WorkflowSummary,
 } from "@jr2/wire";
 import { type Logger, pino } from "pino";
-import type { AnyActorRef, AnyStateMachine } from "xstate";
+import type { AnyStateMachine } from "xstate";
 import { readAllowedPicks } from "./allowed-picks.js";
 import { type Caller, mayReach } from "./auth.js";
 import { decidePick } from "./delivery.js";
@@ -26,7 +25,6 @@ import { type MachineInfo, machineInfoOf } from "./menu.js";
 import {
   createMemoryPickAnswerStore,
   createRegistrationTable,
-  INSTANCE_SCOPE,
   type PickAnswerStore,
   type Registration,
   type RegistrationTable,
