@@ -12,7 +12,11 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/test/**/*.test.ts"],
-          exclude: ["packages/*/test/integration/**", "packages/conformance/**", "**/node_modules/**"],
+          exclude: [
+            "packages/*/test/integration/**",
+            "packages/conformance/test/*.test.ts",
+            "**/node_modules/**",
+          ],
           testTimeout: 20_000,
         },
       },
@@ -31,7 +35,8 @@ export default defineConfig({
         ...shared,
         test: {
           name: "conformance",
-          include: ["packages/conformance/test/**/*.test.ts"],
+          // The tier's pure assertions (test/unit) run with the unit tests.
+          include: ["packages/conformance/test/*.test.ts"],
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 300_000,
