@@ -112,7 +112,12 @@ describe("the run host", () => {
             a: {
               invoke: { src: "worker", input: { prompt: "left", continue: true } },
               // Both regions hear every agent.fault; only the right one takes the conflict.
-              on: { "agent.fault": { guard: ({ event }) => event.reason !== "conflict", target: "faulted" } },
+              on: {
+                "agent.fault": {
+                  guard: ({ event }: { event: { reason?: string } }) => event.reason !== "conflict",
+                  target: "faulted",
+                },
+              },
             },
             faulted: {},
           },
