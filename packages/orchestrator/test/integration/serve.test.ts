@@ -83,6 +83,16 @@ describe("jr2 serve --harness none (the built binary)", () => {
     expect(await answer.json()).toEqual({ delivered: true, moved: true, turnComplete: true, allowed: [] });
   });
 
+  it("jr2 menu prints each Agent's Menu and each state's derived set of a workflow file", () => {
+    const out = execFileSync(process.execPath, [bin, "menu", "examples/workflows/review.ts"], {
+      cwd: repoDir,
+    }).toString();
+    expect(out).toContain("Agent coder");
+    expect(out).toContain("Menu: dispute, finish");
+    expect(out).toMatch(/fix: dispute, finish/);
+    expect(out).toContain("Menu: approve, request_changes");
+  });
+
   it("refuses to start with a well-known instance token, naming the setting", async () => {
     await expect(serve({ JR2_INSTANCE_TOKEN: "changeme" })).rejects.toThrow(
       /JR2_ERR_CONFIG_INVALID.*JR2_INSTANCE_TOKEN/,
