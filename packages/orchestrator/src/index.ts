@@ -43,12 +43,16 @@ export type { RunningOrchestrator } from "./main.js";
 export { startOrchestrator } from "./main.js";
 export type {
   PickAnswerStore,
+  RegisterResult,
   Registration,
   RegistrationScope,
   RegistrationTable,
-  RegisterResult,
 } from "./registration-table.js";
-export { createMemoryPickAnswerStore, createRegistrationTable, INSTANCE_SCOPE } from "./registration-table.js";
+export {
+  createMemoryPickAnswerStore,
+  createRegistrationTable,
+  INSTANCE_SCOPE,
+} from "./registration-table.js";
 export type { RunHost, RunHostOptions, WorkflowTable } from "./run-host.js";
 export { createRunHost } from "./run-host.js";
 export type { OrchestratorOptions } from "./server.js";
