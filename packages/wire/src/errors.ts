@@ -87,7 +87,7 @@ export const errorCodes = {
   JR2_ERR_SETUP_AGENT_FAULT_UNROUTED: {
     status: 500,
     message:
-      "state `{state}` invokes Agent `{agent}` but neither it nor an ancestor routes `agent.fault`; add `\"agent.fault\": <target>` to its `on`",
+      'state `{state}` invokes Agent `{agent}` but neither it nor an ancestor routes `agent.fault`; add `"agent.fault": <target>` to its `on`',
   },
   JR2_ERR_SETUP_INVOKE_CONFLICT: {
     status: 500,
@@ -96,7 +96,8 @@ export const errorCodes = {
   },
   JR2_ERR_SETUP_TURN_INPUT_KEY: {
     status: 500,
-    message: "unknown Turn input key `{key}` for Agent `{agent}` in state `{state}`; accepted keys: {accepted}",
+    message:
+      "unknown Turn input key `{key}` for Agent `{agent}` in state `{state}`; accepted keys: {accepted}",
   },
   JR2_ERR_SETUP_TURN_INPUT_INVALID: {
     status: 500,

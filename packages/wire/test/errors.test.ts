@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { Jr2Error, errorCodeList, errorCodes } from "../src/index.js";
+import { errorCodeList, errorCodes, Jr2Error } from "../src/index.js";
 
 const docPath = fileURLToPath(new URL("../../../docs/reference/errors.md", import.meta.url));
 
@@ -21,12 +21,17 @@ describe("the error-code table", () => {
     expect(missingFromDoc, "codes missing from docs/reference/errors.md").toEqual([]);
     expect(unknownInDoc, "codes in docs/reference/errors.md not in the table").toEqual([]);
     for (const code of errorCodeList) {
-      expect(doc, `${code} row states its status`).toMatch(new RegExp(`\`${code}\` \\| ${errorCodes[code].status} `));
+      expect(doc, `${code} row states its status`).toMatch(
+        new RegExp(`\`${code}\` \\| ${errorCodes[code].status} `),
+      );
     }
   });
 
   it("names the offending value in the message and keeps the fields on the body", () => {
-    const err = new Jr2Error("JR2_ERR_WORKFLOW_NOT_FOUND", { workflow: "reveiw", known: ["review", "triage"] });
+    const err = new Jr2Error("JR2_ERR_WORKFLOW_NOT_FOUND", {
+      workflow: "reveiw",
+      known: ["review", "triage"],
+    });
     expect(err.statusCode).toBe(404);
     expect(err.toBody()).toEqual({
       error: "no workflow `reveiw`; known workflows: review, triage",

@@ -67,7 +67,9 @@ describe("readPickAnswer (§7.6)", () => {
 
   it("reads a refusal without delivered as not delivered, and an unknown refusal kind as none", () => {
     expect(readPickAnswer({ refusal: "busy", allowed: [] })?.delivered).toBe(false);
-    expect(readPickAnswer({ refusal: "quota", delivered: false, turnComplete: false })?.refusal).toBeUndefined();
+    expect(
+      readPickAnswer({ refusal: "quota", delivered: false, turnComplete: false })?.refusal,
+    ).toBeUndefined();
   });
 
   it("returns undefined for a non-object body", () => {
@@ -80,10 +82,12 @@ describe("readStreamEvent (§7.6)", () => {
     expect(readStreamEvent({ type: "reasoning-delta", text: "…" })).toBeUndefined();
   });
   it("reads a settlement", () => {
-    expect(readStreamEvent({ type: "submission-settled", submissionId: "s1", outcome: "completed" })).toEqual({
-      type: "submission-settled",
-      submissionId: "s1",
-      outcome: "completed",
-    });
+    expect(readStreamEvent({ type: "submission-settled", submissionId: "s1", outcome: "completed" })).toEqual(
+      {
+        type: "submission-settled",
+        submissionId: "s1",
+        outcome: "completed",
+      },
+    );
   });
 });
