@@ -9,7 +9,7 @@
 // Environment (all optional): JR2_MODELS (JSON model table; unset → model-sim), JR2_DATA_DIR
 // (default ./.data), JR2_PORT / JR2_HARNESS_PORT / JR2_SIM_PORT (7400 / 7401 / 7402).
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -134,8 +134,8 @@ try {
     JR2_ORCHESTRATOR_URL: urls.orchestrator,
     JR2_MODELS: models,
     JR2_HARNESS_TOKEN: harnessToken,
-    JR2_SANDBOX_KEY: sandboxKey,
-    JR2_HARNESS_WORK_DIR: join(dataDir, "work"),
+    // The instance Harness's token: a sandbox token for `instance` (SPEC §4.4).
+    JR2_SANDBOX_TOKEN: `instance.${createHmac("sha256", sandboxKey).update("instance").digest("hex")}`,
   });
   start("orchestrator", bins.orchestrator, ["serve"], {
     JR2_PORT: String(ports.orchestrator),

@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import type { PickAnswer, StreamEvent, SubmissionRequest, TolerantPickAnswer } from "@jr2/wire";
 import { decideBoundary, type LastRead } from "./between-steps.js";
 import { systemPrompt, turnPart, userMessageText } from "./briefing.js";
@@ -126,6 +127,8 @@ async function seatPhase(
 ): Promise<Seat> {
   if (slot.seat) return slot.seat;
   const cwd = req.definition.workspace === "none" ? undefined : req.cwd;
+  // The Harness creates a Turn's working directory on first admission (§5.2).
+  if (cwd !== undefined) await mkdir(cwd, { recursive: true });
   const working = cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd);
   const entry = deps.models[req.model ?? req.definition.model];
   slot.seat = createSeat({

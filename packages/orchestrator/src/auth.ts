@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { INSTANCE_SCOPE, type RegistrationScope } from "./registration-table.js";
+import type { RegistrationScope } from "./registration-table.js";
 
 /**
  * Who is calling, as its bearer token says (§4.4): the instance token (full trust: run and
@@ -61,12 +61,14 @@ export function checkBearer(header: string | undefined, keys: AuthKeys): TokenCh
 
 /**
  * May `caller` reach a registration of `scope`? The instance token reaches every scope; a
- * sandbox token only its own sandbox's — never `instance` (§4.4). A refused caller is answered
+ * sandbox token only its own sandbox's — `instance` included: that is the instance Harness's token (§4.4). A refused caller is answered
  * 404, as if the Turn did not exist.
  */
 export function mayReach(caller: Caller, scope: RegistrationScope): boolean {
   if (caller.kind === "instance") return true;
-  return scope !== INSTANCE_SCOPE && caller.sandbox === scope;
+  // The instance Harness's token is a sandbox token for `instance` (§4.4); an explicit-endpoint
+  // Turn (`explicit:<url>`) is reachable by the instance token alone.
+  return !scope.startsWith("explicit:") && caller.sandbox === scope;
 }
 
 function macOf(key: string, sandbox: string): string {

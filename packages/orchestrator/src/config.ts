@@ -13,6 +13,14 @@ export interface ServeConfig {
   workflowsDir: string;
   dataDir?: string;
   harness: HarnessChoice;
+  /** Root of per-run working directories on the Harness (`JR2_WORK_ROOT`, default `/work`). */
+  workRoot: string;
+  /** The sandbox name the static WorkspaceProvider answers (`JR2_WORKSPACE_SANDBOX`, default `instance`). */
+  workspaceSandbox: string;
+  /** Nudges and wakes per Turn (`JR2_NUDGE_BUDGET`, default 2, §5.7). */
+  nudgeBudget: number;
+  /** Wall-clock budget of a Turn in ms (`JR2_TURN_DEADLINE_MS`, default 60 min, §5.6). */
+  turnDeadlineMs: number;
   /** `--dev`: a well-known or empty instance token is accepted (never in a deployment). */
   dev: boolean;
   logLevel: string;
@@ -81,6 +89,13 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
         detail: `--harness \`${harnessText}\`: expected none or an http(s) URL`,
       });
     }
+    const harnessToken = env.JR2_HARNESS_TOKEN ?? "";
+    if (!dev && (harnessToken.length === 0 || WELL_KNOWN_TOKENS.has(harnessToken.toLowerCase()))) {
+      throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+        detail:
+          "JR2_HARNESS_TOKEN is empty or a well-known default; set the bearer the Harness expects (a long random value)",
+      });
+    }
     harness = {
       kind: "url",
       url: harnessText,
@@ -97,5 +112,19 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     harness,
     dev,
     logLevel: env.JR2_LOG_LEVEL ?? "info",
+    workRoot: env.JR2_WORK_ROOT ?? "/work",
+    workspaceSandbox: env.JR2_WORKSPACE_SANDBOX ?? "instance",
+    nudgeBudget: nonNegativeInt("JR2_NUDGE_BUDGET", env.JR2_NUDGE_BUDGET, 2),
+    turnDeadlineMs: nonNegativeInt("JR2_TURN_DEADLINE_MS", env.JR2_TURN_DEADLINE_MS, 60 * 60_000),
   };
+}
+
+function nonNegativeInt(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d+$/.test(text)) {
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: `${name} \`${text}\` is not a non-negative integer`,
+    });
+  }
+  return Number(text);
 }

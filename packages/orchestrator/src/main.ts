@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { ServeConfig } from "./config.js";
+import { createHarnessTurnDriver } from "./harness-turn-driver.js";
 import { createLogger } from "./logger.js";
+import { type PlacementOptions, staticWorkspaceProvider } from "./placement.js";
 import { buildOrchestrator } from "./server.js";
 import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
 import { loadWorkflows } from "./workflow-loader.js";
@@ -25,12 +27,24 @@ export async function startOrchestrator(
 ): Promise<RunningOrchestrator> {
   const logger = createLogger({ level: config.logLevel });
   const workflows = await loadWorkflows(config.workflowsDir);
-  if (config.harness.kind === "url" && !options.turnDriver) {
-    logger.warn(
-      { harness: config.harness.url },
-      "no Turn driver for a Harness URL is wired in this build; Turns register and are played by hand",
-    );
-  }
+  const harness = config.harness;
+  const turnDriver =
+    options.turnDriver ??
+    (harness.kind === "url"
+      ? createHarnessTurnDriver({
+          harnessToken: harness.token ?? "",
+          config: { nudgeBudget: config.nudgeBudget, deadlineMs: config.turnDeadlineMs },
+        })
+      : handPlayedTurnDriver);
+  const placement: PlacementOptions | undefined =
+    harness.kind === "url"
+      ? {
+          instanceHarnessUrl: harness.url,
+          provider: staticWorkspaceProvider(harness.url, config.workspaceSandbox),
+          workRoot: config.workRoot,
+          allowExplicitEndpoints: config.dev,
+        }
+      : undefined;
   const app = await buildOrchestrator({
     workflows,
     logger,
@@ -38,7 +52,8 @@ export async function startOrchestrator(
       instanceToken: config.instanceToken,
       ...(config.sandboxKey ? { sandboxKey: config.sandboxKey } : {}),
     },
-    turnDriver: options.turnDriver ?? handPlayedTurnDriver,
+    turnDriver,
+    ...(placement ? { placement } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

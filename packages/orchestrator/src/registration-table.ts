@@ -32,6 +32,10 @@ export interface Registration {
   readonly menu: readonly Tool[];
   readonly input: TurnInput;
   readonly definition: AgentDefinition;
+  /** Placement (§5.2): the Harness this Turn runs on; absent when played by hand. */
+  readonly harnessUrl?: string;
+  /** The Turn's working directory on that Harness (absent without Working tools). */
+  readonly cwd?: string;
 }
 
 /** What registering answered: the live registration, or the one already live at that iid. */

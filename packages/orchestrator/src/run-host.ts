@@ -22,6 +22,7 @@ import type { RunFeed } from "./feed.js";
 import { decideGateEvent } from "./gates.js";
 import { LiveRun } from "./live-run.js";
 import { type MachineInfo, machineInfoOf } from "./menu.js";
+import { type PlacementOptions, placeTurn } from "./placement.js";
 import {
   createMemoryPickAnswerStore,
   createRegistrationTable,
@@ -50,6 +51,8 @@ export interface RunHostOptions {
   registrations?: RegistrationTable;
   /** Runs each registered Turn's mechanics; default {@link handPlayedTurnDriver} (`--harness none`). */
   turnDriver?: TurnDriver;
+  /** Where Turns run (§5.2); absent: every Turn is played by hand in the instance scope. */
+  placement?: PlacementOptions;
   /** Mints run ids (no `/`); default `run-<12 hex>`. */
   mintRunId?: () => string;
 }
@@ -156,6 +159,12 @@ export function createRunHost(options: RunHostOptions): RunHost {
         log,
         allowedOf,
         rememberScope: (iid, scope) => scopeOfIid.set(iid, scope),
+        ...(options.placement
+          ? {
+              place: (runId: string, statePath: string, turn: TurnStart) =>
+                placeTurn(options.placement!, runId, statePath, turn),
+            }
+          : {}),
       },
       run,
       turn,

@@ -9,6 +9,7 @@ import {
 } from "fastify-type-provider-zod";
 import { type Logger, pino } from "pino";
 import type { AuthKeys } from "./auth.js";
+import type { PlacementOptions } from "./placement.js";
 import { authPlugin } from "./plugins/auth.js";
 import { errorsPlugin } from "./plugins/errors.js";
 import type { PickAnswerStore } from "./registration-table.js";
@@ -36,6 +37,8 @@ export interface OrchestratorOptions {
   pickAnswers?: PickAnswerStore;
   /** Runs each registered Turn; default hand-played (`--harness none`). */
   turnDriver?: TurnDriver;
+  /** Where Turns run (§5.2); absent: hand-played in the instance scope. */
+  placement?: PlacementOptions;
   /** Largest accepted request body in bytes; default 1 MiB (larger → 413). */
   bodyLimit?: number;
   /** Version reported by `/healthz`; default the package's. */
@@ -74,6 +77,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.pickAnswers ? { pickAnswers: options.pickAnswers } : {}),
       ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
+      ...(options.placement ? { placement: options.placement } : {}),
     });
   const app = Fastify({
     loggerInstance: logger,

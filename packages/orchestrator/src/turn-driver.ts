@@ -58,6 +58,8 @@ export interface TurnContext {
    * @see SPEC §5.3, §5.6
    */
   reseat(): string;
+  /** True while the host shuts down for its own reasons: stop must leave the Submission running (§5.1). */
+  shuttingDown?(): boolean;
   /** A pino child logger carrying runId, agent and the invoking state. */
   readonly log: Logger;
 }

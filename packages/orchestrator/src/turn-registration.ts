@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { EventObject } from "xstate";
 import type { LiveRun } from "./live-run.js";
 import { menuOfTurn, turnSeatOf } from "./menu.js";
+import type { Placement } from "./placement.js";
 import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "./registration-table.js";
 import type { TurnStart } from "./run-binding.js";
 import { type Sender, stampSender } from "./sender.js";
@@ -18,6 +19,8 @@ export interface TurnRegistrationDeps {
   allowedOf(registration: Registration): string[];
   /** Records the scope of an iid for the life of the host (stored answers, ADR-0051). */
   rememberScope(iid: string, scope: string): void;
+  /** Placement (§5.2); absent: every Turn is played by hand in the instance scope. */
+  place?(runId: string, statePath: string, turn: TurnStart): Placement;
 }
 
 /**
@@ -34,12 +37,36 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
   const agent = turn.input.agentName;
   const child = `${statePath}#${agent}`;
   const log = deps.log.child({ runId: run.runId, agent, state: statePath });
+  const placement: Placement = deps.place?.(run.runId, statePath, turn) ?? {
+    kind: "placed",
+    harnessUrl: "",
+    scope: turn.input.sandbox ?? INSTANCE_SCOPE,
+  };
+  if (placement.kind === "unplaced") {
+    // Fail loudly (§5.2): the workflow routes the fault; nothing is registered.
+    log.warn({ code: "placement" }, placement.reason);
+    run.feed.append({ type: "fault", child, reason: "placement" });
+    turn.sendBack(
+      stampSender(
+        "agent.fault",
+        { reason: "placement", detail: placement.reason },
+        {
+          kind: "agent",
+          name: agent,
+          iid: turn.input.iid,
+        },
+      ) as EventObject,
+    );
+    return () => {};
+  }
   const registrationAt = (iid: string): Registration => ({
     iid,
     runId: run.runId,
     agent,
     turnId: turn.input.turnId,
-    scope: turn.input.sandbox ?? INSTANCE_SCOPE,
+    scope: placement.scope,
+    ...(placement.harnessUrl ? { harnessUrl: placement.harnessUrl } : {}),
+    ...(placement.cwd ? { cwd: placement.cwd } : {}),
     turnActor: turn.self,
     statePath,
     menu: menuOfTurn(turn.self),

@@ -48,7 +48,9 @@ export function workspace(body: AnyStateMachine, options: { name?: string } = {}
     initial: "running",
     states: {
       running: {
+        // The registrar first: it must have recorded the handles before the body's Turns start.
         invoke: [
+          { id: "registrar", src: registrar, input: { name: options.name } },
           {
             id: "body",
             src: body,
@@ -60,7 +62,6 @@ export function workspace(body: AnyStateMachine, options: { name?: string } = {}
               },
             },
           },
-          { id: "registrar", src: registrar, input: { name: options.name } },
         ],
       },
       done: { type: "final" },

@@ -37,11 +37,14 @@ describe("bearer tokens (§4.4)", () => {
     });
   });
 
-  it("lets a sandbox reach only its own registrations, never instance-scoped ones", () => {
+  it("lets a sandbox reach only its own registrations; the instance Harness's token (sandbox `instance`) reaches instance-scoped ones; explicit endpoints only the instance token", () => {
     expect(mayReach(INSTANCE_CALLER, "instance")).toBe(true);
     expect(mayReach(INSTANCE_CALLER, "ws-1")).toBe(true);
     expect(mayReach({ kind: "sandbox", sandbox: "ws-1" }, "ws-1")).toBe(true);
     expect(mayReach({ kind: "sandbox", sandbox: "ws-1" }, "ws-2")).toBe(false);
-    expect(mayReach({ kind: "sandbox", sandbox: "instance" }, "instance")).toBe(false);
+    expect(mayReach({ kind: "sandbox", sandbox: "instance" }, "instance")).toBe(true);
+    expect(mayReach({ kind: "sandbox", sandbox: "ws-1" }, "instance")).toBe(false);
+    expect(mayReach({ kind: "sandbox", sandbox: "explicit:http://h" }, "explicit:http://h")).toBe(false);
+    expect(mayReach(INSTANCE_CALLER, "explicit:http://h")).toBe(true);
   });
 });

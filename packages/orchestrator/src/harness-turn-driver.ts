@@ -1,0 +1,82 @@
+import {
+  defaultTurnConfig,
+  startTurn,
+  type TurnConfig,
+  type TurnPorts,
+  type TurnTelemetry,
+} from "./agent-actor.js";
+import { createHarnessClient } from "./harness-client.js";
+import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
+import type { TurnTelemetry as FeedTelemetry, TurnDriver } from "./turn-driver.js";
+
+/** Settings of the Harness Turn driver. */
+export interface HarnessTurnDriverOptions {
+  /** The bearer the Orchestrator presents to every Harness (`JR2_HARNESS_TOKEN`, §4.4). */
+  harnessToken: string;
+  config?: Partial<TurnConfig>;
+  fetch?: typeof fetch;
+  /** Shared per-iid FIFO of outbound calls (§5.3); one per host. */
+  outbound?: OutboundQueues;
+}
+
+/**
+ * The TurnDriver that runs each registered Turn on its Harness (SPEC §5): the registration
+ * carries the placement (Harness URL, cwd); {@link startTurn} does the mechanics. A Turn whose
+ * registration has no Harness is left to be played by hand.
+ * @see SPEC §5.1–§5.7
+ */
+export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): TurnDriver {
+  const outbound = options.outbound ?? createOutboundQueues();
+  const config: TurnConfig = { ...defaultTurnConfig, ...options.config };
+  return {
+    start(context) {
+      const { registration, turn } = context;
+      if (!registration.harnessUrl) {
+        context.log.warn("Turn has no Harness; it is played by hand");
+        return () => {};
+      }
+      const client = createHarnessClient(
+        { url: registration.harnessUrl, token: options.harnessToken },
+        options.fetch,
+      );
+      const ports: TurnPorts = {
+        input: { ...turn.input, iid: registration.iid },
+        definition: turn.definition,
+        client,
+        ...(registration.cwd ? { cwd: registration.cwd } : {}),
+        outbound,
+        config,
+        allowed: () => context.allowed(),
+        isOpen: () => context.isOpen(),
+        watch: (onChange) => context.watch(onChange),
+        ledgerRead: (iid) => context.ledgerRead(iid),
+        ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
+        reseat: () => context.reseat(),
+        telemetry: (event) => context.telemetry(toFeed(event, turn.input.agentName)),
+        fault: (reason, detail) => context.fault(reason, detail),
+        log: (level, msg, fields) => context.log[level](fields ?? {}, msg),
+        setTimeout: (fn, ms) => setTimeout(fn, ms),
+        clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+        random: Math.random,
+      };
+      const handle = startTurn(ports);
+      return () => handle.stop({ shutdown: context.shuttingDown?.() === true });
+    },
+  };
+}
+
+/** Maps the mechanics' telemetry onto run-feed entries (the host adds `child`; no iids, §5.6). */
+function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
+  switch (event.type) {
+    case "admission":
+      return { type: "admission", agent, kind: event.kind, allowed: event.allowed };
+    case "pick":
+      return { type: "pick", agent, name: event.name, answer: event.answer };
+    case "usage":
+      return event;
+    case "retry":
+      return event;
+    case "fault":
+      return { type: "fault", reason: event.reason };
+  }
+}
