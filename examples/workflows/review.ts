@@ -42,13 +42,14 @@ const reject = defineEvent({
 const body = jr2Setup({
   events: [finish, dispute, approve, request_changes],
   actors: {
+    // Model names are logical: the Harness's model table (JR2_MODELS) maps each to an endpoint.
     coder: agent({
-      model: "qwen3",
+      model: "coder",
       instructions: "You implement changes in the repository.",
       workspace: "write",
     }),
     reviewer: agent({
-      model: "qwen3",
+      model: "reviewer",
       instructions: "You review the diff in the repository.",
       workspace: "read",
     }),
@@ -91,7 +92,7 @@ const body = jr2Setup({
 export const machine = jr2Setup({
   events: [merge, reject],
   actors: { work: workspace(body, { name: "review" }) },
-  input: z.object({ task: z.string().min(1) }),
+  input: z.object({ task: z.string().min(1).default("a hello() function in hello.js that returns a greeting") }),
 }).createMachine({
   id: "review",
   context: ({ input }: { input: { task: string } }) => ({ task: input.task, outcome: "" }),

@@ -28,14 +28,14 @@ const confirm = defineEvent({
 export const machine = jr2Setup({
   events: [assignIssue, close, confirm],
   actors: {
-    triager: agent({ model: "qwen3", instructions: "You triage issue reports.", workspace: "none" }),
+    triager: agent({ model: "triager", instructions: "You triage issue reports.", workspace: "none" }),
   },
   guards: {
     confirmed: ({ context }: { context: { confirmed: boolean } }) => context.confirmed,
     namesSeverity: ({ context, event }: { context: { confirmed: boolean }; event: { severity?: string } }) =>
       context.confirmed && event.severity !== undefined,
   },
-  input: z.object({ report: z.string().min(1) }),
+  input: z.object({ report: z.string().min(1).default("The login page shows a blank screen after the last deploy.") }),
 }).createMachine({
   id: "triage",
   type: "parallel",
