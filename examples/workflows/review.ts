@@ -71,7 +71,11 @@ const body = jr2Setup({
       on: { finish: "review", "agent.fault": "failed" },
     },
     review: {
-      invoke: { src: "reviewer", input: { prompt: "Review the change in the working directory." } },
+      // The reviewer continues its conversation too: a second review sees the first.
+      invoke: {
+        src: "reviewer",
+        input: { prompt: "Review the change in the working directory.", continue: true },
+      },
       on: {
         approve: "approved",
         request_changes: { guard: "hasComments", target: "fix" },
@@ -85,14 +89,17 @@ const body = jr2Setup({
     approved: { type: "final", output: { outcome: "approved" } },
     failed: { type: "final", output: { outcome: "failed" } },
   },
-  output: ({ context }) => context,
+  // The final state's output ({ outcome }) is the body's output, which the run's onDone reads.
+  output: ({ event }) => event.output,
 });
 
 /** The run: the workspace's work, then a human merge Gate. */
 export const machine = jr2Setup({
   events: [merge, reject],
   actors: { work: workspace(body, { name: "review" }) },
-  input: z.object({ task: z.string().min(1).default("a hello() function in hello.js that returns a greeting") }),
+  input: z.object({
+    task: z.string().min(1).default("a hello() function in hello.js that returns a greeting"),
+  }),
 }).createMachine({
   id: "review",
   context: ({ input }: { input: { task: string } }) => ({ task: input.task, outcome: "" }),

@@ -22,11 +22,13 @@ export interface LedgerEntry {
 /** The reasons an `agent.fault` carries (§5.6). `infra` carries a detail. */
 export type FaultReason = "infra" | "no-signal" | "runaway" | "deadline" | "placement" | "conflict";
 
-/** Telemetry for the run feed; never carries an iid (§5.6). */
+/**
+ * Telemetry for the run feed; never carries an iid (§5.6). Picks are not here: the run host
+ * records every pick at delivery, hand-played ones included.
+ */
 export type TurnTelemetry =
   | { type: "admission"; kind: "task" | "nudge"; allowed: string[] }
   | { type: "usage"; promptTokens: number; cachedTokens: number; completionTokens: number }
-  | { type: "pick"; name: string; answer: unknown }
   | { type: "retry"; attempt: number; reason: string }
   | { type: "fault"; reason: FaultReason; detail?: string };
 
@@ -190,8 +192,6 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         if (event.type === "usage") {
           const { promptTokens, cachedTokens, completionTokens } = event;
           ports.telemetry({ type: "usage", promptTokens, cachedTokens, completionTokens });
-        } else if (event.type === "pick") {
-          ports.telemetry({ type: "pick", name: event.name, answer: event.answer });
         } else if (event.type === "submission-settled" && event.submissionId === submissionId) {
           return { kind: "settled", settlement: event };
         }
@@ -229,7 +229,6 @@ export function startTurn(ports: TurnPorts): TurnHandle {
 
     while (!stopped) {
       if (!current) {
-        const allowedNow = ports.allowed();
         const admission = await admit(submission(kind, kept || kind === "nudge", notices));
         if (admission === "failed") return;
         if (admission === "lost") {
@@ -247,7 +246,8 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         }
         current = { turnId: input.turnId, ...admission };
         await ports.ledgerWrite(iid, current);
-        ports.telemetry({ type: "admission", kind, allowed: allowedNow });
+        // Read after the admission: the Machine has settled the macrostep that started this Turn.
+        ports.telemetry({ type: "admission", kind, allowed: ports.allowed() });
       }
       const outcome = await follow(current.submissionId, current.offset);
       current = undefined;

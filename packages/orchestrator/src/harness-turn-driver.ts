@@ -70,8 +70,6 @@ function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
   switch (event.type) {
     case "admission":
       return { type: "admission", agent, kind: event.kind, allowed: event.allowed };
-    case "pick":
-      return { type: "pick", agent, name: event.name, answer: event.answer };
     case "usage":
       return event;
     case "retry":

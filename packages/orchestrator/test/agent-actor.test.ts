@@ -346,7 +346,7 @@ describe("the Agent actor's Turn mechanics (§5)", () => {
     expect(h.calls.some((c) => c.op === "abort")).toBe(true);
   });
 
-  it("usage and picks of the Submission reach the telemetry, without iids", async () => {
+  it("usage of the Submission reaches the telemetry, without iids", async () => {
     const h = fakeHarness();
     const t = fakeTurn(h);
     const turn = startTurn(t.ports);
