@@ -1,6 +1,12 @@
 import type { RunStatus } from "@jr2/wire";
 import type { Logger } from "pino";
-import { type AnyActorRef, type AnyStateMachine, createActor, type InspectionEvent } from "xstate";
+import {
+  type AnyActorRef,
+  type AnyStateMachine,
+  createActor,
+  type InspectionEvent,
+  type Snapshot,
+} from "xstate";
 import { createRunFeed, type RunFeed } from "./feed.js";
 import { bindRun, type GateStart, type RunBinding, type TurnStart } from "./run-binding.js";
 import type { TurnLedgerEntry } from "./turn-driver.js";
@@ -19,6 +25,8 @@ export interface LiveRunHooks {
   startTurn(run: LiveRun, turn: TurnStart): () => void;
   /** Called once per settled burst of changes (after the mailboxes drained). */
   settled(run: LiveRun): void;
+  /** Called at the end of each macrostep of any actor of the run and on each status change (the save, §8). */
+  changed?(run: LiveRun): void;
   now(): Date;
 }
 
@@ -37,6 +45,13 @@ export class LiveRun {
   readonly gates = new Map<string, OpenGate>();
   readonly ledger = new Map<string, TurnLedgerEntry>();
   readonly epochs = new Map<string, number>();
+  /** The validated run input (saved in the RunBlob). */
+  readonly input: unknown;
+  /** The Machine's fingerprint when the run started (§8). */
+  readonly fingerprint: string;
+  readonly createdAt: Date;
+  /** A Gate opened since the last committed save (the `gate-open` crash point). */
+  gatesUnsaved = false;
   status: RunStatus = "running";
   fault: { reason: string } | undefined;
   updatedAt: Date;
@@ -52,19 +67,29 @@ export class LiveRun {
     workflow: string;
     machine: AnyStateMachine;
     input: unknown;
+    fingerprint: string;
     hooks: LiveRunHooks;
     log: Logger;
+    /** Restore (§8): the persisted snapshot to recreate the run from, instead of starting it fresh. */
+    snapshot?: unknown;
+    createdAt?: Date;
   }) {
     this.runId = options.runId;
     this.workflow = options.workflow;
+    this.input = options.input;
+    this.fingerprint = options.fingerprint;
     this.#hooks = options.hooks;
     this.#log = options.log;
     this.updatedAt = options.hooks.now();
+    this.createdAt = options.createdAt ?? this.updatedAt;
     this.feed = createRunFeed(options.hooks.now);
     const binding = this.#binding();
     let bound = false;
     this.actor = createActor(options.machine, {
-      input: options.input,
+      // Restored children restart with their persisted input; the mapper is not re-run (§13).
+      ...(options.snapshot === undefined
+        ? { input: options.input }
+        : { snapshot: options.snapshot as Snapshot<unknown> }),
       // The root's first inspection event fires before it computes its initial state, so the
       // binding is in place before any input mapper mints an iid under this run id.
       inspect: (event) => {
@@ -136,6 +161,7 @@ export class LiveRun {
   #openGate(gate: GateStart): () => void {
     const open: OpenGate = { id: gate.id, actor: gate.self };
     this.gates.set(gate.id, open);
+    this.gatesUnsaved = true;
     this.#log.info({ runId: this.runId, gate: gate.id }, "Gate opened");
     return () => {
       if (this.gates.get(gate.id) === open) this.gates.delete(gate.id);
@@ -147,6 +173,7 @@ export class LiveRun {
     this.updatedAt = this.#hooks.now();
     if (event.type === "@xstate.event" && event.event.type === "agent.fault") this.#checkFaultRoute(event);
     if (event.type === "@xstate.snapshot" && event.actorRef === this.actor) this.#onRootSnapshot(event);
+    if (event.type === "@xstate.snapshot") this.#hooks.changed?.(this);
     this.#scheduleNotify();
   }
 
@@ -181,6 +208,7 @@ export class LiveRun {
   #setStatus(status: RunStatus, reason?: string): void {
     if (this.status === status) return;
     this.status = status;
+    this.#hooks.changed?.(this);
     const value = (this.actor?.getSnapshot() as { value?: unknown } | undefined)?.value ?? null;
     this.feed.append({ type: "status", status, value, ...(reason === undefined ? {} : { reason }) });
   }

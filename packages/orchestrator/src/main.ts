@@ -4,6 +4,7 @@ import { createHarnessTurnDriver } from "./harness-turn-driver.js";
 import { createLogger } from "./logger.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "./placement.js";
 import { buildOrchestrator } from "./server.js";
+import { openRunStore } from "./store/open.js";
 import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
 import { loadWorkflows } from "./workflow-loader.js";
 
@@ -45,9 +46,11 @@ export async function startOrchestrator(
           allowExplicitEndpoints: config.dev,
         }
       : undefined;
+  const store = openRunStore(config.dataDir, logger);
   const app = await buildOrchestrator({
     workflows,
     logger,
+    store,
     auth: {
       instanceToken: config.instanceToken,
       ...(config.sandboxKey ? { sandboxKey: config.sandboxKey } : {}),

@@ -17,21 +17,20 @@ import { type Logger, pino } from "pino";
 import type { AnyStateMachine } from "xstate";
 import { readAllowedPicks } from "./allowed-picks.js";
 import { type Caller, mayReach } from "./auth.js";
+import { crashPoint } from "./crash-points.js";
 import { decidePick } from "./delivery.js";
 import type { RunFeed } from "./feed.js";
+import { createRunFeed } from "./feed.js";
 import { decideGateEvent } from "./gates.js";
 import { LiveRun } from "./live-run.js";
 import { type MachineInfo, machineInfoOf } from "./menu.js";
+import { createRunPersistence } from "./persistence.js";
 import { type PlacementOptions, placeTurn } from "./placement.js";
-import {
-  createMemoryPickAnswerStore,
-  createRegistrationTable,
-  type PickAnswerStore,
-  type Registration,
-  type RegistrationTable,
-} from "./registration-table.js";
+import { createRegistrationTable, type Registration, type RegistrationTable } from "./registration-table.js";
+import { type RestoreReport, restoreRuns, storedRunDetail, storedRunSummary } from "./restore.js";
 import type { TurnStart } from "./run-binding.js";
 import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
+import { createMemoryStore, type RunBlob, type RunStore } from "./store/run-store.js";
 import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
 import { registerTurn } from "./turn-registration.js";
 
@@ -45,8 +44,11 @@ export interface RunHostOptions {
   logger?: Logger;
   /** The clock (feed and run times); default `() => new Date()`. */
   clock?: () => Date;
-  /** Stored pick answers (§4.3 check 0); default in memory. */
-  pickAnswers?: PickAnswerStore;
+  /**
+   * The run store (§8): RunBlobs and pick answers (§4.3 check 0). The host owns it and closes
+   * it on `close()`. Default in memory (nothing survives the process).
+   */
+  store?: RunStore;
   /** The live surfaces; default a fresh table. */
   registrations?: RegistrationTable;
   /** Runs each registered Turn's mechanics; default {@link handPlayedTurnDriver} (`--harness none`). */
@@ -99,9 +101,19 @@ export interface RunHost {
   ): Promise<GateEventAnswer>;
   /** `POST /runs/:runId/cancel`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE */
   cancelRun(runId: string): Promise<CancelAnswer>;
+  /**
+   * Restores the store's runs (§8): live runs recreated from their snapshots (Turns re-attach,
+   * Gates re-open, timers re-armed), changed Machines marked `drifted`, settled runs readable.
+   * Call once, before serving. Never throws for one bad run (it is kept as faulted).
+   */
+  restore(): Promise<RestoreReport>;
   /** The registration table (read-only use: tests, the Agent actor). */
   readonly registrations: RegistrationTable;
-  /** Stops every run's actors for shutdown; agent routes answer 503 from now on. */
+  /**
+   * Shutdown (§8): agent routes answer 503 from now on, pending saves commit, then every run's
+   * actors stop without being saved (Turns stop with `shuttingDown()` true: no remote abort),
+   * so each live run stays restorable; the store is closed.
+   */
   close(): Promise<void>;
 }
 
@@ -113,15 +125,21 @@ export interface RunHost {
 export function createRunHost(options: RunHostOptions): RunHost {
   const log = options.logger ?? pino({ level: "silent" });
   const now = options.clock ?? (() => new Date());
-  const pickAnswers = options.pickAnswers ?? createMemoryPickAnswerStore();
+  const store = options.store ?? createMemoryStore();
+  const persistence = createRunPersistence(store, log, now);
   const registrations = options.registrations ?? createRegistrationTable();
   const turnDriver = options.turnDriver ?? handPlayedTurnDriver;
   const mintRunId = options.mintRunId ?? (() => `run-${randomBytes(6).toString("hex")}`);
   const runs = new Map<string, LiveRun>();
+  /** Runs served read-only from their blobs: settled before this process, or drifted. */
+  const stored = new Map<string, RunBlob>();
   /** iid → scope, kept after the Turn ends so a stored answer is never served across scopes. */
   const scopeOfIid = new Map<string, string>();
-  /** Per-iid chain: picks at one address are decided one at a time (check 0 sees the last one). */
-  const pickChains = new Map<string, Promise<unknown>>();
+  /**
+   * Per-run chain: picks and Gate events of one run are decided one at a time, so each pick's
+   * effect is saved only together with its answer (§4.3) and check 0 sees the last one.
+   */
+  const runChains = new Map<string, Promise<unknown>>();
   const infos = new Map<string, MachineInfo>();
   let stopping = false;
 
@@ -138,8 +156,29 @@ export function createRunHost(options: RunHostOptions): RunHost {
   };
   const runOf = (runId: string): LiveRun => {
     const run = runs.get(runId);
-    if (!run) throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId });
-    return run;
+    if (run) return run;
+    const blob = stored.get(runId);
+    if (blob) throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: blob.status });
+    throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId });
+  };
+  /** Runs `fn` after every earlier pick or Gate event of `runId` finished. */
+  const serialized = async <T>(runId: string, fn: () => Promise<T>): Promise<T> => {
+    const next = (runChains.get(runId) ?? Promise.resolve()).catch(() => {}).then(fn);
+    runChains.set(runId, next);
+    try {
+      return await next;
+    } finally {
+      if (runChains.get(runId) === next) runChains.delete(runId);
+    }
+  };
+  /** Saves in the foreground: a failure (or a closed store while stopping) answers 503, never "saved". */
+  const saveOrStop = async (run: LiveRun, picks?: Parameters<typeof persistence.save>[1]) => {
+    try {
+      await persistence.save(run, picks);
+    } catch (error) {
+      log.error({ runId: run.runId, err: error }, "saving the run failed");
+      throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+    }
   };
   const liveRegistration = (iid: string, caller: Caller): Registration => {
     if (stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
@@ -159,6 +198,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
         log,
         allowedOf,
         rememberScope: (iid, scope) => scopeOfIid.set(iid, scope),
+        save: (r) => persistence.save(r),
+        shuttingDown: () => stopping,
         ...(options.placement
           ? {
               place: (runId: string, statePath: string, turn: TurnStart) =>
@@ -169,6 +210,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
       run,
       turn,
     );
+
+  const hooks = {
+    startTurn,
+    settled: (run: LiveRun) => announceGates(run),
+    changed: (run: LiveRun) => persistence.changed(run),
+    now,
+  };
 
   /** After each settled burst: a `gate` feed event for each Gate that opened or whose acceptsNow changed. */
   function announceGates(run: LiveRun): void {
@@ -250,30 +298,52 @@ export function createRunHost(options: RunHostOptions): RunHost {
         parsedInput = parsed.data;
       }
       const runId = mintRunId();
+      if (stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
       const run = new LiveRun({
         runId,
         workflow,
         machine: options.workflows.get(workflow)!,
         input: parsedInput,
+        fingerprint: info.fingerprint,
         log,
-        hooks: { startTurn, settled: announceGates, now },
+        hooks,
       });
       runs.set(runId, run);
       log.info({ runId, workflow }, "run started");
       run.start();
       await run.settle();
+      await saveOrStop(run);
       return { runId };
     },
 
-    getRun: (runId) => runDetailOf(runOf(runId), registrations.ofRun(runId)),
+    getRun(runId) {
+      const blob = stored.get(runId);
+      if (blob && !runs.has(runId)) return storedRunDetail(blob);
+      return runDetailOf(runOf(runId), registrations.ofRun(runId));
+    },
 
     listRuns: (status) =>
-      [...runs.values()]
+      [
+        ...[...runs.values()].map(runSummaryOf),
+        ...[...stored.values()].filter((b) => !runs.has(b.runId)).map(storedRunSummary),
+      ]
         .filter((run) => status === undefined || run.status === status)
-        .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
-        .map(runSummaryOf),
+        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)),
 
-    feedOf: (runId) => runOf(runId).feed,
+    feedOf(runId) {
+      const blob = stored.get(runId);
+      if (!blob || runs.has(runId)) return runOf(runId).feed;
+      // A run settled before this process: its feed is gone; it says how it ended.
+      const feed = createRunFeed(now);
+      const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;
+      feed.append({
+        type: "status",
+        status: blob.status,
+        value,
+        ...(blob.fault ? { reason: blob.fault.reason } : {}),
+      });
+      return feed;
+    },
 
     readSurface(iid, caller) {
       const registration = liveRegistration(iid, caller);
@@ -289,42 +359,42 @@ export function createRunHost(options: RunHostOptions): RunHost {
 
     async deliverPick(iid, caller, pick) {
       if (stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
-      const previous = pickChains.get(iid) ?? Promise.resolve();
-      const next = previous
-        .catch(() => {})
-        .then(async () => {
-          const knownScope = scopeOfIid.get(iid);
-          const stored = pickAnswers.get(iid, pick.toolCallId);
-          if (stored && knownScope !== undefined && mayReach(caller, knownScope)) return stored;
-          const registration = liveRegistration(iid, caller);
-          const answer = await decideAndDeliver(registration, pick);
-          pickAnswers.put(iid, pick.toolCallId, answer);
-          const run = runs.get(registration.runId);
-          run?.feed.append({
-            type: "pick",
-            child: `${registration.statePath}#${registration.agent}`,
-            agent: registration.agent,
-            name: pick.name,
-            answer,
-          });
-          log.info(
-            {
-              runId: registration.runId,
-              agent: registration.agent,
-              pick: pick.name,
-              delivered: answer.delivered,
-              moved: answer.moved,
-            },
-            "pick answered",
-          );
-          return answer;
+      // iids are minted under their run id (§5.3): `<runId>/…`.
+      const runId = iid.split("/", 1)[0] ?? iid;
+      return serialized(runId, async () => {
+        const known = await persistence.pickAnswer(runId, iid, pick.toolCallId);
+        if (known && mayReach(caller, known.scope)) return known.answer;
+        const registration = liveRegistration(iid, caller);
+        const run = runOf(registration.runId);
+        // The pick's effect is committed only with its answer, and answered only after (§4.3).
+        const release = persistence.hold(run);
+        let answer: PickAnswer;
+        try {
+          answer = await decideAndDeliver(registration, pick);
+        } finally {
+          release();
+        }
+        await saveOrStop(run, [{ iid, toolCallId: pick.toolCallId, scope: registration.scope, answer }]);
+        crashPoint("pick-delivered");
+        run.feed.append({
+          type: "pick",
+          child: `${registration.statePath}#${registration.agent}`,
+          agent: registration.agent,
+          name: pick.name,
+          answer,
         });
-      pickChains.set(iid, next);
-      try {
-        return await next;
-      } finally {
-        if (pickChains.get(iid) === next) pickChains.delete(iid);
-      }
+        log.info(
+          {
+            runId: registration.runId,
+            agent: registration.agent,
+            pick: pick.name,
+            delivered: answer.delivered,
+            moved: answer.moved,
+          },
+          "pick answered",
+        );
+        return answer;
+      });
     },
 
     listGates(runId) {
@@ -332,33 +402,86 @@ export function createRunHost(options: RunHostOptions): RunHost {
       return [...run.gates.values()].map((gate) => gateOf(gate.actor));
     },
 
-    async sendGateEvent(runId, gateId, body) {
-      const run = runOf(runId);
-      if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
-      const gate = run.gates.get(gateId);
-      if (!gate) throw new Jr2Error("JR2_ERR_GATE_NOT_FOUND", { runId, gateId, open: [...run.gates.keys()] });
-      const decision = decideGateEvent(gate.actor, body);
-      if (decision.action === "refuse")
-        throw new Jr2Error(decision.code, { runId, gateId, type: body.type, ...decision.fields });
-      decision.target.send(decision.event);
-      await run.settle();
-      log.info({ runId, gate: gateId, type: body.type }, "Gate event delivered");
-      return { moved: true };
-    },
+    sendGateEvent: (runId, gateId, body) =>
+      serialized(runId, async () => {
+        const run = runOf(runId);
+        if (run.status !== "running")
+          throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
+        const gate = run.gates.get(gateId);
+        if (!gate)
+          throw new Jr2Error("JR2_ERR_GATE_NOT_FOUND", { runId, gateId, open: [...run.gates.keys()] });
+        const decision = decideGateEvent(gate.actor, body);
+        if (decision.action === "refuse")
+          throw new Jr2Error(decision.code, { runId, gateId, type: body.type, ...decision.fields });
+        decision.target.send(decision.event);
+        await run.settle();
+        await saveOrStop(run);
+        log.info({ runId, gate: gateId, type: body.type }, "Gate event delivered");
+        return { moved: true as const };
+      }),
 
     async cancelRun(runId) {
       const run = runOf(runId);
       if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
       run.cancel();
       await run.settle();
+      await saveOrStop(run);
       log.info({ runId }, "run cancelled");
       return { runId, status: run.status };
     },
 
+    async restore() {
+      const {
+        live,
+        stored: blobs,
+        report,
+      } = await restoreRuns({
+        store,
+        machineOf(workflow) {
+          const machine = options.workflows.get(workflow);
+          const info = infos.get(workflow);
+          return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
+        },
+        createRun: (blob, machine) => {
+          const run = new LiveRun({
+            runId: blob.runId,
+            workflow: blob.workflow,
+            machine,
+            input: blob.input,
+            fingerprint: blob.machineFingerprint,
+            snapshot: blob.snapshot,
+            createdAt: new Date(blob.createdAt),
+            log,
+            hooks,
+          });
+          runs.set(blob.runId, run);
+          return run;
+        },
+        log,
+        nowMs: () => now().getTime(),
+      });
+      for (const blob of blobs) stored.set(blob.runId, blob);
+      for (const run of live) runs.set(run.runId, run);
+      log.info(
+        {
+          restored: report.restored.length,
+          drifted: report.drifted.length,
+          settled: report.settled,
+          timers: report.timers,
+        },
+        "runs restored",
+      );
+      return report;
+    },
+
     async close() {
+      if (stopping) return;
       stopping = true;
+      // Commit what is pending, then stop without saving: the stop is not the run's state.
+      await persistence.close();
       for (const run of runs.values()) run.actor.stop();
       await Promise.all([...runs.values()].map((run) => run.settle()));
+      await store.close();
     },
   };
   return host;

@@ -12,13 +12,13 @@ import type { AuthKeys } from "./auth.js";
 import type { PlacementOptions } from "./placement.js";
 import { authPlugin } from "./plugins/auth.js";
 import { errorsPlugin } from "./plugins/errors.js";
-import type { PickAnswerStore } from "./registration-table.js";
 import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
 import { runRoutes } from "./routes/runs.js";
 import { workflowRoutes } from "./routes/workflows.js";
 import { createRunHost, type RunHost, type WorkflowTable } from "./run-host.js";
+import type { RunStore } from "./store/run-store.js";
 import type { TurnDriver } from "./turn-driver.js";
 
 /** Options of {@link buildOrchestrator}. Everything with an effect is injected. */
@@ -33,8 +33,11 @@ export interface OrchestratorOptions {
   logger?: Logger;
   /** The clock (feed and run times); default `() => new Date()`. */
   clock?: () => Date;
-  /** Stored pick answers (§4.3 check 0); default in memory. */
-  pickAnswers?: PickAnswerStore;
+  /**
+   * The run store (§8; RunBlobs and pick answers); default in memory. Its runs are restored
+   * before this function returns, so the app never answers before restore (ignored with `host`).
+   */
+  store?: RunStore;
   /** Runs each registered Turn; default hand-played (`--harness none`). */
   turnDriver?: TurnDriver;
   /** Where Turns run (§5.2); absent: hand-played in the instance scope. */
@@ -75,7 +78,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
       workflows: options.workflows ?? new Map(),
       logger,
       ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.pickAnswers ? { pickAnswers: options.pickAnswers } : {}),
+      ...(options.store ? { store: options.store } : {}),
       ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
       ...(options.placement ? { placement: options.placement } : {}),
     });
@@ -88,7 +91,9 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate("runHost", host);
-  app.addHook("onClose", async () => host.close());
+  // preClose: agent routes answer 503 from the first moment of shutdown (§8), not after the
+  // in-flight requests drained.
+  app.addHook("preClose", async () => host.close());
 
   await app.register(errorsPlugin, { bodyLimit });
   await app.register(authPlugin, options.auth);
@@ -108,5 +113,6 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(runRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(agentRoutes, { host });
+  if (!options.host) await host.restore();
   return app as unknown as FastifyInstance;
 }

@@ -45,8 +45,9 @@ export interface TurnContext {
    * Agent's sender, to the invoker.
    */
   fault(reason: string, detail?: string): void;
-  /** The run's ledger of admissions by iid (§5.4); in memory until the durability issue. */
+  /** The run's ledger of admissions by iid (§5.4); restored with the run (§8). */
   ledgerRead(iid: string): TurnLedgerEntry | undefined;
+  /** Records an admission; resolves after the RunBlob save carrying it committed (§5.4, §8). */
   ledgerWrite(iid: string, entry: TurnLedgerEntry): Promise<void>;
   /** Bumps the epoch of a continued conversation address after a terminal fault (§5.3). */
   bumpEpoch(address: string): number;

@@ -21,6 +21,10 @@ export interface TurnRegistrationDeps {
   rememberScope(iid: string, scope: string): void;
   /** Placement (§5.2); absent: every Turn is played by hand in the instance scope. */
   place?(runId: string, statePath: string, turn: TurnStart): Placement;
+  /** Saves the run's RunBlob now; resolves after the commit (a ledger write, §5.4, §8). */
+  save?(run: LiveRun): Promise<void>;
+  /** Is the host shutting down (Turns stop leaving their Submissions running, §5.1)? */
+  shuttingDown?(): boolean;
 }
 
 /**
@@ -114,7 +118,9 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
       run.ledger.set(iid, entry);
+      await deps.save?.(run);
     },
+    shuttingDown: () => deps.shuttingDown?.() === true,
     bumpEpoch,
     reseat() {
       const address = addressOf(run.runId, turn);

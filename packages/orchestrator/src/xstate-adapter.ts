@@ -85,6 +85,39 @@ export function pendingDelayedEvents(system: AnyActorSystem): PendingDelayedEven
   return Object.values(snap._scheduledEvents ?? {});
 }
 
+/**
+ * Re-arms a saved delayed event after a restore (xstate drops them from the persisted
+ * snapshot, statelyai/xstate#5331): `system.scheduler.schedule` with the same `id`, so the
+ * state's exit still cancels it. Call after `start()`.
+ * @see SPEC §13 "Restore"
+ */
+export function rearmDelayedEvent(
+  system: AnyActorSystem,
+  timer: { source: AnyActorRef; target: AnyActorRef; event: EventObject; delay: number; id: string },
+): void {
+  const scheduler = (
+    system as unknown as {
+      scheduler: {
+        schedule(s: AnyActorRef, t: AnyActorRef, e: EventObject, delay: number, id: string): void;
+      };
+    }
+  ).scheduler;
+  scheduler.schedule(timer.source, timer.target, timer.event, timer.delay, timer.id);
+}
+
+/** The actor at `path` (as {@link actorPathOf} writes it) below `root`, through live children. */
+export function actorAtPath(root: AnyActorRef, path: string): AnyActorRef | undefined {
+  let at: AnyActorRef | undefined = root;
+  for (const id of path === "" ? [] : path.split("/")) {
+    const children: Record<string, AnyActorRef> | undefined = (
+      at?.getSnapshot() as { children?: Record<string, AnyActorRef> } | undefined
+    )?.children;
+    at = children?.[id];
+    if (!at) return undefined;
+  }
+  return at;
+}
+
 /** The id of the state node whose `after` scheduled this event, or `undefined` for other sends. */
 export function afterTimerStateId(event: EventObject): string | undefined {
   const m = /^xstate\.after\.[^.]+\.(.+)$/.exec(event.type);

@@ -7,8 +7,9 @@ import type { LedgerEntry } from "../agent-actor.js";
  * @see SPEC §8, §13 "Restore"
  */
 export interface SavedTimer {
-  /** The scheduler's key (`<source session id>.<id>`) and the ids to re-arm it with. */
+  /** The scheduler's id (re-armed with the same one, so the state's exit still cancels it). */
   id: string;
+  /** Actor paths below the run root (`""` = the root), as `actorPathOf` writes them. */
   sourcePath: string;
   targetPath: string;
   event: unknown;
@@ -40,10 +41,15 @@ export interface RunBlob {
   updatedAt: string;
 }
 
-/** A pick's stored answer, keyed by (iid, toolCallId), saved with the snapshot it produced (§4.3). */
+/**
+ * A pick's stored answer, keyed by (iid, toolCallId), saved with the snapshot it produced
+ * (§4.3). `scope` is the registration scope the pick was answered in (§4.4): a repeat from
+ * another scope is never served it, also after a restart.
+ */
 export interface StoredPickAnswer {
   iid: string;
   toolCallId: string;
+  scope: string;
   answer: PickAnswer;
 }
 
@@ -61,19 +67,22 @@ export interface RunStore {
   }): Promise<Array<Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">>>;
   /** Every run whose status is `running`: what restore recreates. */
   live(): Promise<RunBlob[]>;
-  pickAnswer(runId: string, iid: string, toolCallId: string): Promise<PickAnswer | undefined>;
+  pickAnswer(runId: string, iid: string, toolCallId: string): Promise<StoredPickAnswer | undefined>;
   close(): Promise<void>;
 }
 
 /** An in-memory store for tests and `--data-dir none`; same semantics, nothing survives the process. */
 export function createMemoryStore(): RunStore {
   const runs = new Map<string, string>();
-  const picks = new Map<string, PickAnswer>();
+  const picks = new Map<string, StoredPickAnswer>();
   const key = (runId: string, iid: string, toolCallId: string) => JSON.stringify([runId, iid, toolCallId]);
   return {
     async save(blob, answers = []) {
       runs.set(blob.runId, JSON.stringify(blob));
-      for (const p of answers) picks.set(key(blob.runId, p.iid, p.toolCallId), p.answer);
+      for (const p of answers) {
+        const k = key(blob.runId, p.iid, p.toolCallId);
+        if (!picks.has(k)) picks.set(k, structuredClone(p));
+      }
     },
     async load(runId) {
       const row = runs.get(runId);
@@ -91,7 +100,8 @@ export function createMemoryStore(): RunStore {
         .filter((b) => b.status === "running");
     },
     async pickAnswer(runId, iid, toolCallId) {
-      return picks.get(key(runId, iid, toolCallId));
+      const stored = picks.get(key(runId, iid, toolCallId));
+      return stored ? structuredClone(stored) : undefined;
     },
     async close() {},
   };

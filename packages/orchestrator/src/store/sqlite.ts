@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { RunBlob, RunStore } from "./run-store.js";
 
@@ -23,6 +24,8 @@ const migrations: readonly string[] = [
      answer TEXT NOT NULL,
      PRIMARY KEY (run_id, iid, tool_call_id)
    );`,
+  // 2: the scope a pick was answered in, so a repeat after a restart is served only in it (§4.4).
+  "ALTER TABLE pick_answers ADD COLUMN scope TEXT NOT NULL DEFAULT 'instance';",
 ];
 
 /** The file name of the store inside `JR2_DATA_DIR`. */
@@ -53,19 +56,20 @@ export function openSqliteStore(dataDir: string): RunStore {
      ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, blob = excluded.blob`,
   );
   const insertPick = db.prepare(
-    "INSERT OR IGNORE INTO pick_answers (run_id, iid, tool_call_id, answer) VALUES (?, ?, ?, ?)",
+    "INSERT OR IGNORE INTO pick_answers (run_id, iid, tool_call_id, scope, answer) VALUES (?, ?, ?, ?, ?)",
   );
   const selectRun = db.prepare<[string], { blob: string }>("SELECT blob FROM runs WHERE run_id = ?");
   const selectAll = db.prepare<[], { run_id: string; workflow: string; status: string; updated_at: string }>(
     "SELECT run_id, workflow, status, updated_at FROM runs ORDER BY updated_at DESC",
   );
   const selectLive = db.prepare<[], { blob: string }>("SELECT blob FROM runs WHERE status = 'running'");
-  const selectPick = db.prepare<[string, string, string], { answer: string }>(
-    "SELECT answer FROM pick_answers WHERE run_id = ? AND iid = ? AND tool_call_id = ?",
+  const selectPick = db.prepare<[string, string, string], { answer: string; scope: string }>(
+    "SELECT answer, scope FROM pick_answers WHERE run_id = ? AND iid = ? AND tool_call_id = ?",
   );
   const saveTx = db.transaction((blob: RunBlob, picks: Parameters<RunStore["save"]>[1]) => {
     upsertRun.run({ ...blob, blob: JSON.stringify(blob) });
-    for (const p of picks ?? []) insertPick.run(blob.runId, p.iid, p.toolCallId, JSON.stringify(p.answer));
+    for (const p of picks ?? [])
+      insertPick.run(blob.runId, p.iid, p.toolCallId, p.scope, JSON.stringify(p.answer));
   });
 
   return {
@@ -92,7 +96,9 @@ export function openSqliteStore(dataDir: string): RunStore {
     },
     async pickAnswer(runId, iid, toolCallId) {
       const row = selectPick.get(runId, iid, toolCallId);
-      return row ? JSON.parse(row.answer) : undefined;
+      return row
+        ? { iid, toolCallId, scope: row.scope, answer: JSON.parse(row.answer) as PickAnswer }
+        : undefined;
     },
     async close() {
       if (db.open) db.close();

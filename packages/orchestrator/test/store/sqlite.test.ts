@@ -42,9 +42,14 @@ describe.each([
 ] as const)("the %s run store (§8)", (_name, open: () => RunStore) => {
   it("saves a RunBlob with its pick answers and reads both back", async () => {
     const store = open();
-    await store.save(blob("r1"), [{ iid: "r1/coder", toolCallId: "call_1", answer }]);
+    await store.save(blob("r1"), [{ iid: "r1/coder", toolCallId: "call_1", scope: "instance", answer }]);
     expect(await store.load("r1")).toEqual(blob("r1"));
-    expect(await store.pickAnswer("r1", "r1/coder", "call_1")).toEqual(answer);
+    expect(await store.pickAnswer("r1", "r1/coder", "call_1")).toEqual({
+      iid: "r1/coder",
+      toolCallId: "call_1",
+      scope: "instance",
+      answer,
+    });
     expect(await store.pickAnswer("r1", "r1/coder", "call_2")).toBeUndefined();
     await store.close();
   });
@@ -61,9 +66,12 @@ describe.each([
 
   it("keeps the first answer of a tool-call id: a repeat never overwrites it", async () => {
     const store = open();
-    await store.save(blob("r1"), [{ iid: "i", toolCallId: "c", answer }]);
-    await store.save(blob("r1"), [{ iid: "i", toolCallId: "c", answer: { ...answer, moved: false } }]);
-    if (_name === "sqlite") expect(await store.pickAnswer("r1", "i", "c")).toEqual(answer);
+    await store.save(blob("r1"), [{ iid: "i", toolCallId: "c", scope: "sb-1", answer }]);
+    await store.save(blob("r1"), [
+      { iid: "i", toolCallId: "c", scope: "sb-1", answer: { ...answer, moved: false } },
+    ]);
+    expect((await store.pickAnswer("r1", "i", "c"))?.answer).toEqual(answer);
+    expect((await store.pickAnswer("r1", "i", "c"))?.scope).toBe("sb-1");
     await store.close();
   });
 });
@@ -72,11 +80,11 @@ describe("the SQLite store on disk", () => {
   it("survives a reopen: settled and live runs and pick answers stay readable", async () => {
     const dir = tempDir();
     const first = openSqliteStore(dir);
-    await first.save(blob("r1", { status: "done" }), [{ iid: "i", toolCallId: "c", answer }]);
+    await first.save(blob("r1", { status: "done" }), [{ iid: "i", toolCallId: "c", scope: "sb", answer }]);
     await first.close();
     const second = openSqliteStore(dir);
     expect((await second.load("r1"))?.status).toBe("done");
-    expect(await second.pickAnswer("r1", "i", "c")).toEqual(answer);
+    expect(await second.pickAnswer("r1", "i", "c")).toMatchObject({ scope: "sb", answer });
     await second.close();
   });
 
@@ -85,8 +93,29 @@ describe("the SQLite store on disk", () => {
     await openSqliteStore(dir).close();
     const db = new Database(join(dir, STORE_FILE));
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 1 });
+    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 2 });
     db.close();
+  });
+
+  it("migrates a version-1 store in place: its pick answers get the instance scope", async () => {
+    const dir = tempDir();
+    const db = new Database(join(dir, STORE_FILE));
+    db.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);" +
+        "CREATE TABLE runs (run_id TEXT PRIMARY KEY, workflow TEXT NOT NULL, status TEXT NOT NULL, updated_at TEXT NOT NULL, blob TEXT NOT NULL);" +
+        "CREATE TABLE pick_answers (run_id TEXT NOT NULL, iid TEXT NOT NULL, tool_call_id TEXT NOT NULL, answer TEXT NOT NULL, PRIMARY KEY (run_id, iid, tool_call_id));" +
+        "INSERT INTO schema_migrations VALUES (1, 'x');",
+    );
+    db.prepare("INSERT INTO pick_answers VALUES ('r1', 'i', 'c', ?)").run(JSON.stringify(answer));
+    db.close();
+    const store = openSqliteStore(dir);
+    expect(await store.pickAnswer("r1", "i", "c")).toEqual({
+      iid: "i",
+      toolCallId: "c",
+      scope: "instance",
+      answer,
+    });
+    await store.close();
   });
 
   it("refuses a store from a newer jr2, naming the path and versions", async () => {
@@ -95,6 +124,6 @@ describe("the SQLite store on disk", () => {
     const db = new Database(join(dir, STORE_FILE));
     db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')").run();
     db.close();
-    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(1\)/);
+    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(2\)/);
   });
 });

@@ -1,0 +1,168 @@
+/**
+ * Saving runs (SPEC §8): the RunBlob of a live run, written after every burst of macrosteps of
+ * any of its actors and immediately on a ledger write; a pick's answer rides the same
+ * transaction as the snapshot it produced (§4.3). Decisions: ADR-0250.
+ * @see SPEC §4.3, §5.4, §8
+ */
+import type { UsageTotals } from "@jr2/wire";
+import type { Logger } from "pino";
+import type { EventObject } from "xstate";
+import { crashPoint } from "./crash-points.js";
+import type { LiveRun } from "./live-run.js";
+import type { RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
+import { actorPathOf, pendingDelayedEvents } from "./xstate-adapter.js";
+
+/** One run's saves, as the run host drives them. None throws except `save` (a failed commit). */
+export interface RunPersistence {
+  /**
+   * Something changed in `run` (any actor's macrostep, a status change): saves once the
+   * current synchronous cascade of macrosteps is over (a microtask), so every state an outside
+   * party could observe is saved before it can observe it.
+   */
+  changed(run: LiveRun): void;
+  /**
+   * Saves `run` now with `picks`, resolving after the commit (a ledger write, a pick's answer,
+   * a Gate event). @throws what the store throws: the caller must not answer as if saved
+   */
+  save(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void>;
+  /**
+   * Holds `run`'s snapshot as it is now while a pick is in flight: saves until `release`
+   * write the held snapshot (with the current ledger and epochs), so the pick's effect is
+   * committed only together with its answer. Holds nest.
+   */
+  hold(run: LiveRun): () => void;
+  /** The stored answer of `(iid, toolCallId)` in `runId`, with the scope it was given in. */
+  pickAnswer(runId: string, iid: string, toolCallId: string): Promise<StoredPickAnswer | undefined>;
+  /**
+   * Waits for pending saves; later background saves are skipped and foreground ones reject
+   * (shutdown: the stop must not be saved, and nothing may be answered as saved).
+   */
+  close(): Promise<void>;
+}
+
+interface Held {
+  count: number;
+  snapshot: unknown;
+  timers: SavedTimer[];
+}
+
+/**
+ * Creates the saves of a run host over `store`. Save errors of background saves are logged
+ * (the next save retries the whole blob); foreground saves reject.
+ */
+export function createRunPersistence(store: RunStore, log: Logger, now: () => Date): RunPersistence {
+  let closed = false;
+  const scheduled = new Set<LiveRun>();
+  const held = new Map<LiveRun, Held>();
+  /** Per-run save chain: saves of one run commit in call order even on an async store. */
+  const chains = new Map<LiveRun, Promise<void>>();
+  /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
+  const savedTimers = new WeakMap<LiveRun, Set<string>>();
+
+  function blobOf(run: LiveRun): RunBlob {
+    const hold = held.get(run);
+    return {
+      runId: run.runId,
+      workflow: run.workflow,
+      machineFingerprint: run.fingerprint,
+      status: run.status,
+      snapshot: hold ? hold.snapshot : run.actor.getPersistedSnapshot(),
+      input: run.input ?? null,
+      ledger: Object.fromEntries(run.ledger),
+      epochs: Object.fromEntries(run.epochs),
+      timers: hold ? hold.timers : timersOf(run),
+      usage: usageOf(run),
+      ...(run.fault ? { fault: run.fault } : {}),
+      createdAt: run.createdAt.toISOString(),
+      updatedAt: now().toISOString(),
+    };
+  }
+
+  /** Takes the blob now (so a hold applies as of this call) and commits it after the earlier ones. */
+  function enqueue(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void> {
+    if (closed) return Promise.reject(new Error("the run store is closed (shutting down)"));
+    const blob = blobOf(run);
+    const previous = chains.get(run) ?? Promise.resolve();
+    const next = previous
+      .catch(() => {})
+      .then(async () => {
+        await store.save(blob, picks);
+        afterCommit(run, blob);
+      });
+    chains.set(run, next);
+    void next.finally(() => {
+      if (chains.get(run) === next) chains.delete(run);
+    });
+    return next;
+  }
+
+  function afterCommit(run: LiveRun, blob: RunBlob): void {
+    if (run.gatesUnsaved) {
+      run.gatesUnsaved = false;
+      crashPoint("gate-open");
+    }
+    const before = savedTimers.get(run) ?? new Set<string>();
+    const ids = new Set(blob.timers.map((t) => t.id));
+    savedTimers.set(run, ids);
+    if ([...ids].some((id) => !before.has(id))) crashPoint("timer-armed");
+  }
+
+  return {
+    changed(run) {
+      if (closed || scheduled.has(run)) return;
+      scheduled.add(run);
+      queueMicrotask(() => {
+        scheduled.delete(run);
+        if (closed) return;
+        enqueue(run).catch((error: unknown) =>
+          log.error({ runId: run.runId, err: error }, "saving the run failed; the next change retries"),
+        );
+      });
+    },
+    save: (run, picks) => enqueue(run, picks),
+    hold(run) {
+      const current = held.get(run);
+      if (current) current.count++;
+      else held.set(run, { count: 1, snapshot: run.actor.getPersistedSnapshot(), timers: timersOf(run) });
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const h = held.get(run);
+        if (h && --h.count === 0) held.delete(run);
+      };
+    },
+    async pickAnswer(runId, iid, toolCallId) {
+      return store.pickAnswer(runId, iid, toolCallId);
+    },
+    async close() {
+      closed = true;
+      await Promise.allSettled([...chains.values()]);
+    },
+  };
+}
+
+/** The run's pending delayed events, as restore re-arms them (§8, §13 "Restore"). */
+export function timersOf(run: LiveRun): SavedTimer[] {
+  return pendingDelayedEvents(run.actor.system).map((e) => ({
+    id: e.id,
+    sourcePath: actorPathOf(e.source),
+    targetPath: actorPathOf(e.target),
+    event: e.event as EventObject,
+    delay: e.delay,
+    startedAt: e.startedAt,
+    dueAt: e.startedAt + e.delay,
+  }));
+}
+
+/** Usage totals of the run's feed. */
+function usageOf(run: LiveRun): UsageTotals {
+  const totals = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
+  for (const event of run.feed.since()) {
+    if (event.type !== "usage") continue;
+    totals.promptTokens += event.promptTokens;
+    totals.cachedTokens += event.cachedTokens;
+    totals.completionTokens += event.completionTokens;
+  }
+  return totals;
+}

@@ -1,0 +1,152 @@
+/**
+ * Restore (SPEC §8): before the HTTP listener answers, each live run is recreated from its
+ * snapshot. Its invoked children restart with their persisted input, so each Agent slot
+ * registers its surface again and its Turn driver re-attaches to the ledgered admission of
+ * its own turnId (§5.4); Gates re-open with the same ids (path-derived or authored); saved
+ * `after` timers and delayed sends are re-armed from the RunBlob. A run whose Machine changed
+ * shape is marked `drifted`, never restored blindly. Decisions: ADR-0251.
+ * @see SPEC §5.4, §6, §8, §13 "Restore"
+ */
+import type { RunDetail, RunSummary } from "@jr2/wire";
+import type { Logger } from "pino";
+import type { AnyStateMachine, EventObject } from "xstate";
+import type { LiveRun } from "./live-run.js";
+import type { RunBlob, RunStore } from "./store/run-store.js";
+import { actorAtPath, rearmDelayedEvent } from "./xstate-adapter.js";
+
+/** What a restore did, for the log and `GET /runs`. */
+export interface RestoreReport {
+  /** Live runs recreated from their snapshots. */
+  restored: string[];
+  /** Runs not restored because their Machine changed shape (or is no longer served). */
+  drifted: Array<{ runId: string; workflow: string; reason: string }>;
+  /** Settled runs kept readable (done, faulted, cancelled, drifted earlier). */
+  settled: number;
+  /** Saved timers re-armed across all restored runs. */
+  timers: number;
+}
+
+/** What restoring needs from the run host. */
+export interface RestoreDeps {
+  store: RunStore;
+  /** The served workflows' Machines and their fingerprints now. */
+  machineOf(workflow: string): { machine: AnyStateMachine; fingerprint: string } | undefined;
+  /** Builds (unstarted) the live run of a saved blob, with the host's hooks. */
+  createRun(blob: RunBlob, machine: AnyStateMachine): LiveRun;
+  log: Logger;
+  /** Wall clock in epoch ms (timers' remaining delay). */
+  nowMs(): number;
+}
+
+/**
+ * Restores every run of the store: live runs are recreated and started (their Turns start
+ * again and re-attach), settled and drifted runs are returned as blobs to serve read-only.
+ * A run whose restore throws is kept as `faulted` with the reason, never half-running.
+ * @returns the started live runs, the read-only blobs and the report
+ */
+export async function restoreRuns(
+  deps: RestoreDeps,
+): Promise<{ live: LiveRun[]; stored: RunBlob[]; report: RestoreReport }> {
+  const report: RestoreReport = { restored: [], drifted: [], settled: 0, timers: 0 };
+  const live: LiveRun[] = [];
+  const stored: RunBlob[] = [];
+  for (const summary of await deps.store.list()) {
+    const blob = await deps.store.load(summary.runId);
+    if (!blob) continue;
+    if (blob.status !== "running") {
+      stored.push(blob);
+      report.settled++;
+      continue;
+    }
+    const served = deps.machineOf(blob.workflow);
+    const reason = !served
+      ? `workflow \`${blob.workflow}\` is no longer served`
+      : served.fingerprint !== blob.machineFingerprint
+        ? `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`
+        : undefined;
+    if (!served || reason) {
+      const drifted: RunBlob = { ...blob, status: "drifted", fault: { reason: reason ?? "drifted" } };
+      await deps.store.save(drifted);
+      stored.push(drifted);
+      report.drifted.push({ runId: blob.runId, workflow: blob.workflow, reason: reason ?? "drifted" });
+      deps.log.warn(
+        { runId: blob.runId, workflow: blob.workflow, code: "drifted", reason },
+        "run not restored: drifted",
+      );
+      continue;
+    }
+    try {
+      const run = deps.createRun(blob, served.machine);
+      for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
+      for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
+      run.start();
+      report.timers += rearmTimers(run, blob, deps);
+      await run.settle();
+      live.push(run);
+      report.restored.push(blob.runId);
+      deps.log.info(
+        {
+          runId: blob.runId,
+          workflow: blob.workflow,
+          ledgered: Object.keys(blob.ledger).length,
+          timers: blob.timers.length,
+        },
+        "run restored",
+      );
+    } catch (error) {
+      const failed: RunBlob = {
+        ...blob,
+        status: "faulted",
+        fault: { reason: `restore failed: ${error instanceof Error ? error.message : String(error)}` },
+      };
+      await deps.store.save(failed);
+      stored.push(failed);
+      deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
+    }
+  }
+  return { live, stored, report };
+}
+
+/** Re-arms the blob's saved delayed events with their remaining delay; returns how many. */
+function rearmTimers(run: LiveRun, blob: RunBlob, deps: RestoreDeps): number {
+  let armed = 0;
+  for (const timer of blob.timers) {
+    const source = actorAtPath(run.actor, timer.sourcePath);
+    const target = actorAtPath(run.actor, timer.targetPath);
+    if (!source || !target) {
+      deps.log.warn({ runId: run.runId, timer: timer.id }, "a saved timer's actor is gone; not re-armed");
+      continue;
+    }
+    rearmDelayedEvent(run.actor.system, {
+      source,
+      target,
+      event: timer.event as EventObject,
+      delay: Math.max(0, timer.dueAt - deps.nowMs()),
+      id: timer.id,
+    });
+    armed++;
+  }
+  return armed;
+}
+
+/** `GET /runs/:runId` of a run served from its blob (settled or drifted): no Gates, no Turns. */
+export function storedRunDetail(blob: RunBlob): RunDetail {
+  const snapshot = (blob.snapshot ?? {}) as { value?: unknown; context?: unknown };
+  return {
+    runId: blob.runId,
+    workflow: blob.workflow,
+    status: blob.status,
+    value: snapshot.value ?? null,
+    context: snapshot.context ?? null,
+    gates: [],
+    turns: [],
+    usage: blob.usage,
+    ...(blob.fault ? { fault: blob.fault } : {}),
+    updatedAt: blob.updatedAt,
+  };
+}
+
+/** `GET /runs` item of a run served from its blob. */
+export function storedRunSummary(blob: RunBlob): RunSummary {
+  return { runId: blob.runId, workflow: blob.workflow, status: blob.status, updatedAt: blob.updatedAt };
+}
