@@ -1,4 +1,5 @@
 import type { Admission, AgentDefinition, Notice, StreamEvent, SubmissionRequest } from "@jr2/wire";
+import { crashPoint } from "./crash-points.js";
 import type { HarnessClient } from "./harness-client.js";
 import type { OutboundQueues } from "./outbound-queue.js";
 import type { TurnInput } from "./run-binding.js";
@@ -244,8 +245,10 @@ export function startTurn(ports: TurnPorts): TurnHandle {
           });
           continue;
         }
+        crashPoint("admit-sent");
         current = { turnId: input.turnId, ...admission };
         await ports.ledgerWrite(iid, current);
+        crashPoint("ledgered");
         // Read after the admission: the Machine has settled the macrostep that started this Turn.
         ports.telemetry({ type: "admission", kind, allowed: ports.allowed() });
       }
