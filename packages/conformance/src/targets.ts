@@ -188,12 +188,14 @@ const HARNESS_READY = /jr2 harness listening on http:\/\/\S+/;
 function serviceEnv(
   ports: { orchestrator: number; harness: number },
   secrets: { instance: string; harness: string; sandboxKey: string; sandboxToken: string },
-  paths: { data: string; workflows: string },
+  paths: { data: string; workflows: string; work?: string },
   models: string,
   extra: Record<string, string>,
 ) {
   return {
     orchestrator: {
+      // Per-run working directories under the stack's own temp folder (the image mounts it at /work).
+      ...(paths.work ? { JR2_WORK_ROOT: paths.work } : {}),
       JR2_PORT: String(ports.orchestrator),
       JR2_HOST: "127.0.0.1",
       JR2_DATA_DIR: paths.data,
@@ -271,7 +273,7 @@ export async function startStack(target: TargetKind, options: StackOptions): Pro
             repoRoot,
             ports,
             secrets,
-            { data: dataDir, workflows: options.workflowsDir },
+            { data: dataDir, workflows: options.workflowsDir, work: workDir },
             models,
             options,
           )
@@ -306,7 +308,7 @@ async function processServices(
   repoRoot: string,
   ports: { orchestrator: number; harness: number },
   secrets: { instance: string; harness: string; sandboxKey: string; sandboxToken: string },
-  paths: { data: string; workflows: string },
+  paths: { data: string; workflows: string; work: string },
   models: string,
   options: StackOptions,
 ): Promise<Services> {
