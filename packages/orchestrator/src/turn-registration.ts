@@ -114,7 +114,12 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     isOpen: () => registrations.get(current.iid) === current,
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
-    fault: (reason, detail) => fault(current.iid, reason, detail),
+    fault: (reason, detail) => {
+      // A terminal fault on a continued conversation bumps its epoch: the next `continue`
+      // lands on a new conversation (§5.3).
+      if (turn.input.continuation) bumpEpoch(addressOf(run.runId, turn));
+      fault(current.iid, reason, detail);
+    },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
       run.ledger.set(iid, entry);
