@@ -90,7 +90,7 @@ const body = jr2Setup({
     failed: { type: "final", output: { outcome: "failed" } },
   },
   // The final state's output ({ outcome }) is the body's output, which the run's onDone reads.
-  output: ({ event }) => event.output,
+  output: ({ event }: { event: { output?: unknown } }) => event.output,
 });
 
 /** The run: the workspace's work, then a human merge Gate. */
@@ -110,7 +110,11 @@ export const machine = jr2Setup({
         src: "work",
         input: ({ context }) => ({ task: context.task }),
         onDone: [
-          { guard: ({ event }) => event.output?.outcome === "approved", target: "awaitingMerge" },
+          {
+            guard: ({ event }: { event: { output?: { outcome?: string } } }) =>
+              event.output?.outcome === "approved",
+            target: "awaitingMerge",
+          },
           { target: "failed" },
         ],
         onError: "failed",

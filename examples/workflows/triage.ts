@@ -35,7 +35,9 @@ export const machine = jr2Setup({
     namesSeverity: ({ context, event }: { context: { confirmed: boolean }; event: { severity?: string } }) =>
       context.confirmed && event.severity !== undefined,
   },
-  input: z.object({ report: z.string().min(1).default("The login page shows a blank screen after the last deploy.") }),
+  input: z.object({
+    report: z.string().min(1).default("The login page shows a blank screen after the last deploy."),
+  }),
 }).createMachine({
   id: "triage",
   type: "parallel",

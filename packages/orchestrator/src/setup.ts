@@ -23,7 +23,8 @@ export type Jr2Machine = AnyStateMachine;
 export interface Jr2SetupOptions {
   events: readonly EventDef[];
   actors?: Record<string, unknown>;
-  guards?: Record<string, unknown>;
+  /** Named guards; `context` and `event` are typed loosely (a guard may read any payload field). */
+  guards?: Record<string, (args: { context: Loose; event: Loose }, params: Loose) => boolean>;
   actions?: Record<string, unknown>;
   delays?: Record<string, unknown>;
   /** What starts a run (validated by the run host, published as JSON Schema). */

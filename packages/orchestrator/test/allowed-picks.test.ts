@@ -64,7 +64,10 @@ describe("the Allowed picks", () => {
         work: {
           invoke: { src: "coder", input: prompt },
           on: {
-            escalate: { guard: ({ event }) => event.severity === "high", target: "done" },
+            escalate: {
+              guard: ({ event }: { event: { severity?: string } }) => event.severity === "high",
+              target: "done",
+            },
             finish: { guard: "never", target: "done" },
             note: { guard: "boom", target: "done" },
           },

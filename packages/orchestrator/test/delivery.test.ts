@@ -18,7 +18,12 @@ describe("decidePick (§4.3)", () => {
       states: {
         work: {
           invoke: { src: "coder", input: prompt },
-          on: { escalate: { guard: ({ event }) => event.severity === "high", target: "done" } },
+          on: {
+            escalate: {
+              guard: ({ event }: { event: { severity?: string } }) => event.severity === "high",
+              target: "done",
+            },
+          },
         },
         done: {},
       },
@@ -61,7 +66,7 @@ describe("decidePick (§4.3)", () => {
       arguments: { text: "t", sender: { kind: "operator" } },
     });
     expect(decision.action).toBe("deliver");
-    const event = (decision as { event: { sender: unknown; type: string } }).event;
+    const event = (decision as unknown as { event: { sender: unknown; type: string } }).event;
     expect(event.type).toBe("submit");
     expect(event.sender).toEqual({ kind: "agent", name: "coder", iid: turn.getSnapshot().input.iid });
   });

@@ -30,7 +30,9 @@ describe("model-sim bin", () => {
   it("prints its URL, serves a streamed pick, and exits 0 on SIGTERM", async () => {
     const url = await start();
     const models = await (await fetch(`${url}/v1/models`)).json();
-    expect(models.data.map((m: { id: string }) => m.id)).toContain("obedient");
+    expect((models as { data: Array<{ id: string }> }).data.map((m: { id: string }) => m.id)).toContain(
+      "obedient",
+    );
     const res = await fetch(`${url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -147,8 +147,8 @@ describe("xstate 5.33.3 as jr2 reads it", () => {
     });
     const actor = createActor(m).start();
     const [kid] = Object.values(actor.getSnapshot().children) as never[];
-    expect(parentOf(kid)).toBe(actor);
-    expect(actorPathOf(kid)).toBe("0.root.a");
+    expect(parentOf(kid!)).toBe(actor);
+    expect(actorPathOf(kid!)).toBe("0.root.a");
     expect(actorPathOf(actor)).toBe("");
     expect(mailboxIsIdle(actor)).toBe(true);
     const timers = pendingDelayedEvents(actor.system);
