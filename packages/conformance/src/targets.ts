@@ -70,7 +70,7 @@ export interface Stack {
 }
 
 /** The default image tags (docker/build-images.sh). */
-export const DEFAULT_IMAGES = { orchestrator: "jr2-orchestrator:dev", harness: "jr2-harness:dev" };
+export const DEFAULT_IMAGES = { orchestrator: "jr2-orchestrator:local", harness: "jr2-harness:local" };
 
 /** The built binaries the process target runs, relative to the repository root. */
 export const BINARIES = {
