@@ -9,6 +9,7 @@ import {
   streamSimple,
   validateToolArguments,
 } from "@mariozechner/pi-ai";
+import { benchNarrowTools, menuForSubmission } from "./bench-narrow.js";
 import { installFetchProbe, withFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import { isJr2Result, piTools, presentedTools, type ToolCallKind, type ToolOutcome } from "./menu-tools.js";
@@ -62,6 +63,8 @@ export interface RunRequest {
   thinkingLevel: ThinkingLevel;
   maxSteps: number;
   hooks: RunHooks;
+  /** The Submission's Allowed picks; read only by the benchmark-only narrowed mode (bench-narrow.ts). */
+  allowed?: readonly string[];
 }
 
 /** How the run ended (turn.ts maps it to a settlement). */
@@ -110,6 +113,12 @@ export function createSeat(cfg: SeatConfig): Seat {
   installFetchProbe();
   let current: RunState | undefined;
   const tools = presentedTools(cfg.workingTools, cfg.menu);
+  // BENCHMARK-ONLY (bench-narrow.ts): off by default; when on, the tools block changes per Turn.
+  const narrow = benchNarrowTools(process.env);
+  const toolsBlock = () =>
+    narrow && current
+      ? presentedTools(cfg.workingTools, menuForSubmission(cfg.menu, current.req.allowed ?? [], true))
+      : tools;
 
   const dispatch = async (
     call: { toolCallId: string; name: string; args: unknown; signal: AbortSignal | undefined },
@@ -179,7 +188,7 @@ export function createSeat(cfg: SeatConfig): Seat {
     toolExecution: "sequential",
     convertToLlm: (messages) =>
       messages.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "toolResult"),
-    streamFn: (model, context, options) => streamOnce(model, { ...context, tools }, options),
+    streamFn: (model, context, options) => streamOnce(model, { ...context, tools: toolsBlock() }, options),
   });
 
   /** One model request: endpoint slot, pinned options, finish-reason probe, interceptions. */

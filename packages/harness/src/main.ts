@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./bench-narrow.js";
 import { parseModelTable } from "./models.js";
 import { buildHarness } from "./server.js";
 
@@ -10,6 +11,7 @@ import { buildHarness } from "./server.js";
  */
 async function main(): Promise<void> {
   const env = process.env;
+  if (benchNarrowTools(env)) console.warn(BENCH_NARROW_TOOLS_WARNING);
   const harnessToken = env.JR2_HARNESS_TOKEN ?? "";
   if (!harnessToken) {
     console.error(

@@ -96,6 +96,7 @@ export async function runTurn(
       apiKey: entry.apiKey ?? "jr2-no-key",
       thinkingLevel: dials.thinkingLevel as never,
       maxSteps: deps.maxSteps,
+      allowed: surface.allowed,
       hooks: turnHooks(slot, submissionId, state, deps, emit),
     });
     signal.removeEventListener("abort", onAbort);
