@@ -64,6 +64,13 @@ export interface Stack {
    * `orchestratorUrl` — e.g. a stand-in for an older Orchestrator (§7.6 skew).
    */
   startHarness(orchestratorUrl: string): Promise<{ url: string; stop(): Promise<void> }>;
+  /** Kills the instance Harness at once (SIGKILL / container kill): every conversation it held is gone. */
+  killHarness(): Promise<void>;
+  /**
+   * Starts the instance Harness again on the same port, models and tokens; resolves once it is
+   * ready. It holds no conversation: it answers 404 for the earlier ones (§7.1).
+   */
+  restartHarness(): Promise<void>;
   /** The Orchestrator's output so far (for failure messages). */
   orchestratorLog(): string;
   close(): Promise<void>;
@@ -300,7 +307,15 @@ export async function startStack(target: TargetKind, options: StackOptions): Pro
   }
 }
 
-type Services = Pick<Stack, "killOrchestrator" | "startOrchestrator" | "orchestratorLog" | "startHarness"> & {
+type Services = Pick<
+  Stack,
+  | "killOrchestrator"
+  | "startOrchestrator"
+  | "orchestratorLog"
+  | "startHarness"
+  | "killHarness"
+  | "restartHarness"
+> & {
   stopAll(): Promise<void>;
 };
 
@@ -331,8 +346,11 @@ async function processServices(
   };
   await startOrchestrator();
   let harness: Proc | undefined;
-  try {
+  const startInstanceHarness = async () => {
     harness = await spawnUntil(repoRoot, BINARIES.harness, [], env.harness, HARNESS_READY);
+  };
+  try {
+    await startInstanceHarness();
   } catch (error) {
     await stopProc(orchestrator);
     throw error;
@@ -340,6 +358,11 @@ async function processServices(
   const extra: Proc[] = [];
   return {
     startOrchestrator,
+    killHarness: () => stopProc(harness, "SIGKILL"),
+    async restartHarness() {
+      await stopProc(harness, "SIGKILL");
+      await startInstanceHarness();
+    },
     async startHarness(orchestratorUrl) {
       const port = await freePort();
       const proc = await spawnUntil(
@@ -371,6 +394,9 @@ async function imageServices(
 ): Promise<Services> {
   // Ryuk would need a bridge network and a pulled image: neither exists on these machines (§11).
   process.env.TESTCONTAINERS_RYUK_DISABLED = "true";
+  // With `dockerd --bridge=none` there is no bridge network, and testcontainers' host
+  // detection asks for its gateway; every container here is on the host network anyway.
+  process.env.TESTCONTAINERS_HOST_OVERRIDE ??= "127.0.0.1";
   const { GenericContainer, Wait } = await import("testcontainers");
   type Started = Awaited<ReturnType<InstanceType<typeof GenericContainer>["start"]>>;
   const images = options.images ?? DEFAULT_IMAGES;
@@ -399,7 +425,7 @@ async function imageServices(
   };
   await startOrchestrator();
   let harness: Started | undefined;
-  try {
+  const startInstanceHarness = async () => {
     harness = await new GenericContainer(images.harness)
       .withNetworkMode("host")
       .withEnvironment(env.harness)
@@ -407,6 +433,9 @@ async function imageServices(
       .withWaitStrategy(Wait.forLogMessage(HARNESS_READY))
       .withStartupTimeout(90_000)
       .start();
+  };
+  try {
+    await startInstanceHarness();
   } catch (error) {
     await orchestrator?.stop({ timeout: 0 });
     throw error;
@@ -414,6 +443,13 @@ async function imageServices(
   const extra: Started[] = [];
   return {
     startOrchestrator,
+    async killHarness() {
+      await harness?.stop({ timeout: 0 });
+    },
+    async restartHarness() {
+      await harness?.stop({ timeout: 0 });
+      await startInstanceHarness();
+    },
     async startHarness(orchestratorUrl) {
       const port = await freePort();
       const container = await new GenericContainer(images.harness)
