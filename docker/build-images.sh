@@ -70,7 +70,13 @@ log "staging production dependencies (pnpm deploy --prod) in $ctx"
 deploy @jr2/orchestrator "$ctx/orchestrator/app/orchestrator"
 deploy @jr2/model-sim "$ctx/orchestrator/app/model-sim"
 deploy @jr2/harness "$ctx/harness/app/harness"
-if [ -d "$root/examples/workflows" ]; then cp -R "$root/examples/workflows/." "$ctx/orchestrator/workflows/"; fi
+# The example workflows (review, triage) are served by default. Only the modules: their
+# node_modules are pnpm symlinks that would dangle in the image, and the Orchestrator's loader
+# aliases @jr2/orchestrator, zod and xstate to its own copies anyway (ADR-0103).
+if [ -d "$root/examples/workflows" ]; then
+  find "$root/examples/workflows" -maxdepth 1 -type f \( -name '*.ts' -o -name '*.js' -o -name '*.mjs' \) \
+    -exec cp {} "$ctx/orchestrator/workflows/" \;
+fi
 cp "$here/fd-compat.sh" "$ctx/harness/fd"
 
 summary=()

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Compose smoke test (SPEC §11, ADR-0103): brings the home-lab stack up from the built images
+# with host networking (docker/compose.hostnet.yaml), runs the `review` workflow end to end
+# against model-sim with the host's built CLI, and always brings the stack down again.
+#
+#   pnpm run setup && docker/build-images.sh --offline   # first: dist/ and both images
+#   scripts/compose-smoke.sh                             # exit 0 only when the run is `done`
+#
+# Env: JR2_SMOKE_PROJECT (compose project, default jr2smoke), JR2_SMOKE_TIMEOUT (seconds for the
+# run, default 300), JR2_ORCHESTRATOR_IMAGE / JR2_HARNESS_IMAGE (default the :local tags).
+# Never pulls, never creates a network: every service uses the host's network on 127.0.0.1
+# (ports 7400 Orchestrator, 7401 Harness, 7402 model-sim, which must be free).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+project=${JR2_SMOKE_PROJECT:-jr2smoke}
+run_timeout=${JR2_SMOKE_TIMEOUT:-300}
+url=http://127.0.0.1:7400
+log() { printf '[smoke %4ss] %s\n' "$SECONDS" "$*" >&2; }
+fail() { log "FAIL: $*"; exit 1; }
+
+command -v docker-compose >/dev/null 2>&1 ||
+  fail "docker-compose not found (Debian: apt-get install -y docker-compose)"
+cli=packages/orchestrator/dist/cli/main.js
+[ -f "$cli" ] || fail "$cli is missing: run \`pnpm run setup\` first"
+orchestrator_image=${JR2_ORCHESTRATOR_IMAGE:-jr2-orchestrator:local}
+harness_image=${JR2_HARNESS_IMAGE:-jr2-harness:local}
+for image in "$orchestrator_image" "$harness_image"; do
+  # compose would try to pull a missing image; there is no registry here.
+  docker image inspect "$image" >/dev/null 2>&1 ||
+    fail "image $image is missing: run docker/build-images.sh --offline first"
+done
+for port in 7400 7401 7402; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    fail "127.0.0.1:$port is already in use (host networking needs it free)"
+  fi
+done
+
+work=$(mktemp -d /tmp/jr2-smoke.XXXXXX)
+env_file=$work/.env
+# Random tokens for this run only; the Harness's token is the sandbox token for `instance`.
+node -e '
+const { createHmac, randomBytes } = require("node:crypto");
+const hex = () => randomBytes(32).toString("hex");
+const key = hex();
+const sandbox = `instance.${createHmac("sha256", key).update("instance").digest("hex")}`;
+console.log([
+  `JR2_INSTANCE_TOKEN=${hex()}`, `JR2_SANDBOX_KEY=${key}`, `JR2_HARNESS_TOKEN=${hex()}`,
+  `JR2_SANDBOX_TOKEN=${sandbox}`, `JR2_ORCHESTRATOR_IMAGE=${process.argv[1]}`,
+  `JR2_HARNESS_IMAGE=${process.argv[2]}`,
+].join("\n"));
+' "$orchestrator_image" "$harness_image" >"$env_file"
+chmod 600 "$env_file"
+token=$(sed -n 's/^JR2_INSTANCE_TOKEN=//p' "$env_file")
+
+compose() {
+  docker-compose --env-file "$env_file" -f docker/compose.yaml -f docker/compose.hostnet.yaml \
+    -p "$project" "$@"
+}
+networks() { docker network ls --format '{{.Name}}' | sort; }
+
+ok=false
+cleanup() {
+  local code=$?
+  if ! $ok; then
+    log "service logs:"
+    compose logs --no-color --tail=200 >&2 || true
+  fi
+  log "bringing the stack down"
+  local down_started=$SECONDS
+  compose down --volumes --remove-orphans >/dev/null 2>&1 || log "compose down failed"
+  log "down in $((SECONDS - down_started)) s; total $SECONDS s"
+  rm -rf "$work"
+  exit "$code"
+}
+trap cleanup EXIT
+
+# Every supported combination must validate (the gpu profile's vLLM is only checked, never up).
+for files in "" "-f docker/compose.override.yaml" "-f docker/compose.hostnet.yaml" \
+  "--profile gpu -f docker/compose.hostnet.yaml"; do
+  # shellcheck disable=SC2086 # word splitting of $files is intended
+  docker-compose --env-file "$env_file" -f docker/compose.yaml $files config -q ||
+    fail "docker-compose config rejects: -f docker/compose.yaml $files"
+done
+log "docker-compose config: base, base+override, base+hostnet, gpu+hostnet valid"
+
+networks_before=$(networks)
+log "up -d ($orchestrator_image, $harness_image)"
+started=$SECONDS
+compose up -d
+
+deadline=$((SECONDS + 120))
+until node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$url/healthz"; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the Orchestrator did not answer $url/healthz within 120 s"
+  sleep 1
+done
+log "Orchestrator healthy after $((SECONDS - started)) s"
+
+networks_during=$(networks)
+[ "$networks_during" = "$networks_before" ] ||
+  fail "networks changed: before [$(echo $networks_before)], during [$(echo $networks_during)]"
+created=$(docker network ls --filter "label=com.docker.compose.project=$project" -q)
+[ -z "$created" ] || fail "compose created a network for $project: $created"
+extra=$(echo "$networks_during" | grep -vxE 'bridge|host|none' || true)
+[ -z "$extra" ] || fail "networks beyond bridge/host/none: $extra"
+
+log "running review to done (timeout ${run_timeout} s)"
+run_started=$SECONDS
+timeout "$run_timeout" node "$cli" run review --follow --answer-gates merge --url "$url" --token "$token" ||
+  fail "the review run did not reach done (exit $?)"
+log "review done in $((SECONDS - run_started)) s"
+
+ok=true
+log "PASS: review reached done in containers"
