@@ -14,6 +14,13 @@ export type CrashPhase = (typeof CRASH_PHASES)[number];
 const [wanted, nth] = (process.env.JR2_CRASH_AT ?? "").split(":");
 let remaining = nth ? Math.max(1, Number(nth) || 1) : 1;
 
+const flushes: Array<() => void> = [];
+
+/** Registers a synchronous flush (the logger's buffer) run just before a crash point kills. */
+export function onCrash(flush: () => void): void {
+  flushes.push(flush);
+}
+
 /**
  * Marks reaching `phase`: when it is the `JR2_CRASH_AT` phase (and its count is reached),
  * writes `jr2 crash-point <phase>` to stderr synchronously and SIGKILLs this very process
@@ -22,6 +29,13 @@ let remaining = nth ? Math.max(1, Number(nth) || 1) : 1;
 export function crashPoint(phase: CrashPhase): void {
   if (wanted !== phase) return;
   if (--remaining > 0) return;
+  for (const flush of flushes) {
+    try {
+      flush();
+    } catch {
+      // a log line lost is no reason not to crash
+    }
+  }
   writeSync(2, `jr2 crash-point ${phase}\n`);
   process.kill(process.pid, "SIGKILL");
 }

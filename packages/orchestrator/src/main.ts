@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
 import type { ServeConfig } from "./config.js";
+import { onCrash } from "./crash-points.js";
 import { createHarnessTurnDriver } from "./harness-turn-driver.js";
 import { createLogger } from "./logger.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "./placement.js";
@@ -46,6 +48,10 @@ export async function startOrchestrator(
           allowExplicitEndpoints: config.dev,
         }
       : undefined;
+  // Test-only JR2_CRASH_AT: the log lines before a crash point must reach the harness.
+  onCrash(() =>
+    (logger as unknown as Record<symbol, { flushSync?(): void }>)[pino.symbols.streamSym]?.flushSync?.(),
+  );
   const store = openRunStore(config.dataDir, logger);
   const app = await buildOrchestrator({
     workflows,

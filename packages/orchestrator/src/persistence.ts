@@ -31,6 +31,12 @@ export interface RunPersistence {
    * committed only together with its answer. Holds nest.
    */
   hold(run: LiveRun): () => void;
+  /**
+   * Runs `fn` after the next commit of `run`'s current state (not a held snapshot) — the outbox
+   * of effects that leave the process (an admission, a remote abort). Schedules that save.
+   * Dropped after `close()`: a restart finds the run as last committed.
+   */
+  afterCommit(run: LiveRun, fn: () => void): void;
   /** The stored answer of `(iid, toolCallId)` in `runId`, with the scope it was given in. */
   pickAnswer(runId: string, iid: string, toolCallId: string): Promise<StoredPickAnswer | undefined>;
   /**
@@ -56,6 +62,8 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   const held = new Map<LiveRun, Held>();
   /** Per-run save chain: saves of one run commit in call order even on an async store. */
   const chains = new Map<LiveRun, Promise<void>>();
+  /** Effects waiting for the next commit of a run's current state. */
+  const outbox = new Map<LiveRun, Array<() => void>>();
   /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
   const savedTimers = new WeakMap<LiveRun, Set<string>>();
 
@@ -82,12 +90,26 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   function enqueue(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void> {
     if (closed) return Promise.reject(new Error("the run store is closed (shutting down)"));
     const blob = blobOf(run);
+    const effects = held.has(run) ? [] : (outbox.get(run) ?? []);
+    if (effects.length > 0) outbox.delete(run);
     const previous = chains.get(run) ?? Promise.resolve();
     const next = previous
       .catch(() => {})
       .then(async () => {
-        await store.save(blob, picks);
+        try {
+          await store.save(blob, picks);
+        } catch (error) {
+          if (effects.length > 0) outbox.set(run, [...effects, ...(outbox.get(run) ?? [])]);
+          throw error;
+        }
         afterCommit(run, blob);
+        for (const effect of effects) {
+          try {
+            effect();
+          } catch (error) {
+            log.error({ runId: run.runId, err: error }, "an effect after a commit threw");
+          }
+        }
       });
     chains.set(run, next);
     void next.finally(() => {
@@ -99,6 +121,7 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   function afterCommit(run: LiveRun, blob: RunBlob): void {
     if (run.gatesUnsaved) {
       run.gatesUnsaved = false;
+      log.info({ runId: run.runId, gates: [...run.gates.keys()] }, "Gate saved open");
       crashPoint("gate-open");
     }
     const before = savedTimers.get(run) ?? new Set<string>();
@@ -120,6 +143,13 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
       });
     },
     save: (run, picks) => enqueue(run, picks),
+    afterCommit(run, fn) {
+      if (closed) return;
+      const list = outbox.get(run) ?? [];
+      list.push(fn);
+      outbox.set(run, list);
+      this.changed(run);
+    },
     hold(run) {
       const current = held.get(run);
       if (current) current.count++;

@@ -200,6 +200,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
         rememberScope: (iid, scope) => scopeOfIid.set(iid, scope),
         save: (r) => persistence.save(r),
         shuttingDown: () => stopping,
+        afterCommit: (r, fn) => persistence.afterCommit(r, fn),
         ...(options.placement
           ? {
               place: (runId: string, statePath: string, turn: TurnStart) =>
@@ -363,7 +364,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
       const runId = iid.split("/", 1)[0] ?? iid;
       return serialized(runId, async () => {
         const known = await persistence.pickAnswer(runId, iid, pick.toolCallId);
-        if (known && mayReach(caller, known.scope)) return known.answer;
+        if (known && mayReach(caller, known.scope)) {
+          log.info(
+            { runId, iid, pick: pick.name, toolCallId: pick.toolCallId },
+            "pick repeated: the stored answer",
+          );
+          return known.answer;
+        }
         const registration = liveRegistration(iid, caller);
         const run = runOf(registration.runId);
         // The pick's effect is committed only with its answer, and answered only after (§4.3).
@@ -375,7 +382,6 @@ export function createRunHost(options: RunHostOptions): RunHost {
           release();
         }
         await saveOrStop(run, [{ iid, toolCallId: pick.toolCallId, scope: registration.scope, answer }]);
-        crashPoint("pick-delivered");
         run.feed.append({
           type: "pick",
           child: `${registration.statePath}#${registration.agent}`,
@@ -387,12 +393,16 @@ export function createRunHost(options: RunHostOptions): RunHost {
           {
             runId: registration.runId,
             agent: registration.agent,
+            iid,
             pick: pick.name,
+            toolCallId: pick.toolCallId,
             delivered: answer.delivered,
             moved: answer.moved,
           },
           "pick answered",
         );
+        // Committed and logged, not yet told: the Harness re-sends, and gets the stored answer.
+        crashPoint("pick-delivered");
         return answer;
       });
     },

@@ -25,6 +25,8 @@ export interface TurnRegistrationDeps {
   save?(run: LiveRun): Promise<void>;
   /** Is the host shutting down (Turns stop leaving their Submissions running, §5.1)? */
   shuttingDown?(): boolean;
+  /** Runs `fn` once the run's next save (of its current state) committed; absent: at once. */
+  afterCommit?(run: LiveRun, fn: () => void): void;
 }
 
 /**
@@ -143,21 +145,35 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     },
     log,
   };
+  // Outbox rule (ADR-0250): the driver's effects (an admission, a remote abort) leave the
+  // process only once the state that caused them is committed; a crash before that restores a
+  // run in which they never happened.
   let stopDriver: () => void = () => {};
-  try {
-    stopDriver = deps.turnDriver.start(context);
-  } catch (error) {
-    log.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
-  }
-  return () => {
+  let ended = false;
+  const startDriver = () => {
+    if (ended) return;
+    try {
+      stopDriver = deps.turnDriver.start(context);
+    } catch (error) {
+      log.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
+    }
+  };
+  const stop = () => {
     try {
       stopDriver();
     } catch (error) {
       log.error({ err: error }, "the Turn driver threw on stop");
-    } finally {
-      registrations.deregister(current);
-      log.info({ turnId: current.turnId }, "Turn ended");
     }
+  };
+  if (deps.afterCommit) deps.afterCommit(run, startDriver);
+  else startDriver();
+  return () => {
+    ended = true;
+    registrations.deregister(current);
+    log.info({ turnId: current.turnId }, "Turn ended");
+    // A shutdown stops at once (no remote abort: the run stays restorable).
+    if (deps.afterCommit && deps.shuttingDown?.() !== true) deps.afterCommit(run, stop);
+    else stop();
   };
 }
 

@@ -1,0 +1,342 @@
+/**
+ * The crash harness (issue 6, SPEC §8): the real Orchestrator and Harness with model-sim run
+ * `review` and `triage` over and over; in each trial the Orchestrator is SIGKILLed at an exact
+ * phase (`JR2_CRASH_AT`: it kills itself there) or at a random moment, restarted on the same
+ * data folder, and the run is driven to its end. Invariants are checked from model-sim's
+ * recordings, the Orchestrator's logs and the store, not only from final states.
+ * Entry points: `pnpm crash` (many trials) and test/integration/restore-crash.test.ts (CI).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { noPromptAdmittedTwice, type Stack, startStack } from "../../../conformance/src/index.js";
+import { CRASH_PHASES, type CrashPhase } from "../../src/crash-points.js";
+import { STORE_FILE } from "../../src/store/sqlite.js";
+
+export type KillAt = CrashPhase | "random";
+
+/** The workflows driven and which phases each can reach (review has no timer). */
+const WORKFLOWS = {
+  review: { input: { task: "a hello() function in hello.js" }, gates: { merge_gate: "merge" } },
+  triage: { input: { report: "the login page is blank" }, gates: { confirm_gate: "confirm" } },
+} as const;
+type Workflow = keyof typeof WORKFLOWS;
+
+const reaches = (workflow: Workflow, phase: KillAt) => phase !== "timer-armed" || workflow === "triage";
+
+/** One trial's plan and what it saw. */
+export interface TrialResult {
+  workflow: Workflow;
+  killAt: KillAt;
+  /** `JR2_CRASH_AT=<phase>:<nth>`: the n-th time the phase is reached. */
+  nth: number;
+  /** The process died at the phase (or was killed at random). False: the phase never came. */
+  killed: boolean;
+  finalValue: unknown;
+  /** Prompts that reached the model twice for one Turn. */
+  duplicates: number;
+  /** Invariant violations, in words (empty = the trial passed). */
+  violations: string[];
+}
+
+/** The report of a series of trials. */
+export interface CrashReport {
+  trials: number;
+  killsPerPhase: Record<KillAt, number>;
+  notReached: Record<KillAt, number>;
+  /** Prompt duplicates by the kill that preceded them (only admit-sent/random may have any). */
+  duplicatesByWindow: Record<KillAt, number>;
+  /** Stored answers served to a repeated tool-call id (the Harness re-sent after a kill). */
+  repeatsServed: number;
+  violations: string[];
+  results: TrialResult[];
+}
+
+interface LogLine {
+  msg?: string;
+  runId?: string;
+  iid?: string;
+  toolCallId?: string;
+  delivered?: boolean;
+}
+
+/** The JSON log lines, each once (a process killed by a signal can be listed twice by the stack). */
+function logLines(text: string): LogLine[] {
+  return [...new Set(text.split("\n"))]
+    .filter((l) => l.startsWith("{"))
+    .map((l) => {
+      try {
+        return JSON.parse(l) as LogLine;
+      } catch {
+        return {};
+      }
+    });
+}
+
+async function http(stack: Stack, path: string, init: RequestInit = {}) {
+  try {
+    const res = await fetch(`${stack.orchestratorUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+    });
+    return {
+      status: res.status,
+      body: (await res.json().catch(() => null)) as Record<string, unknown> | null,
+    };
+  } catch {
+    return { status: 0, body: null }; // the Orchestrator is down
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `trials` trials (phases round-robin, workflows alternating) and returns the report.
+ * `random` in the rotation kills at a random moment 0–`randomMaxMs` after the run starts.
+ */
+export async function runCrashTrials(options: {
+  repoRoot: string;
+  workflowsDir: string;
+  trials: number;
+  randomMaxMs?: number;
+  log?: (line: string) => void;
+  seed?: number;
+  /** Only these kill points (default: every phase and random). */
+  only?: readonly KillAt[];
+}): Promise<CrashReport> {
+  const say = options.log ?? (() => {});
+  const dataDir = mkdtempSync(join(tmpdir(), "jr2-crash-"));
+  let rand = options.seed ?? 42;
+  const random = () => {
+    rand = (rand * 1103515245 + 12345) % 2 ** 31;
+    return rand / 2 ** 31;
+  };
+  const stack = await startStack("process", {
+    repoRoot: options.repoRoot,
+    workflowsDir: options.workflowsDir,
+    orchestratorEnv: { JR2_DATA_DIR: dataDir },
+    models: (baseUrl) => ({
+      coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
+      reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
+      triager: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
+    }),
+  });
+  const zero = () =>
+    Object.fromEntries([...CRASH_PHASES, "random"].map((p) => [p, 0])) as Record<KillAt, number>;
+  const report: CrashReport = {
+    trials: 0,
+    killsPerPhase: zero(),
+    notReached: zero(),
+    duplicatesByWindow: zero(),
+    repeatsServed: 0,
+    violations: [],
+    results: [],
+  };
+  try {
+    // The uninterrupted runs: the final state every interrupted one must reach.
+    const baseline = new Map<Workflow, unknown>();
+    for (const workflow of Object.keys(WORKFLOWS) as Workflow[]) {
+      const runId = await startRun(stack, workflow);
+      baseline.set(workflow, await driveToEnd(stack, workflow, runId!));
+      say(`baseline ${workflow}: ${JSON.stringify(baseline.get(workflow))}`);
+    }
+    const rotation: KillAt[] = options.only?.length ? [...options.only] : [...CRASH_PHASES, "random"];
+    const plan: Array<{ workflow: Workflow; killAt: KillAt }> = [];
+    for (let i = 0; plan.length < options.trials; i++) {
+      const killAt = rotation[i % rotation.length]!;
+      const workflow: Workflow = Math.floor(i / rotation.length) % 2 === 0 ? "review" : "triage";
+      plan.push({ workflow: reaches(workflow, killAt) ? workflow : "triage", killAt });
+    }
+    for (const { workflow, killAt } of plan) {
+      const result = await trial(stack, {
+        workflow,
+        killAt,
+        dataDir,
+        random,
+        randomMaxMs: options.randomMaxMs ?? 1500,
+      });
+      const expected = baseline.get(workflow);
+      if (JSON.stringify(result.finalValue) !== JSON.stringify(expected))
+        result.violations.push(
+          `final state ${JSON.stringify(result.finalValue)} ≠ uninterrupted ${JSON.stringify(expected)}`,
+        );
+      report.trials++;
+      if (result.killed) report.killsPerPhase[killAt]++;
+      else report.notReached[killAt]++;
+      report.duplicatesByWindow[killAt] += result.duplicates;
+      report.violations.push(...result.violations.map((v) => `${workflow} @ ${killAt}:${result.nth}: ${v}`));
+      report.results.push(result);
+      if (result.violations.length > 0 && process.env.JR2_CRASH_LOGS)
+        writeFileSync(
+          join(process.env.JR2_CRASH_LOGS, `trial-${report.trials}.log`),
+          stack.orchestratorLog(),
+        );
+      say(
+        `trial ${report.trials}: ${workflow} kill@${killAt}:${result.nth} ${result.killed ? "killed" : "not reached"} → ${JSON.stringify(result.finalValue)}${result.duplicates ? ` dup=${result.duplicates}` : ""}${result.violations.length ? ` VIOLATIONS ${result.violations.join("; ")}` : ""}`,
+      );
+    }
+    report.repeatsServed = logLines(stack.orchestratorLog()).filter(
+      (l) => l.msg === "pick repeated: the stored answer",
+    ).length;
+    return report;
+  } finally {
+    await stack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function startRun(stack: Stack, workflow: Workflow): Promise<string | undefined> {
+  const res = await http(stack, `/workflows/${workflow}/runs`, {
+    method: "POST",
+    body: JSON.stringify({ input: WORKFLOWS[workflow].input }),
+  });
+  return res.status === 201 ? (res.body?.runId as string) : undefined;
+}
+
+/** Answers the run's Gates when they take their event, until the run settles; returns its value. */
+async function driveToEnd(
+  stack: Stack,
+  workflow: Workflow,
+  runId: string,
+  timeoutMs = 60_000,
+): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  const gates = WORKFLOWS[workflow].gates as Record<string, string>;
+  for (;;) {
+    const { status, body } = await http(stack, `/runs/${runId}`);
+    if (status === 200 && body) {
+      if (body.status !== "running") return { status: body.status, value: body.value };
+      for (const gate of (body.gates as Array<{ id: string; acceptsNow: string[] }>) ?? []) {
+        const event = gates[gate.id];
+        if (event && gate.acceptsNow.includes(event))
+          await http(stack, `/runs/${runId}/gates/${gate.id}/events`, {
+            method: "POST",
+            body: JSON.stringify({ type: event }),
+          });
+      }
+    }
+    if (Date.now() > deadline) return { status: "hanging", value: body?.value ?? null };
+    await sleep(50);
+  }
+}
+
+async function trial(
+  stack: Stack,
+  plan: { workflow: Workflow; killAt: KillAt; dataDir: string; random: () => number; randomMaxMs: number },
+): Promise<TrialResult> {
+  const { workflow, killAt } = plan;
+  const nth =
+    killAt === "random" || killAt === "gate-open" || killAt === "timer-armed"
+      ? 1
+      : 1 + Math.floor(plan.random() * 3);
+  const logStart = stack.orchestratorLog().length;
+  const seqStart = (await stack.requests()).length;
+  const before = new Set(await runIds(stack));
+  await stack.killOrchestrator();
+  await stack.startOrchestrator(killAt === "random" ? {} : { JR2_CRASH_AT: `${killAt}:${nth}` });
+  void startRun(stack, workflow); // the answer may never come: the process may die first
+  let killed = false;
+  if (killAt === "random") {
+    await sleep(plan.random() * plan.randomMaxMs);
+    await stack.killOrchestrator();
+    killed = true;
+  } else {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (stack.orchestratorLog().slice(logStart).includes(`jr2 crash-point ${killAt}`)) {
+        killed = true;
+        break;
+      }
+      const ids = (await runIds(stack)).filter((id) => !before.has(id));
+      const run = ids[0] ? await http(stack, `/runs/${ids[0]}`) : undefined;
+      if (run?.body && run.body.status !== "running") break;
+      // Keep the run going up to the phase: Gates answered as a person would.
+      if (run?.body && ids[0]) await answerGates(stack, workflow, ids[0], run.body);
+      await sleep(30);
+    }
+    await stack.killOrchestrator();
+  }
+  await stack.startOrchestrator();
+  const runId = (await runIds(stack)).find((id) => !before.has(id));
+  const violations: string[] = [];
+  if (!runId) {
+    // Killed before the run's first save: nothing was promised, nothing may be left running.
+    return {
+      workflow,
+      killAt,
+      nth,
+      killed,
+      finalValue: { status: "never-started" },
+      duplicates: 0,
+      violations: killAt === "random" ? [] : ["the run was lost"],
+    };
+  }
+  const finalValue = await driveToEnd(stack, workflow, runId);
+  const detail = await http(stack, `/runs/${runId}`);
+  if (((detail.body?.turns as unknown[]) ?? []).length > 0)
+    violations.push("a Turn is left registered after the run settled");
+
+  // At most one delivery per tool-call id; every pick the model could have been told landed is stored.
+  const lines = logLines(stack.orchestratorLog().slice(logStart)).filter((l) => l.runId === runId);
+  const delivered = new Map<string, number>();
+  for (const l of lines)
+    if (l.msg === "pick answered" && l.delivered) {
+      const key = `${l.iid} ${l.toolCallId}`;
+      delivered.set(key, (delivered.get(key) ?? 0) + 1);
+    }
+  for (const [key, n] of delivered) if (n > 1) violations.push(`tool call ${key} delivered ${n} times`);
+  const db = new Database(join(plan.dataDir, STORE_FILE), { readonly: true, fileMustExist: true });
+  try {
+    const stored = new Set(
+      db
+        .prepare<[string], { iid: string; tool_call_id: string }>(
+          "SELECT iid, tool_call_id FROM pick_answers WHERE run_id = ?",
+        )
+        .all(runId)
+        .map((r) => `${r.iid} ${r.tool_call_id}`),
+    );
+    for (const key of delivered.keys())
+      if (!stored.has(key)) violations.push(`answered pick ${key} is not in the restored run's store`);
+  } finally {
+    db.close();
+  }
+
+  // Each Turn's prompt reaches the model once; twice only after a kill in the admit-sent window.
+  let duplicates = 0;
+  const recorded = (await stack.requests()).filter((r) => r.seq >= seqStart && r.status === 200);
+  const window = killAt === "admit-sent" || killAt === "random" ? "admit-sent" : killAt;
+  const seen = new Set<string>();
+  for (const r of recorded) {
+    if (!noPromptAdmittedTwice([r.raw], "ledgered").ok) {
+      const strict = noPromptAdmittedTwice([r.raw], window);
+      if (!strict.ok && !seen.has(strict.reason)) violations.push(strict.reason);
+      seen.add(strict.ok ? r.model : strict.reason);
+      duplicates = Math.max(duplicates, 1);
+    }
+  }
+  return { workflow, killAt, nth, killed, finalValue, duplicates, violations };
+}
+
+async function runIds(stack: Stack): Promise<string[]> {
+  for (let i = 0; i < 100; i++) {
+    const res = await http(stack, "/runs");
+    if (res.status === 200)
+      return ((res.body as unknown as Array<{ runId: string }>) ?? []).map((r) => r.runId);
+    if (res.status !== 0) return [];
+    await sleep(30);
+  }
+  return [];
+}
+
+async function answerGates(stack: Stack, workflow: Workflow, runId: string, body: Record<string, unknown>) {
+  const gates = WORKFLOWS[workflow].gates as Record<string, string>;
+  for (const gate of (body.gates as Array<{ id: string; acceptsNow: string[] }>) ?? []) {
+    const event = gates[gate.id];
+    if (event && gate.acceptsNow.includes(event))
+      await http(stack, `/runs/${runId}/gates/${gate.id}/events`, {
+        method: "POST",
+        body: JSON.stringify({ type: event }),
+      });
+  }
+}
