@@ -50,6 +50,8 @@ interface Held {
   count: number;
   snapshot: unknown;
   timers: SavedTimer[];
+  status: RunBlob["status"];
+  fault: RunBlob["fault"];
 }
 
 /**
@@ -73,14 +75,14 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
       runId: run.runId,
       workflow: run.workflow,
       machineFingerprint: run.fingerprint,
-      status: run.status,
+      status: hold ? hold.status : run.status,
       snapshot: hold ? hold.snapshot : run.actor.getPersistedSnapshot(),
       input: run.input ?? null,
       ledger: Object.fromEntries(run.ledger),
       epochs: Object.fromEntries(run.epochs),
       timers: hold ? hold.timers : timersOf(run),
       usage: usageOf(run),
-      ...(run.fault ? { fault: run.fault } : {}),
+      ...((hold ? hold.fault : run.fault) ? { fault: hold ? hold.fault : run.fault } : {}),
       createdAt: run.createdAt.toISOString(),
       updatedAt: now().toISOString(),
     };
@@ -153,7 +155,14 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
     hold(run) {
       const current = held.get(run);
       if (current) current.count++;
-      else held.set(run, { count: 1, snapshot: run.actor.getPersistedSnapshot(), timers: timersOf(run) });
+      else
+        held.set(run, {
+          count: 1,
+          snapshot: run.actor.getPersistedSnapshot(),
+          timers: timersOf(run),
+          status: run.status,
+          fault: run.fault,
+        });
       let released = false;
       return () => {
         if (released) return;
