@@ -32,7 +32,11 @@ async function main(): Promise<void> {
     host: env.JR2_HARNESS_HOST ?? "127.0.0.1",
   });
   console.log(`jr2 harness listening on ${address}`);
-  const stop = () => void app.close().then(() => process.exit(0));
+  const stop = () => {
+    // Conversations live as long as the process (§7.1): nothing to drain; never hang a stop.
+    setTimeout(() => process.exit(0), 3_000).unref();
+    void app.close().then(() => process.exit(0));
+  };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }

@@ -44,7 +44,11 @@ export interface HarnessOptions {
  */
 export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversations: Conversations } {
   if (!opts.harnessToken) throw new Error("buildHarness: harnessToken must not be empty");
-  const app = Fastify({ logger: opts.logger ?? false }).withTypeProvider<ZodTypeProvider>();
+  // Long-polls wait up to a minute: on close, cut them (the Orchestrator reconnects) rather than wait.
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    forceCloseConnections: true,
+  }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
