@@ -99,7 +99,7 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     return () => {};
   }
   deps.rememberScope(current.iid, current.scope);
-  log.info({ turnId: current.turnId }, "Turn registered");
+  log.info({ iid: current.iid, turnId: current.turnId }, "Turn registered");
 
   const bumpEpoch = (address: string): number => {
     const next = (run.epochs.get(address) ?? 0) + 1;

@@ -55,6 +55,7 @@ export interface CrashReport {
 
 interface LogLine {
   msg?: string;
+  turnId?: string | null;
   runId?: string;
   iid?: string;
   toolCallId?: string;
@@ -302,20 +303,57 @@ async function trial(
     db.close();
   }
 
-  // Each Turn's prompt reaches the model once; twice only after a kill in the admit-sent window.
+  // Each Turn's task is admitted once (the Harness's own stream of the conversation: one
+  // Submission per admission); twice only after a kill in the admit-sent window.
+  const admittedTwice = killAt === "admit-sent" || killAt === "random";
   let duplicates = 0;
+  const turnsAt = new Map<string, Set<string>>();
+  for (const l of lines)
+    if (l.msg === "Turn registered" && l.iid && l.turnId)
+      turnsAt.set(l.iid, (turnsAt.get(l.iid) ?? new Set()).add(l.turnId));
+  for (const [iid, turnIds] of turnsAt) {
+    const tasks = await taskAdmissions(stack, iid);
+    const extra = tasks - turnIds.size;
+    if (extra > 0) duplicates += extra;
+    if (extra > (admittedTwice ? 1 : 0))
+      violations.push(
+        `${tasks} task admissions for ${turnIds.size} Turn(s) at ${iid} after a kill at ${killAt}`,
+      );
+  }
   const recorded = (await stack.requests()).filter((r) => r.seq >= seqStart && r.status === 200);
   const window = killAt === "admit-sent" || killAt === "random" ? "admit-sent" : killAt;
+  // …and its prompt reaches the model once within one Turn (§10.9 on the raw requests).
   const seen = new Set<string>();
   for (const r of recorded) {
-    if (!noPromptAdmittedTwice([r.raw], "ledgered").ok) {
-      const strict = noPromptAdmittedTwice([r.raw], window);
-      if (!strict.ok && !seen.has(strict.reason)) violations.push(strict.reason);
-      seen.add(strict.ok ? r.model : strict.reason);
-      duplicates = Math.max(duplicates, 1);
-    }
+    const strict = noPromptAdmittedTwice([r.raw], window);
+    if (!strict.ok && !seen.has(strict.reason)) violations.push(strict.reason);
+    if (!strict.ok) seen.add(strict.reason);
   }
   return { workflow, killAt, nth, killed, finalValue, duplicates, violations };
+}
+
+/**
+ * Task admissions the Harness holds for `iid`: every Submission of its stream (one per
+ * admission, settled or not) except the nudges it started.
+ */
+async function taskAdmissions(stack: Stack, iid: string): Promise<number> {
+  const res = await fetch(
+    `${stack.harnessUrl}/conversations/${encodeURIComponent(iid)}/stream?offset=0&wait=0`,
+    {
+      headers: { authorization: `Bearer ${stack.harnessToken}` },
+    },
+  );
+  if (res.status !== 200) return 0;
+  const page = (await res.json()) as {
+    events: Array<{ type: string; submissionId?: string; kind?: string }>;
+  };
+  const all = new Set<string>();
+  const nudges = new Set<string>();
+  for (const e of page.events) {
+    if (e.submissionId) all.add(e.submissionId);
+    if (e.type === "submission-started" && e.kind === "nudge" && e.submissionId) nudges.add(e.submissionId);
+  }
+  return all.size - nudges.size;
 }
 
 async function runIds(stack: Stack): Promise<string[]> {
