@@ -227,10 +227,10 @@ async function trial(
   plan: { workflow: Workflow; killAt: KillAt; dataDir: string; random: () => number; randomMaxMs: number },
 ): Promise<TrialResult> {
   const { workflow, killAt } = plan;
-  const nth =
-    killAt === "random" || killAt === "gate-open" || killAt === "timer-armed"
-      ? 1
-      : 1 + Math.floor(plan.random() * 3);
+  // review admits four Turns and answers four picks; triage one of each (plus its wake).
+  const maxNth =
+    workflow === "review" && ["admit-sent", "ledgered", "pick-delivered"].includes(killAt) ? 3 : 1;
+  const nth = 1 + Math.floor(plan.random() * maxNth);
   const logStart = stack.orchestratorLog().length;
   const seqStart = (await stack.requests()).length;
   const before = new Set(await runIds(stack));
