@@ -256,7 +256,12 @@ describe.skipIf(missing.length > 0)(`the wake on examples/workflows/triage.ts ($
       if (!registered) return undefined;
       return (await harnessHistory(stack, registered.iid)).settlements.length ? registered : undefined;
     });
-    const before = conversationOf(await stack.requests(), POLICIES.triager);
+    // This run's prompt is the workflow's default report; the next test's names its own.
+    const ofThisRun = async () =>
+      conversationOf(await stack.requests(), POLICIES.triager).filter((raw) =>
+        raw.includes("blank screen after the last deploy"),
+      );
+    const before = await ofThisRun();
     expect(before).toHaveLength(1);
     expect(newestUserText(before[0] as string)).toContain("Allowed now: none.");
     expect((await harnessHistory(stack, turn.iid)).settlements).toHaveLength(1);
@@ -265,7 +270,7 @@ describe.skipIf(missing.length > 0)(`the wake on examples/workflows/triage.ts ($
     expect((await client.gateSend(runId, "confirm_gate", { type: "confirm" })).status).toBe(200);
     const settled = await untilSettled(client, runId);
     expect(settled.status).toBe("done");
-    const requests = conversationOf(await stack.requests(), POLICIES.triager);
+    const requests = await ofThisRun();
     expect(requests).toHaveLength(2);
     expectOk(eachRequestExtendsThePrevious(requests));
     expectOk(wokeWhenPickOpened(requests));
@@ -276,5 +281,37 @@ describe.skipIf(missing.length > 0)(`the wake on examples/workflows/triage.ts ($
     );
     const feed = (await client.feed(runId)) as Array<Record<string, unknown>>;
     expect(feed.filter((e) => e.type === "admission").map((e) => e.kind)).toEqual(["task", "nudge"]);
+  });
+
+  it("a wake refused because the Harness lost the conversation (404) is admitted again with its task on a new conversation", async () => {
+    const report = "The export button does nothing.";
+    const ofThisRun = async () =>
+      conversationOf(await stack.requests(), POLICIES.triager).filter((raw) => raw.includes(report));
+    const runId = await client.startRun("triage", { report });
+    const turn = await until("the triager's first Submission to settle", async () => {
+      const view = await runView(client, runId);
+      const registered = view.turns.find((t) => t.agent === "triager");
+      if (!registered) return undefined;
+      return (await harnessHistory(stack, registered.iid)).settlements.length ? registered : undefined;
+    });
+    await stack.restartHarness();
+    expect((await client.gateSend(runId, "confirm_gate", { type: "confirm" })).status).toBe(200);
+    const settled = await untilSettled(client, runId);
+    expect(settled.status).toBe("done");
+    const requests = await ofThisRun();
+    expect(requests).toHaveLength(2);
+    const [first, again] = requests as [string, string];
+    expect(newestUserText(first)).toContain("Allowed now: none.");
+    // The task again, not a nudge, on a conversation that does not hold the first one.
+    expect(again).not.toContain(NUDGE_TEXT);
+    expect(newestUserText(again)).toContain(`Triage this report: ${report}`);
+    expect(newestUserText(again)).toContain("This is a new conversation: the earlier one was lost");
+    expect(newestUserText(again)).toContain("Allowed now: assign, close.");
+    expect((await harnessHistory(stack, turn.iid)).status).toBe(404);
+    const feed = (await client.feed(runId)) as Array<Record<string, unknown>>;
+    expect(feed.filter((e) => e.type === "admission").map((e) => e.kind)).toEqual(["task", "task"]);
+    expect(feed.filter((e) => e.type === "retry").map((e) => e.reason)).toEqual([
+      "conversation lost; admitted on a new one",
+    ]);
   });
 });
