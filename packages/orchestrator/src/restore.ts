@@ -10,7 +10,8 @@
 import type { RunDetail, RunSummary } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyStateMachine, EventObject } from "xstate";
-import type { LiveRun } from "./live-run.js";
+import { createRunFeed, type RunFeed } from "./feed.js";
+import { LiveRun, type LiveRunHooks } from "./live-run.js";
 import type { RunBlob, RunStore } from "./store/run-store.js";
 import { actorAtPath, rearmDelayedEvent } from "./xstate-adapter.js";
 
@@ -31,8 +32,8 @@ export interface RestoreDeps {
   store: RunStore;
   /** The served workflows' Machines and their fingerprints now. */
   machineOf(workflow: string): { machine: AnyStateMachine; fingerprint: string } | undefined;
-  /** Builds (unstarted) the live run of a saved blob, with the host's hooks. */
-  createRun(blob: RunBlob, machine: AnyStateMachine): LiveRun;
+  /** The host's hooks for each recreated run (Turns, Gate announcements, saves). */
+  hooks: LiveRunHooks;
   log: Logger;
   /** Wall clock in epoch ms (timers' remaining delay). */
   nowMs(): number;
@@ -76,7 +77,17 @@ export async function restoreRuns(
       continue;
     }
     try {
-      const run = deps.createRun(blob, served.machine);
+      const run = new LiveRun({
+        runId: blob.runId,
+        workflow: blob.workflow,
+        machine: served.machine,
+        input: blob.input,
+        fingerprint: blob.machineFingerprint,
+        snapshot: blob.snapshot,
+        createdAt: new Date(blob.createdAt),
+        log: deps.log,
+        hooks: deps.hooks,
+      });
       for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
       for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
       run.start();
@@ -104,6 +115,15 @@ export async function restoreRuns(
       deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
     }
   }
+  deps.log.info(
+    {
+      restored: report.restored.length,
+      drifted: report.drifted.length,
+      settled: report.settled,
+      timers: report.timers,
+    },
+    "runs restored",
+  );
   return { live, stored, report };
 }
 
@@ -149,4 +169,17 @@ export function storedRunDetail(blob: RunBlob): RunDetail {
 /** `GET /runs` item of a run served from its blob. */
 export function storedRunSummary(blob: RunBlob): RunSummary {
   return { runId: blob.runId, workflow: blob.workflow, status: blob.status, updatedAt: blob.updatedAt };
+}
+
+/** The feed of a run settled before this process: its events are gone; one says how it ended. */
+export function storedRunFeed(blob: RunBlob, now: () => Date): RunFeed {
+  const feed = createRunFeed(now);
+  const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;
+  feed.append({
+    type: "status",
+    status: blob.status,
+    value,
+    ...(blob.fault ? { reason: blob.fault.reason } : {}),
+  });
+  return feed;
 }

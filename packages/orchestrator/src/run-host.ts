@@ -20,14 +20,19 @@ import { type Caller, mayReach } from "./auth.js";
 import { crashPoint } from "./crash-points.js";
 import { decidePick } from "./delivery.js";
 import type { RunFeed } from "./feed.js";
-import { createRunFeed } from "./feed.js";
 import { decideGateEvent } from "./gates.js";
 import { LiveRun } from "./live-run.js";
 import { type MachineInfo, machineInfoOf } from "./menu.js";
 import { createRunPersistence } from "./persistence.js";
 import { type PlacementOptions, placeTurn } from "./placement.js";
 import { createRegistrationTable, type Registration, type RegistrationTable } from "./registration-table.js";
-import { type RestoreReport, restoreRuns, storedRunDetail, storedRunSummary } from "./restore.js";
+import {
+  type RestoreReport,
+  restoreRuns,
+  storedRunDetail,
+  storedRunFeed,
+  storedRunSummary,
+} from "./restore.js";
 import type { TurnStart } from "./run-binding.js";
 import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "./store/run-store.js";
@@ -334,16 +339,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     feedOf(runId) {
       const blob = stored.get(runId);
       if (!blob || runs.has(runId)) return runOf(runId).feed;
-      // A run settled before this process: its feed is gone; it says how it ended.
-      const feed = createRunFeed(now);
-      const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;
-      feed.append({
-        type: "status",
-        status: blob.status,
-        value,
-        ...(blob.fault ? { reason: blob.fault.reason } : {}),
-      });
-      return feed;
+      return storedRunFeed(blob, now);
     },
 
     readSurface(iid, caller) {
@@ -452,35 +448,12 @@ export function createRunHost(options: RunHostOptions): RunHost {
           const info = infos.get(workflow);
           return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
         },
-        createRun: (blob, machine) => {
-          const run = new LiveRun({
-            runId: blob.runId,
-            workflow: blob.workflow,
-            machine,
-            input: blob.input,
-            fingerprint: blob.machineFingerprint,
-            snapshot: blob.snapshot,
-            createdAt: new Date(blob.createdAt),
-            log,
-            hooks,
-          });
-          runs.set(blob.runId, run);
-          return run;
-        },
+        hooks,
         log,
         nowMs: () => now().getTime(),
       });
       for (const blob of blobs) stored.set(blob.runId, blob);
       for (const run of live) runs.set(run.runId, run);
-      log.info(
-        {
-          restored: report.restored.length,
-          drifted: report.drifted.length,
-          settled: report.settled,
-          timers: report.timers,
-        },
-        "runs restored",
-      );
       return report;
     },
 
