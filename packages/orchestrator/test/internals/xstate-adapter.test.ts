@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor, createMachine, fromCallback, setup } from "xstate";
 import {
+  actorAtPath,
   actorPathOf,
   afterTimerStateId,
   mailboxIsIdle,
@@ -13,6 +14,7 @@ import {
   parentOf,
   payloadBlindEvent,
   pendingDelayedEvents,
+  rearmDelayedEvent,
   selectTransitions,
   withGuardReading,
   wrapTransitionGuard,
@@ -156,5 +158,31 @@ describe("xstate 5.33.3 as jr2 reads it", () => {
     expect(afterTimerStateId(timers[0]!.event)).toBe("root.a");
     expect(timers[0]!.source).toBe(actor);
     actor.stop();
+  });
+
+  it("drops `after` timers from a restored snapshot; re-armed with the same id they fire, and the state's exit still cancels them", async () => {
+    const m = setup({}).createMachine({
+      id: "root",
+      initial: "a",
+      states: { a: { after: { 20: "b" }, on: { leave: "c" } }, b: {}, c: {} },
+    });
+    const first = createActor(m).start();
+    const [saved] = pendingDelayedEvents(first.system);
+    const snapshot = first.getPersistedSnapshot();
+    first.stop();
+
+    const restored = createActor(m, { snapshot }).start();
+    expect(pendingDelayedEvents(restored.system)).toEqual([]);
+    expect(actorAtPath(restored, "")).toBe(restored);
+    rearmDelayedEvent(restored.system, { ...saved!, source: restored, target: restored, delay: 20 });
+    await new Promise<void>((resolve) => restored.subscribe((s) => s.value === "b" && resolve()));
+    expect(restored.getSnapshot().value).toBe("b");
+
+    const again = createActor(m, { snapshot }).start();
+    rearmDelayedEvent(again.system, { ...saved!, source: again, target: again, delay: 20 });
+    again.send({ type: "leave" });
+    expect(pendingDelayedEvents(again.system)).toEqual([]);
+    again.stop();
+    restored.stop();
   });
 });
