@@ -94,6 +94,9 @@ export interface TurnHandle {
 }
 
 type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+/** How long a stopped Turn keeps reading its stream for the last usage events, ms. */
+const DRAIN_MS = 10_000;
+
 type FollowResult = { kind: "settled"; settlement: Settlement } | { kind: "lost" } | { kind: "stopped" };
 
 /**
@@ -106,6 +109,8 @@ export function startTurn(ports: TurnPorts): TurnHandle {
   let iid = input.iid;
   let stopped = false;
   let shuttingDown = false;
+  /** The drain after stop is over (see follow). */
+  let drained = false;
   let budget = config.nudgeBudget;
   let attempt = 0;
   const polls = new AbortController();
@@ -174,15 +179,21 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     }
   }
 
-  /** Follows the stream from `offset` until this Submission settles; reconnects without deadline. */
+  /**
+   * Follows the stream from `offset` until this Submission settles; reconnects without deadline.
+   * After `stop` it keeps reading for a bounded drain (the Submission settles right after the
+   * pick that ended the Turn, or the abort): the last model requests' usage still reaches the
+   * feed, so a run's totals equal what the provider reported.
+   */
   async function follow(submissionId: string, offset: string): Promise<FollowResult> {
     let cursor = offset;
     for (let n = 0; ; ) {
-      if (stopped) return { kind: "stopped" };
-      const page = await ports.client.read(iid, cursor, config.pollWaitSeconds, polls.signal);
-      if (stopped) return { kind: "stopped" };
-      if (page.kind === "lost") return { kind: "lost" };
+      if (stopped && (shuttingDown || drained)) return { kind: "stopped" };
+      const wait = stopped ? 1 : config.pollWaitSeconds;
+      const page = await ports.client.read(iid, cursor, wait, polls.signal);
+      if (page.kind === "lost") return stopped ? { kind: "stopped" } : { kind: "lost" };
       if (page.kind === "transport") {
+        if (stopped) return { kind: "stopped" };
         await sleep(backoff(n++));
         continue;
       }
@@ -194,7 +205,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
           const { promptTokens, cachedTokens, completionTokens } = event;
           ports.telemetry({ type: "usage", promptTokens, cachedTokens, completionTokens });
         } else if (event.type === "submission-settled" && event.submissionId === submissionId) {
-          return { kind: "settled", settlement: event };
+          return stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
         }
       }
     }
@@ -307,7 +318,12 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       stopped = true;
       shuttingDown = options?.shutdown === true;
       ports.clearTimeout(deadline);
-      polls.abort();
+      if (shuttingDown) polls.abort();
+      else
+        ports.setTimeout(() => {
+          drained = true;
+          polls.abort();
+        }, DRAIN_MS);
       wakeUnsubscribe?.();
       wakeResolve?.();
       // A Turn that is over but whose Submission runs is an unaccounted writer (§5.1);

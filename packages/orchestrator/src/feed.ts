@@ -23,6 +23,12 @@ export interface RunFeed {
   since(from?: number): RunFeedEvent[];
   /** Subscribes to events appended from now on; returns the unsubscribe function. */
   subscribe(listener: FeedListener): () => void;
+  /**
+   * Holds appends until the returned release runs, which appends `first` (e.g. the pick that
+   * caused them) and then everything held, in order: a reader sees a pick before the states and
+   * the status it moved the run into. Holds nest; the outermost release flushes.
+   */
+  hold(): (first?: FeedEntry[]) => void;
 }
 
 /**
@@ -32,8 +38,15 @@ export interface RunFeed {
 export function createRunFeed(now: () => Date): RunFeed {
   const events: RunFeedEvent[] = [];
   const listeners = new Set<FeedListener>();
-  return {
+  let holds = 0;
+  let held: FeedEntry[] = [];
+  const feed: RunFeed = {
     append(entry) {
+      if (holds > 0) {
+        held.push(entry);
+        // Numbered when released; the caller gets a provisional stamp.
+        return { ...entry, seq: -1, at: now().toISOString() } as RunFeedEvent;
+      }
       const event = { ...entry, seq: events.length, at: now().toISOString() } as RunFeedEvent;
       events.push(event);
       for (const listener of listeners) {
@@ -50,5 +63,21 @@ export function createRunFeed(now: () => Date): RunFeed {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    hold() {
+      holds++;
+      let released = false;
+      return (first = []) => {
+        if (released) return;
+        released = true;
+        if (--holds > 0) {
+          held.unshift(...first);
+          return;
+        }
+        const pending = [...first, ...held];
+        held = [];
+        for (const entry of pending) feed.append(entry);
+      };
+    },
   };
+  return feed;
 }

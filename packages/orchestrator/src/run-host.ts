@@ -371,20 +371,33 @@ export function createRunHost(options: RunHostOptions): RunHost {
         const run = runOf(registration.runId);
         // The pick's effect is committed only with its answer, and answered only after (§4.3).
         const release = persistence.hold(run);
-        let answer: PickAnswer;
+        // The feed shows the pick before the states and status it caused.
+        const releaseFeed = run.feed.hold();
+        let answer: PickAnswer | undefined;
+        let saved = false;
         try {
-          answer = await decideAndDeliver(registration, pick);
+          try {
+            answer = await decideAndDeliver(registration, pick);
+          } finally {
+            release();
+          }
+          await saveOrStop(run, [{ iid, toolCallId: pick.toolCallId, scope: registration.scope, answer }]);
+          saved = true;
         } finally {
-          release();
+          releaseFeed(
+            answer === undefined || !saved
+              ? []
+              : [
+                  {
+                    type: "pick",
+                    child: `${registration.statePath}#${registration.agent}`,
+                    agent: registration.agent,
+                    name: pick.name,
+                    answer,
+                  },
+                ],
+          );
         }
-        await saveOrStop(run, [{ iid, toolCallId: pick.toolCallId, scope: registration.scope, answer }]);
-        run.feed.append({
-          type: "pick",
-          child: `${registration.statePath}#${registration.agent}`,
-          agent: registration.agent,
-          name: pick.name,
-          answer,
-        });
         log.info(
           {
             runId: registration.runId,

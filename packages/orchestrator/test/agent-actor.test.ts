@@ -269,6 +269,31 @@ describe("the Agent actor's Turn mechanics (§5)", () => {
     expect(h.admissions()[1]).toMatchObject({ kind: "task", prompt: "Fix it.", kept: true });
   });
 
+  it("after the Turn ended, the Submission's last usage still reaches the telemetry (a bounded drain)", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    const turn = startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    t.state.open = false;
+    turn.stop(); // the pick ended the Turn; its model request's usage comes after
+    h.push("run-1/coder", {
+      type: "usage",
+      submissionId: "s1",
+      promptTokens: 90,
+      cachedTokens: 80,
+      completionTokens: 5,
+    });
+    h.settle("run-1/coder", "s1", "aborted");
+    await turn.done;
+    expect(t.telemetry).toContainEqual({
+      type: "usage",
+      promptTokens: 90,
+      cachedTokens: 80,
+      completionTokens: 5,
+    });
+    expect(t.faults).toEqual([]);
+  });
+
   it("a shutdown stop leaves the Submission running for restore (no abort)", async () => {
     const h = fakeHarness();
     const t = fakeTurn(h);
