@@ -4,19 +4,22 @@
 // SQLite data dir, and prints where everything listens and how to start a run.
 //
 //   pnpm start                     # start the stack; Ctrl-C stops it
-//   pnpm start -- --run review     # start it, run `review` end to end (answering its Gate), stop
+//   pnpm start --run review        # start it, run `review` end to end (answering its Gate), stop
 //
 // Environment (all optional): JR2_MODELS (JSON model table; unset → model-sim), JR2_DATA_DIR
 // (default ./.data), JR2_PORT / JR2_HARNESS_PORT / JR2_SIM_PORT (7400 / 7401 / 7402).
 import { spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: args } = parseArgs({
+  // `pnpm start -- --run review` hands the script a literal `--`; take it as a separator.
+  args: process.argv.slice(2).filter((a) => a !== "--"),
   options: {
     run: { type: "string" },
     input: { type: "string" },
@@ -76,6 +79,23 @@ const models =
     triager: { baseUrl: `${urls.sim}/v1`, id: "obedient", contextWindow: 32768, maxTokens: 2048 },
   });
 
+/** Refuses to start over a port someone else holds: a stack there would answer for us. */
+async function portFree(port, name, variable) {
+  await new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once("error", (error) =>
+      reject(
+        new Error(
+          error.code === "EADDRINUSE"
+            ? `port ${port} (the ${name}) is in use on ${host}; stop what holds it or set ${variable}`
+            : `cannot bind ${host}:${port} for the ${name}: ${error.message}`,
+        ),
+      ),
+    );
+    probe.listen(port, host, () => probe.close(resolvePort));
+  });
+}
+
 const children = [];
 function start(name, file, argv, env) {
   const child = spawn(process.execPath, [file, ...argv], {
@@ -124,6 +144,9 @@ process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
 try {
+  await portFree(ports.orchestrator, "Orchestrator", "JR2_PORT");
+  await portFree(ports.harness, "Harness", "JR2_HARNESS_PORT");
+  if (simulated) await portFree(ports.sim, "model-sim", "JR2_SIM_PORT");
   if (simulated) {
     start("model-sim", bins.sim, ["--port", String(ports.sim), "--host", host], {});
     await healthy(`${urls.sim}/v1/models`, "model-sim");
@@ -155,7 +178,13 @@ try {
 } catch (error) {
   console.error(`jr2: ${error.message}`);
   stop(1);
+  await new Promise(() => {});
 }
+
+const workflows = await fetch(`${urls.orchestrator}/workflows`)
+  .then((r) => r.json())
+  .then((list) => list.map((w) => w.name))
+  .catch(() => []);
 
 writeFileSync(
   join(dataDir, "jr2.env"),
@@ -168,8 +197,12 @@ console.log(`jr2 is up.
   Models        ${simulated ? `model-sim (a SIMULATOR, not a model) at ${urls.sim}` : "JR2_MODELS"}
   Data          ${dataDir}   (logs: *.log; the CLI reads jr2.env from here)
 
-Start a run:    node packages/orchestrator/dist/cli/main.js run review --follow
-Answer a Gate:  node packages/orchestrator/dist/cli/main.js gate <runId> <gateId> merge
+  Workflows     ${workflows.join(", ") || "(none loaded: see orchestrator.log)"}
+
+Start a run:    pnpm jr2 run ${workflows[0] ?? "<workflow>"} --follow
+Answer a Gate:  pnpm jr2 gate <runId> <gateId> <event>
+List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
+(from another shell with JR2_DATA_DIR=${dataDir} if you set it)
 `);
 
 if (args.run) {

@@ -27,12 +27,13 @@ function readEnvFile(path: string): Record<string, string> {
  * @throws Error naming what to set when no token can be found
  */
 export function resolveTarget(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv): CliTarget {
-  const file = readEnvFile(join(resolve(env.JR2_DATA_DIR ?? ".data"), "jr2.env"));
+  const envFile = join(resolve(env.JR2_DATA_DIR ?? ".data"), "jr2.env");
+  const file = readEnvFile(envFile);
   const url = flags.url ?? env.JR2_URL ?? file.JR2_URL ?? `http://127.0.0.1:${env.JR2_PORT ?? 7400}`;
   const token = flags.token ?? env.JR2_INSTANCE_TOKEN ?? file.JR2_INSTANCE_TOKEN;
   if (!token) {
     throw new Error(
-      "no instance token: pass --token, set JR2_INSTANCE_TOKEN, or start the stack with `pnpm start`",
+      `no instance token: pass --token, set JR2_INSTANCE_TOKEN, or point JR2_DATA_DIR at the data dir of a stack \`pnpm start\` runs (looked for ${envFile})`,
     );
   }
   return { url: url.replace(/\/+$/, ""), token };

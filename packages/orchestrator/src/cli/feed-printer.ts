@@ -21,8 +21,10 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     }
     case "retry":
       return `${time}  retry     ${event.child}  attempt ${event.attempt}: ${event.reason}`;
-    case "fault":
-      return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason} }`;
+    case "fault": {
+      const detail = (event as { detail?: string }).detail;
+      return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason} }${detail ? `: ${detail}` : ""}`;
+    }
     case "gate":
       return [
         `${time}  gate      ${event.gate.id} is open; accepts now: ${event.gate.acceptsNow.join(", ") || "none yet"}`,

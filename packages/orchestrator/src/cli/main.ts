@@ -5,6 +5,7 @@ import { readServeConfig } from "../config.js";
 import { startOrchestrator } from "../main.js";
 import { printMenu } from "./menu.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
+import { runsCommands } from "./runs-commands.js";
 
 /** One `jr2` command: its usage line and what it runs (exit code). */
 interface Command {
@@ -58,6 +59,7 @@ const commands: Record<string, Command> = {
   },
   run: { usage: runUsage, run: (args) => runCommand(args) },
   gate: { usage: gateUsage, run: (args) => gateCommand(args) },
+  ...runsCommands,
 };
 
 function usage(): string {

@@ -49,10 +49,22 @@ export async function runCommand(args: string[], out = process.stdout): Promise<
   );
   out.write(`run ${runId} started (workflow ${workflow})\n`);
   if (!values.follow) {
-    out.write(`follow it: jr2 run … --follow, or GET ${target.url}/runs/${runId}/events\n`);
+    out.write(`follow it: jr2 follow ${runId}\n`);
     return 0;
   }
-  const autoAnswers = values["answer-gates"]?.split(",").filter(Boolean) ?? [];
+  return followRun(target, runId, values["answer-gates"]?.split(",").filter(Boolean) ?? [], out);
+}
+
+/**
+ * Prints a run's feed live until it settles, answering Gates as `jr2 run` does.
+ * @returns exit code: 0 when the run settles `done`, 1 otherwise
+ */
+export async function followRun(
+  target: CliTarget,
+  runId: string,
+  autoAnswers: string[],
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   for await (const event of followFeed(target, runId)) {
     out.write(`${formatFeedEvent(event, runId)}\n`);
     if (event.type === "gate") await answerGate(target, runId, event.gate, autoAnswers, out);
