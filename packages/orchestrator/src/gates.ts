@@ -8,9 +8,9 @@ import type { ErrorCode, Tool } from "@jr2/wire";
 import type { AnyActorRef, AnyMachineSnapshot, EventObject } from "xstate";
 import { readSelection, takesNow } from "./allowed-picks.js";
 import { argumentsSchemaOf } from "./authoring/define-event.js";
-import { toPickIssues } from "./delivery.js";
 import { gateIdentityOf, modelOf } from "./menu.js";
 import { type Sender, stampSender } from "./sender.js";
+import { parseStrict } from "./strict-keys.js";
 import { logicOf, parentOf } from "./xstate-adapter.js";
 
 /** One open Gate as `GET /runs/:id` lists it. */
@@ -56,7 +56,7 @@ export function readGate(gateActor: AnyActorRef): GateReading {
 
 /**
  * Decides a send to a Gate: 400 `JR2_ERR_GATE_EVENT_NOT_ACCEPTED` (type not in `accepts`),
- * 400 `JR2_ERR_GATE_PAYLOAD_INVALID` (with `issues`), 409 `JR2_ERR_GATE_NOT_NOW` (with
+ * 400 `JR2_ERR_GATE_PAYLOAD_INVALID` (with `issues`; an unknown key too), 409 `JR2_ERR_GATE_NOT_NOW` (with
  * `acceptsNow`) when the real selection would not move, or would run another party's
  * writing; otherwise the stamped event and its target.
  * @param body `{ type, ...payload }`
@@ -77,16 +77,13 @@ export function decideGateEvent(
     };
   }
   const { type: _type, sender: _sender, ...payload } = body;
-  const parsed = argumentsSchemaOf(def).safeParse(payload);
-  if (!parsed.success) {
+  // Strict: a person's typo (`reasn`) must not pass as an empty payload.
+  const parsed = parseStrict(argumentsSchemaOf(def), payload);
+  if (!parsed.ok) {
     return {
       action: "refuse",
       code: "JR2_ERR_GATE_PAYLOAD_INVALID",
-      fields: {
-        type,
-        detail: parsed.error.issues.map((i) => i.message).join("; "),
-        issues: toPickIssues(parsed.error),
-      },
+      fields: { type, detail: parsed.issues.map((i) => i.message).join("; "), issues: parsed.issues },
     };
   }
   const event = stampSender(type, parsed.data as Record<string, unknown>, { kind: "gate", id });

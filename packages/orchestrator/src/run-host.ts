@@ -36,6 +36,7 @@ import {
 import type { TurnStart } from "./run-binding.js";
 import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "./store/run-store.js";
+import { parseStrict } from "./strict-keys.js";
 import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
 import { registerTurn } from "./turn-registration.js";
 
@@ -79,7 +80,8 @@ export interface RunHost {
   /**
    * Starts a run of `workflow` with `input` validated against its input schema; resolves once
    * the run settled (its first Turns are registered).
-   * @throws JR2_ERR_WORKFLOW_NOT_FOUND, JR2_ERR_RUN_INPUT_INVALID (with `issues`)
+   * @throws JR2_ERR_WORKFLOW_NOT_FOUND, JR2_ERR_RUN_INPUT_INVALID (with `issues`; an unknown key
+   *   is refused, naming the accepted keys)
    */
   startRun(workflow: string, input: unknown): Promise<{ runId: string }>;
   /** `GET /runs/:runId`. @throws JR2_ERR_RUN_NOT_FOUND */
@@ -291,13 +293,10 @@ export function createRunHost(options: RunHostOptions): RunHost {
       const info = workflowInfo(workflow);
       let parsedInput = input;
       if (info.inputSchema) {
-        const parsed = info.inputSchema.safeParse(input ?? {});
-        if (!parsed.success) {
-          const issues = parsed.error.issues.map((i) => ({
-            path: i.path.map(String),
-            message: i.message,
-            code: i.code,
-          }));
+        // Strict: a typo (`taks`) must not start a run with the default task.
+        const parsed = parseStrict(info.inputSchema, input ?? {});
+        if (!parsed.ok) {
+          const { issues } = parsed;
           const detail = issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ");
           throw new Jr2Error("JR2_ERR_RUN_INPUT_INVALID", { workflow, detail, issues });
         }
