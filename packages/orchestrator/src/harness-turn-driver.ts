@@ -75,6 +75,7 @@ function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
     case "retry":
       return event;
     case "fault":
-      return { type: "fault", reason: event.reason };
+      // The cause ("unknown model `writer`; …") is what a reader of the feed needs to act.
+      return { type: "fault", reason: event.reason, ...(event.detail ? { detail: event.detail } : {}) };
   }
 }

@@ -53,7 +53,8 @@ export class LiveRun {
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved = false;
   status: RunStatus = "running";
-  fault: { reason: string } | undefined;
+  /** Why the run faulted; `detail` is the cause a Turn fault carried (§5.6). */
+  fault: { reason: string; detail?: string } | undefined;
   updatedAt: Date;
   readonly #hooks: LiveRunHooks;
   readonly #log: Logger;
@@ -132,14 +133,23 @@ export class LiveRun {
     return () => this.#watchers.delete(onChange);
   }
 
-  /** Ends the run as `faulted` with `reason` (recorded, on the feed) and stops its actors. */
-  faultRun(reason: string): void {
+  /**
+   * Ends the run as `faulted` with `reason` (recorded, on the feed) and stops its actors.
+   * @param detail - the cause, when a Turn fault faulted the run (kept in `fault.detail`)
+   */
+  faultRun(reason: string, detail?: string): void {
     if (this.status !== "running") return;
+    this.fault = detail === undefined ? { reason } : { reason, detail };
     this.#setStatus("faulted", reason);
-    this.fault = { reason };
-    this.#log.warn({ runId: this.runId, reason }, "run faulted");
-    // Never stop an actor from inside its own processing.
-    setImmediate(() => this.actor.stop());
+    this.#log.warn({ runId: this.runId, reason, ...(detail === undefined ? {} : { detail }) }, "run faulted");
+    // Never stop an actor from inside its own processing; an errored actor's stop may throw.
+    setImmediate(() => {
+      try {
+        this.actor.stop();
+      } catch (error) {
+        this.#log.error({ runId: this.runId, err: error }, "stopping the faulted run threw");
+      }
+    });
   }
 
   /** Ends the run as `cancelled` and stops its actors (the Turns end: deregistered, aborted). */
@@ -188,9 +198,10 @@ export class LiveRun {
       taken = true; // a throwing guard errors the Machine itself; that path faults the run too
     }
     if (taken) return;
-    const reason = (event.event as { reason?: unknown }).reason;
+    const { reason, detail } = event.event as { reason?: unknown; detail?: unknown };
     this.faultRun(
       `agent.fault (${typeof reason === "string" ? reason : "no reason"}) taken by no transition`,
+      typeof detail === "string" ? detail : undefined,
     );
   }
 
@@ -219,7 +230,11 @@ export class LiveRun {
     // Read after the mailboxes drained, never inside the inspection callback (§13 "Rest").
     setImmediate(() => {
       this.#notifyScheduled = false;
-      this.#hooks.settled(this);
+      try {
+        this.#hooks.settled(this);
+      } catch (error) {
+        this.#log.error({ runId: this.runId, err: error }, "reading the settled run threw");
+      }
       for (const watcher of [...this.#watchers]) {
         try {
           watcher();

@@ -12,7 +12,10 @@ import type { LiveRun } from "./live-run.js";
 import type { RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
 import { actorPathOf, pendingDelayedEvents } from "./xstate-adapter.js";
 
-/** One run's saves, as the run host drives them. None throws except `save` (a failed commit). */
+/**
+ * One run's saves, as the run host drives them. None throws except `save` (a failed commit);
+ * a run whose snapshot cannot be taken is faulted and saved with its last good snapshot.
+ */
 export interface RunPersistence {
   /**
    * Something changed in `run` (any actor's macrostep, a status change): saves once the
@@ -69,18 +72,51 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
   const savedTimers = new WeakMap<LiveRun, Set<string>>();
 
+  /** The last snapshot of each run that could be taken (the fallback of {@link snapshotOf}). */
+  const lastSnapshots = new WeakMap<LiveRun, unknown>();
+
+  /**
+   * The run's persisted snapshot. Never throws: a snapshot xstate cannot take (an errored
+   * actor's may lack the children it names) faults the run and saves the last one taken.
+   */
+  function snapshotOf(run: LiveRun): unknown {
+    try {
+      const snapshot = run.actor.getPersistedSnapshot();
+      lastSnapshots.set(run, snapshot);
+      return snapshot;
+    } catch (error) {
+      const reason = `the run's snapshot cannot be saved: ${error instanceof Error ? error.message : String(error)}`;
+      log.error({ runId: run.runId, err: error }, "taking the run's snapshot failed; the run is faulted");
+      run.faultRun(reason);
+      return lastSnapshots.get(run) ?? null;
+    }
+  }
+
+  /** The run's pending timers; none when the system cannot be read (the run is faulted then). */
+  function timersSafe(run: LiveRun): SavedTimer[] {
+    try {
+      return timersOf(run);
+    } catch (error) {
+      log.error({ runId: run.runId, err: error }, "reading the run's timers failed");
+      return [];
+    }
+  }
+
   function blobOf(run: LiveRun): RunBlob {
     const hold = held.get(run);
+    // Taken first: a snapshot that cannot be taken faults the run, and the blob says so.
+    const snapshot = hold ? hold.snapshot : snapshotOf(run);
+    const timers = hold ? hold.timers : timersSafe(run);
     return {
       runId: run.runId,
       workflow: run.workflow,
       machineFingerprint: run.fingerprint,
       status: hold ? hold.status : run.status,
-      snapshot: hold ? hold.snapshot : run.actor.getPersistedSnapshot(),
+      snapshot,
       input: run.input ?? null,
       ledger: Object.fromEntries(run.ledger),
       epochs: Object.fromEntries(run.epochs),
-      timers: hold ? hold.timers : timersOf(run),
+      timers,
       usage: usageOf(run),
       ...((hold ? hold.fault : run.fault) ? { fault: hold ? hold.fault : run.fault } : {}),
       createdAt: run.createdAt.toISOString(),
@@ -91,7 +127,13 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   /** Takes the blob now (so a hold applies as of this call) and commits it after the earlier ones. */
   function enqueue(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void> {
     if (closed) return Promise.reject(new Error("the run store is closed (shutting down)"));
-    const blob = blobOf(run);
+    let blob: RunBlob;
+    try {
+      blob = blobOf(run);
+    } catch (error) {
+      // Never a synchronous throw: `changed` runs this from a microtask (an uncaught exception).
+      return Promise.reject(error);
+    }
     const effects = held.has(run) ? [] : (outbox.get(run) ?? []);
     if (effects.length > 0) outbox.delete(run);
     const previous = chains.get(run) ?? Promise.resolve();
@@ -158,8 +200,8 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
       else
         held.set(run, {
           count: 1,
-          snapshot: run.actor.getPersistedSnapshot(),
-          timers: timersOf(run),
+          snapshot: snapshotOf(run),
+          timers: timersSafe(run),
           status: run.status,
           fault: run.fault,
         });

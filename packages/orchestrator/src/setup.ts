@@ -81,7 +81,16 @@ function transformTransitions(value: unknown, tidBase: string, ctx: TransformCon
 
 function transformInvoke(inv: Obj, statePath: string, index: number, ctx: TransformContext): Obj {
   const src = inv.src;
-  const logic = typeof src === "string" ? (src === "gate" ? gate : ctx.actors[src]) : src;
+  // xstate resolves a string src only when the actor starts, and an unknown one errors the
+  // run into a snapshot that cannot be saved: refuse it here, where the author can see it.
+  if (typeof src === "string" && !Object.hasOwn(ctx.actors, src)) {
+    throw new Jr2Error("JR2_ERR_SETUP_INVOKE_SRC_UNKNOWN", {
+      state: statePath || "(root)",
+      src,
+      declared: Object.keys(ctx.actors).join(", "),
+    });
+  }
+  const logic = typeof src === "string" ? ctx.actors[src] : src;
   const generatedId = index === 0 ? statePath || "(root)" : `${statePath || "(root)"}#${index}`;
   if (typeof inv.id === "string") ctx.authoredIds.add(inv.id);
   if (agentDefinitionOf(logic) && typeof src === "string") {
@@ -127,7 +136,8 @@ function transformState(config: Obj, path: string[], ctx: TransformContext): Obj
  * @throws Jr2Error `JR2_ERR_SETUP_EVENT_DUPLICATE` (two defs with one name)
  * @returns `{ createMachine(config) }`; createMachine throws `JR2_ERR_SETUP_EVENT_UNKNOWN`,
  *   `JR2_ERR_SETUP_INVOKE_CONFLICT`, `JR2_ERR_SETUP_AGENT_FAULT_UNROUTED`,
- *   `JR2_ERR_SETUP_AGENT_INVALID`, `JR2_ERR_SETUP_TURN_INPUT_KEY`, `JR2_ERR_SETUP_TURN_INPUT_INVALID`
+ *   `JR2_ERR_SETUP_AGENT_INVALID`, `JR2_ERR_SETUP_TURN_INPUT_KEY`, `JR2_ERR_SETUP_TURN_INPUT_INVALID`,
+ *   `JR2_ERR_SETUP_INVOKE_SRC_UNKNOWN` (an invoke `src` string that is no declared actor nor `gate`)
  * @see SPEC §3.1, §3.2
  * @example jr2Setup({ events: [approve], actors: { reviewer: agent({...}) } }).createMachine({ ... })
  */

@@ -51,7 +51,7 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
   if (placement.kind === "unplaced") {
     // Fail loudly (§5.2): the workflow routes the fault; nothing is registered.
     log.warn({ code: "placement" }, placement.reason);
-    run.feed.append({ type: "fault", child, reason: "placement" });
+    run.feed.append({ type: "fault", child, reason: "placement", detail: placement.reason });
     turn.sendBack(
       stampSender(
         "agent.fault",

@@ -103,6 +103,11 @@ export const errorCodes = {
     status: 500,
     message: "Turn input for Agent `{agent}` in state `{state}` is invalid: {detail}",
   },
+  JR2_ERR_SETUP_INVOKE_SRC_UNKNOWN: {
+    status: 500,
+    message:
+      "state `{state}` invokes `{src}`, which is neither a declared actor nor a built-in; declared actors: {declared}",
+  },
   // Startup of a service (never an HTTP answer: the process refuses to start)
   JR2_ERR_CONFIG_INVALID: { status: 500, message: "invalid configuration: {detail}" },
   JR2_ERR_WORKFLOW_LOAD_FAILED: {

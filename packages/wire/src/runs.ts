@@ -79,7 +79,8 @@ export const RunDetail = z.object({
     z.object({ iid: z.string(), agent: z.string(), state: z.string(), turnId: z.string().nullable() }),
   ),
   usage: UsageTotals,
-  fault: z.object({ reason: z.string() }).optional(),
+  /** Why the run faulted; `detail` is the cause when a Turn fault faulted it. */
+  fault: z.object({ reason: z.string(), detail: z.string().optional() }).optional(),
   updatedAt: z.string(),
 });
 export type RunDetail = z.infer<typeof RunDetail>;
@@ -140,7 +141,14 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     attempt: z.number().int(),
     reason: z.string(),
   }),
-  z.object({ ...feedBase, type: z.literal("fault"), child: z.string(), reason: z.string() }),
+  z.object({
+    ...feedBase,
+    type: z.literal("fault"),
+    child: z.string(),
+    reason: z.string(),
+    /** The cause in words (e.g. "unknown model `writer`; configured models: …"); optional. */
+    detail: z.string().optional(),
+  }),
   z.object({ ...feedBase, type: z.literal("gate"), gate: Gate }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;

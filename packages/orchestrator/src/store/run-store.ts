@@ -35,7 +35,7 @@ export interface RunBlob {
   epochs: Record<string, number>;
   timers: SavedTimer[];
   usage: UsageTotals;
-  fault?: { reason: string };
+  fault?: { reason: string; detail?: string };
   /** ISO-8601. */
   createdAt: string;
   updatedAt: string;
