@@ -94,7 +94,7 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
   const first = registrations.register(current);
   if (!first.ok) {
     log.warn({ code: "conflict" }, first.reason);
-    run.feed.append({ type: "fault", child, reason: first.reason });
+    run.feed.append({ type: "fault", child, reason: "conflict", detail: first.reason });
     fault(current.iid, "conflict", first.reason);
     return () => {};
   }

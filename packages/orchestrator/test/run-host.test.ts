@@ -145,7 +145,8 @@ describe("the run host", () => {
       .find((e) => e.type === "fault");
     expect(fault).toMatchObject({ child: "right.b#worker" });
     expect(host.getRun(runId).status).toBe("running");
-    expect(fault && "reason" in fault ? fault.reason : "").toMatch(/left\.a.*right\.b/);
+    expect(fault).toMatchObject({ reason: "conflict" });
+    expect(fault && "detail" in fault ? fault.detail : "").toMatch(/left\.a.*right\.b/);
     await host.close();
   });
 
