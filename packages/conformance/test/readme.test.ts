@@ -4,7 +4,7 @@
  * `continue: true`) and prompting "Review undefined" (no context from input): this keeps the
  * example honest.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +27,8 @@ describe.skipIf(missing.length > 0)(`the README's workflow example (${target})`,
     const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     if (!code) throw new Error("README.md has no ```ts block under ## Writing a workflow");
     dir = mkdtempSync(join(tmpdir(), "jr2-readme-flow-"));
-    writeFileSync(join(dir, "tiny-review.ts"), code);
+    writeFileSync(join(dir, "tiny-review.ts"), code, { mode: 0o644 });
+    chmodSync(dir, 0o755); // the image runs as a numeric non-root user and mounts this folder
     stack = await startStack(target, {
       repoRoot,
       workflowsDir: dir,
