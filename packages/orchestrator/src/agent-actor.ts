@@ -239,21 +239,25 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     // An existing continued conversation is admitted `kept: true` (§5.3).
     let kept = input.continuation && earlier !== undefined;
 
+    /** The Harness lost the conversation: the next admission is the task on a new one (§5.3, §5.7). */
+    const onNewConversation = () => {
+      iid = ports.reseat();
+      kind = "task";
+      kept = false;
+      notices = [{ type: "conversation-new" }];
+      ports.telemetry({
+        type: "retry",
+        attempt: ++attempt,
+        reason: "conversation lost; admitted on a new one",
+      });
+    };
+
     while (!stopped) {
       if (!current) {
         const admission = await admit(submission(kind, kept || kind === "nudge", notices));
         if (admission === "failed") return;
         if (admission === "lost") {
-          // The Harness lost the conversation: a new one, with the task (§5.3, §5.7).
-          iid = ports.reseat();
-          kind = "task";
-          kept = false;
-          notices = [{ type: "conversation-new" }];
-          ports.telemetry({
-            type: "retry",
-            attempt: ++attempt,
-            reason: "conversation lost; admitted on a new one",
-          });
+          onNewConversation();
           continue;
         }
         crashPoint("admit-sent");
@@ -267,15 +271,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       current = undefined;
       if (outcome.kind === "stopped") return;
       if (outcome.kind === "lost") {
-        iid = ports.reseat();
-        kind = "task";
-        kept = false;
-        notices = [{ type: "conversation-new" }];
-        ports.telemetry({
-          type: "retry",
-          attempt: ++attempt,
-          reason: "conversation lost; admitted on a new one",
-        });
+        onNewConversation();
         continue;
       }
       const { settlement } = outcome;
