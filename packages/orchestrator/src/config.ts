@@ -21,6 +21,8 @@ export interface ServeConfig {
   nudgeBudget: number;
   /** Wall-clock budget of a Turn in ms (`JR2_TURN_DEADLINE_MS`, default 60 min, §5.6). */
   turnDeadlineMs: number;
+  /** Per-module load limit in ms (`JR2_WORKFLOW_LOAD_TIMEOUT_MS`, default 30 s; 0 = none). */
+  workflowLoadTimeoutMs: number;
   /** `--dev`: a well-known or empty instance token is accepted (never in a deployment). */
   dev: boolean;
   logLevel: string;
@@ -48,6 +50,9 @@ export const WELL_KNOWN_TOKENS = new Set([
   "test",
 ]);
 
+/** The default per-module workflow load limit: 30 s (`JR2_WORKFLOW_LOAD_TIMEOUT_MS`). */
+export const DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS = 30_000;
+
 /** The token `--dev` uses when none is set. Well known on purpose: dev only. */
 export const DEV_INSTANCE_TOKEN = "dev";
 
@@ -55,7 +60,7 @@ export const DEV_INSTANCE_TOKEN = "dev";
  * Reads the serve configuration (pure: env and flags in, config out). Flags win over env.
  * Env: `JR2_PORT` (7400), `JR2_HOST` (127.0.0.1), `JR2_INSTANCE_TOKEN`, `JR2_SANDBOX_KEY`,
  * `JR2_WORKFLOWS_DIR` (./examples/workflows), `JR2_DATA_DIR`, `JR2_HARNESS_URL`,
- * `JR2_HARNESS_TOKEN`, `JR2_LOG_LEVEL` (info).
+ * `JR2_HARNESS_TOKEN`, `JR2_LOG_LEVEL` (info), `JR2_WORKFLOW_LOAD_TIMEOUT_MS` (30000; 0 = no limit).
  * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the setting: a bad port, a bad harness URL, an
  *   empty or well-known instance token or sandbox key without `--dev`
  * @see SPEC §4.4, §11
@@ -116,6 +121,11 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     workspaceSandbox: env.JR2_WORKSPACE_SANDBOX ?? "instance",
     nudgeBudget: nonNegativeInt("JR2_NUDGE_BUDGET", env.JR2_NUDGE_BUDGET, 2),
     turnDeadlineMs: nonNegativeInt("JR2_TURN_DEADLINE_MS", env.JR2_TURN_DEADLINE_MS, 60 * 60_000),
+    workflowLoadTimeoutMs: nonNegativeInt(
+      "JR2_WORKFLOW_LOAD_TIMEOUT_MS",
+      env.JR2_WORKFLOW_LOAD_TIMEOUT_MS,
+      DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS,
+    ),
   };
 }
 

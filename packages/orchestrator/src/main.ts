@@ -29,7 +29,10 @@ export async function startOrchestrator(
   options: { turnDriver?: TurnDriver } = {},
 ): Promise<RunningOrchestrator> {
   const logger = createLogger({ level: config.logLevel });
-  const workflows = await loadWorkflows(config.workflowsDir);
+  const workflows = await loadWorkflows(config.workflowsDir, {
+    loadTimeoutMs: config.workflowLoadTimeoutMs,
+    logger,
+  });
   const harness = config.harness;
   const turnDriver =
     options.turnDriver ??

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { Jr2Error } from "@jr2/wire";
 import { createJiti } from "jiti";
 import type { AnyStateMachine } from "xstate";
+import { DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS } from "./config.js";
 import { modelOf } from "./menu.js";
 import type { WorkflowTable } from "./run-host.js";
 
@@ -17,6 +18,13 @@ export interface LoadWorkflowsOptions {
   aliases?: Record<string, string>;
   /** Is this export a jr2 Machine? Default: built by `jr2Setup(...).createMachine`. */
   isMachine?: (value: unknown) => boolean;
+  /**
+   * How long one module may take to load, in ms (its top-level awaits included); past it the
+   * load fails naming the file. Default {@link DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS}; 0 = no limit.
+   */
+  loadTimeoutMs?: number;
+  /** Told `loading workflow <file>` before each module, so a hang names its module. */
+  logger?: { info(fields: Record<string, unknown>, message: string): void };
 }
 
 const MODULE_FILE = /^(?!.*\.(d|test|spec)\.[cm]?[jt]s$).+\.(ts|js|mts|mjs)$/;
@@ -28,7 +36,8 @@ const MODULE_FILE = /^(?!.*\.(d|test|spec)\.[cm]?[jt]s$).+\.(ts|js|mts|mjs)$/;
  * jiti does not type-check; CI runs `tsc --noEmit` over workflows.
  * @returns name → Machine, in file-name order.
  * @throws Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the folder or the file (missing folder,
- *   a module that throws, exports no Machine, or shares its base name with another file)
+ *   a module that throws, does not finish loading within `loadTimeoutMs`, exports no Machine,
+ *   or shares its base name with another file)
  * @see SPEC §4.1, §13 "Loading TypeScript workflows"
  */
 export async function loadWorkflows(dir: string, options: LoadWorkflowsOptions = {}): Promise<WorkflowTable> {
@@ -36,13 +45,14 @@ export async function loadWorkflows(dir: string, options: LoadWorkflowsOptions =
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
     throw new Jr2Error("JR2_ERR_WORKFLOW_LOAD_FAILED", { file: folder, detail: "no such folder" });
   }
-  const isMachine = options.isMachine ?? isJr2Machine;
   const jiti = jitiFor(folder, options);
   const workflows = new Map<string, AnyStateMachine>();
   const fileOf = new Map<string, string>();
   const files = readdirSync(folder)
     .filter((name) => MODULE_FILE.test(name))
     .sort();
+  // Names are checked before any module runs: `same.js` + `same.ts` fail on the name, whatever
+  // either module would do when loaded.
   for (const name of files) {
     const file = join(folder, name);
     const workflow = basename(name, extname(name));
@@ -53,9 +63,11 @@ export async function loadWorkflows(dir: string, options: LoadWorkflowsOptions =
         detail: `workflow name \`${workflow}\` is taken by ${earlier}; one module per name`,
       });
     }
-    const machine = await importMachine(jiti, file, isMachine);
-    workflows.set(workflow, machine);
     fileOf.set(workflow, file);
+  }
+  for (const [workflow, file] of fileOf) {
+    const machine = await importMachine(jiti, file, options);
+    workflows.set(workflow, machine);
   }
   return workflows;
 }
@@ -71,11 +83,7 @@ export async function loadWorkflowFile(
   const path = resolve(file);
   if (!existsSync(path))
     throw new Jr2Error("JR2_ERR_WORKFLOW_LOAD_FAILED", { file: path, detail: "no such file" });
-  const machine = await importMachine(
-    jitiFor(dirname(path), options),
-    path,
-    options.isMachine ?? isJr2Machine,
-  );
+  const machine = await importMachine(jitiFor(dirname(path), options), path, options);
   return { name: basename(path, extname(path)), machine };
 }
 
@@ -94,30 +102,85 @@ function isJr2Machine(value: unknown): boolean {
   return modelOf(value) !== undefined;
 }
 
-/** Imports `file` and returns its `machine` (or default) export. */
+/**
+ * Imports `file` within the load limit and returns its `machine` (or default) export.
+ * A refusal thrown while the module runs (e.g. `JR2_ERR_SETUP_*` from createMachine) keeps its
+ * code in the load error's detail and in `cause`.
+ */
 async function importMachine(
   jiti: Jiti,
   file: string,
-  isMachine: (value: unknown) => boolean,
+  options: LoadWorkflowsOptions,
 ): Promise<AnyStateMachine> {
+  options.logger?.info({ file }, `loading workflow ${file}`);
   let exports: Record<string, unknown>;
   try {
-    exports = (await jiti.import(file)) as Record<string, unknown>;
+    exports = (await withinLimit(
+      jiti.import(file),
+      options.loadTimeoutMs ?? DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS,
+      file,
+    )) as Record<string, unknown>;
   } catch (error) {
+    if (error instanceof Jr2Error && error.code === "JR2_ERR_WORKFLOW_LOAD_FAILED") throw error;
+    const code = codeOf(error);
+    const message = error instanceof Error ? error.message : String(error);
     throw new Jr2Error(
       "JR2_ERR_WORKFLOW_LOAD_FAILED",
-      { file, detail: error instanceof Error ? error.message : String(error) },
+      { file, detail: code ? `${code}: ${message}` : message, ...(code ? { causeCode: code } : {}) },
       error,
     );
   }
   const machine = exports.machine ?? exports.default;
-  if (!isMachine(machine)) {
+  if (!(options.isMachine ?? isJr2Machine)(machine)) {
     throw new Jr2Error("JR2_ERR_WORKFLOW_LOAD_FAILED", {
       file,
-      detail: "export `machine` (or a default export) built by jr2Setup(...).createMachine(...)",
+      detail: `${describeExport(exports)}; export \`machine\` (or a default export) built by jr2Setup(...).createMachine(...)`,
     });
   }
   return machine as AnyStateMachine;
+}
+
+/**
+ * Settles with `load`, or fails naming `file` once `ms` pass (0 = no limit). The timer is not
+ * unref'd: a module whose top-level await never settles keeps the process alive until it fires,
+ * instead of letting the event loop empty and the process end silently.
+ */
+function withinLimit<T>(load: Promise<T>, ms: number, file: string): Promise<T> {
+  if (ms <= 0) return load;
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Jr2Error("JR2_ERR_WORKFLOW_LOAD_FAILED", {
+            file,
+            detail: `did not finish loading within ${ms} ms (a top-level await that never settles?); raise JR2_WORKFLOW_LOAD_TIMEOUT_MS if it is only slow`,
+          }),
+        ),
+      ms,
+    );
+  });
+  return Promise.race([load, limit]).finally(() => clearTimeout(timer));
+}
+
+/** A jr2 code carried by a thrown error — by shape: the workflow may see another copy of the class. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("JR2_ERR_") ? code : undefined;
+}
+
+/** What a module exported instead of a jr2 Machine, for the load error. */
+function describeExport(exports: Record<string, unknown>): string {
+  const name = "machine" in exports ? "`machine`" : "default" in exports ? "the default export" : undefined;
+  if (name === undefined) {
+    const keys = Object.keys(exports);
+    return `found no \`machine\` or default export (exports: ${keys.length ? keys.join(", ") : "none"})`;
+  }
+  const value = exports.machine ?? exports.default;
+  if (typeof (value as { getInitialSnapshot?: unknown } | null)?.getInitialSnapshot === "function") {
+    return `${name} is a plain xstate machine (xstate's createMachine or setup), not one built by jr2Setup`;
+  }
+  return `${name} is ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
 }
 
 /** The host's own entry and copies of zod and xstate, so a workflow shares their instances. */

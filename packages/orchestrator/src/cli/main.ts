@@ -84,4 +84,19 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+// A command whose promise never settles while nothing is left to run — a workflow module's
+// top-level await on a promise nothing resolves, with no load limit — would end the process with
+// 0 and no word (`jr2 serve` never having listened). `beforeExit` fires exactly then.
+let settled = false;
+process.on("beforeExit", () => {
+  if (settled) return;
+  process.stderr.write(
+    `jr2 ${process.argv[2] ?? ""}: stopped before finishing: nothing was left to run while it waited ` +
+      "(a workflow module's top-level await that never settles? the log names the module being loaded)\n",
+  );
+  process.exit(1);
+});
+main(process.argv.slice(2)).then((code) => {
+  settled = true;
+  process.exit(code);
+});
