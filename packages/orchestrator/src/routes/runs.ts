@@ -68,7 +68,9 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
         summary: "The run feed (text/event-stream): status, admission, pick, usage, retry, fault, gate",
         description:
           "Each SSE message is `id: <seq>`, `event: <type>`, `data: <RunFeedEvent JSON>`. The stream replays " +
-          "from `since` (or after `Last-Event-ID`) and ends once the run is no longer running.",
+          "from `since` (or after `Last-Event-ID`) and ends once the run is no longer running — at once for a " +
+          "settled run, whatever `since` is; a live run's stream always ends with its final status event, even " +
+          "when `since` lies past the feed's end (after a restart the feed is renumbered from 0).",
         params: RunParams,
         querystring: z.object({ since: z.coerce.number().int().nonnegative().optional() }),
         response: errorResponses(401, 404),
@@ -87,6 +89,8 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
         "cache-control": "no-cache",
         connection: "keep-alive",
       });
+      // Headers now, not with the first event: a follower with nothing to replay knows it is connected.
+      out.flushHeaders();
       const write = (event: RunFeedEvent) =>
         out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
       const backlog = feed.since(since);
@@ -109,10 +113,12 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
         out.end();
       };
       const unsubscribe = feed.subscribe((event) => {
-        if (event.seq < next) return;
-        next = event.seq + 1;
-        write(event);
-        if (event.type === "status" && event.status !== "running") finish();
+        const final = event.type === "status" && event.status !== "running";
+        // A `since` past the end (an old Last-Event-ID after a restart renumbered the feed) skips
+        // what it already saw — but never the final status: the stream ends on it, written.
+        if (event.seq >= next || final) write(event);
+        next = Math.max(next, event.seq + 1);
+        if (final) finish();
       });
       streams.add(finish);
       out.on("close", finish);
