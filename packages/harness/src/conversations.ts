@@ -6,9 +6,21 @@ import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "./turn.j
 /**
  * Conversations held by this Harness process (§7.1): per conversation a FIFO of Submissions
  * (one runs at a time, promoted only when it is the first unsettled one), a stream log with
- * opaque offsets and long-poll, and the seat. They live as long as the process.
- * @see SPEC §7.1
+ * opaque offsets and long-poll, and the seat. A settled conversation left idle for `ttlMs`
+ * is forgotten (its seat and history with it) and then answers 404, which the Orchestrator
+ * already reads as a lost conversation (§5.3); otherwise they live as long as the process.
+ * @see SPEC §7.1, §5.3; ADR-0154
  */
+
+/** Default idle time before a settled conversation is forgotten: 24 h. */
+export const DEFAULT_CONVERSATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** How the store forgets: `ttlMs` ≤ 0 or not finite keeps every conversation. */
+export interface ConversationsOptions extends TurnDeps {
+  ttlMs?: number;
+  /** Clock (ms since epoch), for tests. */
+  now?: () => number;
+}
 
 interface SubmissionRecord {
   id: string;
@@ -27,6 +39,8 @@ export interface Conversation {
   waiters: Set<() => void>;
   /** The running Submission's promise (the seat runs one prompt at a time). */
   running: Promise<void> | undefined;
+  /** Last admission, settlement or read (ms since epoch): the idle clock. */
+  lastActive: number;
 }
 
 /** The store of conversations and the queue pump. */
@@ -48,11 +62,35 @@ export interface Conversations {
   history(conv: Conversation): AgentMessage[];
   /** Every conversation's running Submission, awaited (for shutdown and tests). */
   idle(): Promise<void>;
+  /**
+   * Forgets every conversation with nothing running or queued, no reader waiting, and idle
+   * for at least the TTL at `now`. Runs on a timer too; returns the iids forgotten.
+   */
+  sweep(now?: number): string[];
+  /** Stops the sweep timer. */
+  close(): void;
 }
 
 /** Builds the store. */
-export function createConversations(deps: TurnDeps): Conversations {
+export function createConversations(opts: ConversationsOptions): Conversations {
+  const { ttlMs = DEFAULT_CONVERSATION_TTL_MS, now = Date.now, ...deps } = opts;
   const all = new Map<string, Conversation>();
+  const evicts = ttlMs > 0 && Number.isFinite(ttlMs);
+
+  const sweep = (at = now()): string[] => {
+    if (!evicts) return [];
+    const gone: string[] = [];
+    for (const [iid, conv] of all) {
+      const busy = conv.running !== undefined || conv.queue.some((s) => !s.settled) || conv.waiters.size > 0;
+      if (busy || at - conv.lastActive < ttlMs) continue;
+      all.delete(iid);
+      gone.push(iid);
+    }
+    if (gone.length > 0) deps.log("forgot idle settled conversations", { count: gone.length, ttlMs });
+    return gone;
+  };
+  const timer = evicts ? setInterval(() => sweep(), Math.min(ttlMs, 60_000)) : undefined;
+  timer?.unref();
 
   const push = (conv: Conversation, e: StreamEvent) => {
     conv.events.push(e);
@@ -63,6 +101,7 @@ export function createConversations(deps: TurnDeps): Conversations {
   const settle = (conv: Conversation, sub: SubmissionRecord, s: Settlement) => {
     if (sub.settled) return;
     sub.settled = true;
+    conv.lastActive = now();
     const { type: _t, ...rest } = s;
     conv.settlements.push(rest);
     push(conv, s);
@@ -113,9 +152,11 @@ export function createConversations(deps: TurnDeps): Conversations {
           settlements: [],
           waiters: new Set(),
           running: undefined,
+          lastActive: now(),
         };
         all.set(iid, conv);
       }
+      conv.lastActive = now();
       const sub: SubmissionRecord = { id: randomUUID(), req, settled: false, abort: new AbortController() };
       const offset = String(conv.events.length);
       conv.queue.push(sub);
@@ -125,6 +166,7 @@ export function createConversations(deps: TurnDeps): Conversations {
     async read(conv, offset, waitMs) {
       const from = Number(offset);
       if (!/^\d+$/.test(offset) || from > conv.events.length) return undefined;
+      conv.lastActive = now();
       if (from === conv.events.length && waitMs > 0) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(done, waitMs);
@@ -152,5 +194,7 @@ export function createConversations(deps: TurnDeps): Conversations {
     async idle() {
       await Promise.all([...all.values()].map((c) => c.running));
     },
+    sweep,
+    close: () => clearInterval(timer),
   };
 }

@@ -7,7 +7,8 @@ import { buildHarness } from "./server.js";
  * `jr2-harness`: reads env, listens, prints `jr2 harness listening on http://…` when ready.
  * Env: JR2_HARNESS_PORT (7401), JR2_HARNESS_HOST (127.0.0.1), JR2_ORCHESTRATOR_URL,
  * JR2_MODELS (JSON or @file), JR2_HARNESS_TOKEN (required), JR2_SANDBOX_TOKEN,
- * JR2_ENDPOINT_CONCURRENCY (4).
+ * JR2_ENDPOINT_CONCURRENCY (4), JR2_CONVERSATION_TTL_MS (86 400 000: a settled conversation idle
+ * this long is forgotten; 0 keeps conversations for the process's life).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     harnessToken,
     sandboxToken: env.JR2_SANDBOX_TOKEN ?? "",
     endpointConcurrency: env.JR2_ENDPOINT_CONCURRENCY ? Number(env.JR2_ENDPOINT_CONCURRENCY) : 4,
+    conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
   });
   const address = await app.listen({
@@ -39,6 +41,15 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+}
+
+/** `JR2_CONVERSATION_TTL_MS`: unset → the default; otherwise a whole number of ms ≥ 0. */
+function conversationTtl(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new Error(`JR2_CONVERSATION_TTL_MS must be a whole number of milliseconds ≥ 0, got \`${raw}\``);
+  return ms;
 }
 
 main().catch((err) => {

@@ -23,6 +23,14 @@ export const ModelTable = z.record(z.string(), ModelEntry);
 export type ModelTable = z.infer<typeof ModelTable>;
 
 /**
+ * The table's entry for `name`, only if the table itself holds it: `toString`, `__proto__` and
+ * `constructor` are not models (a plain index would find Object.prototype's members).
+ */
+export function modelEntry(models: ModelTable, name: string): ModelEntry | undefined {
+  return Object.hasOwn(models, name) ? models[name] : undefined;
+}
+
+/**
  * Reads `JR2_MODELS`: inline JSON, or `@/path/to/file.json`.
  * @throws Error naming the bad field when the table does not parse.
  * @see SPEC §7.7

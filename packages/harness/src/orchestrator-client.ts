@@ -1,4 +1,6 @@
 import {
+  ErrorBody,
+  type PickIssue,
   type PickRequest,
   readPickAnswer,
   readSurface,
@@ -23,6 +25,8 @@ export type SurfaceResult =
 
 export type PickResult =
   | { kind: "answer"; answer: TolerantPickAnswer }
+  /** A 400 with a coded body: the Orchestrator read the pick and refused it (never delivered). */
+  | { kind: "refused"; code: string; message: string; issues: PickIssue[] | undefined }
   | { kind: "gone" }
   | { kind: "failed"; message: string };
 
@@ -118,6 +122,10 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
             if (answer) return { kind: "answer", answer };
             return { kind: "failed", message: "pick answer unreadable" };
           }
+          if (res.status === 400) {
+            const refused = readRefusal(await res.text());
+            if (refused) return refused;
+          }
           retry = retryableStatus(res.status);
           message = `picks answered ${res.status}`;
         } catch (err) {
@@ -129,4 +137,31 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
       }
     },
   };
+}
+
+/** A 400 body `{ error, code: "JR2_ERR_…", issues? }` as a refusal; `undefined` when not coded. */
+function readRefusal(text: string): Extract<PickResult, { kind: "refused" }> | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = ErrorBody.safeParse(body);
+  if (!parsed.success || !parsed.data.code.startsWith("JR2_ERR_")) return undefined;
+  const raw = parsed.data.issues;
+  const issues = Array.isArray(raw)
+    ? raw.flatMap((i: unknown) => {
+        if (typeof i !== "object" || i === null) return [];
+        const { path, message } = i as { path?: unknown; message?: unknown };
+        if (typeof message !== "string") return [];
+        const parts = Array.isArray(path)
+          ? path.filter((p): p is string | number => typeof p === "string" || typeof p === "number")
+          : typeof path === "string"
+            ? path.split("/").filter(Boolean)
+            : [];
+        return [{ path: parts, message }];
+      })
+    : undefined;
+  return { kind: "refused", code: parsed.data.code, message: parsed.data.error, issues };
 }

@@ -2,12 +2,12 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { type Conversations, createConversations } from "./conversations.js";
+import { type Conversations, createConversations, DEFAULT_CONVERSATION_TTL_MS } from "./conversations.js";
 import { createEndpointLimiter } from "./limiter.js";
 import type { ModelTable } from "./models.js";
 import { createOrchestratorClient } from "./orchestrator-client.js";
 import { conversationRoutes } from "./routes/conversations.js";
-import { registerErrorHandler } from "./routes/errors.js";
+import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 
 /** The Harness's version, answered on /healthz. */
 export const HARNESS_VERSION = "0.1.0";
@@ -34,6 +34,30 @@ export interface HarnessOptions {
   maxSteps?: number;
   /** Per model request (ms, default 600 000). */
   requestTimeoutMs?: number;
+  /** A settled conversation idle this long is forgotten (ms, default 24 h); it then answers 404. */
+  conversationTtlMs?: number;
+}
+
+/**
+ * Request body limit (bytes): a Submission carries the Orchestrator's run input (≤ 1 MiB there)
+ * rendered into its prompt, plus instructions and notices — 8 MiB leaves that headroom.
+ */
+export const HARNESS_BODY_LIMIT = 8 * 1024 * 1024;
+
+/** Longest path parameter (an encoded iid); the Orchestrator's router allows 2048. */
+export const HARNESS_MAX_PARAM_LENGTH = 4096;
+
+/**
+ * An endpoint as /healthz may show it (it is unauthenticated): scheme, host and path only —
+ * no user info, query or fragment, where keys live.
+ */
+export function redactEndpoint(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "(unparseable endpoint)";
+  }
 }
 
 /**
@@ -48,10 +72,15 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   const app = Fastify({
     logger: opts.logger ?? false,
     forceCloseConnections: true,
+    bodyLimit: HARNESS_BODY_LIMIT,
+    routerOptions: { maxParamLength: HARNESS_MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(HARNESS_MAX_PARAM_LENGTH),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandler(app);
+  registerErrorHandler(app, HARNESS_BODY_LIMIT);
+  // The wire is JSON only (§7.1): a text body answers 415, not a schema error about a string.
+  app.removeContentTypeParser("text/plain");
   const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
   const conversations = createConversations({
     orchestrator: createOrchestratorClient({
@@ -67,8 +96,10 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     maxSteps: opts.maxSteps ?? 256,
     requestTimeoutMs: opts.requestTimeoutMs ?? 600_000,
     log: (msg, fields) => app.log.info(fields ?? {}, msg),
+    ttlMs: opts.conversationTtlMs ?? DEFAULT_CONVERSATION_TTL_MS,
   });
   app.decorate("conversations", conversations);
+  app.addHook("onClose", async () => conversations.close());
   app.get(
     "/healthz",
     {
@@ -82,8 +113,19 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
         },
       },
     },
-    async () => ({ ok: true, version: HARNESS_VERSION, endpoints: limiter.depth() }),
+    async () => ({ ok: true, version: HARNESS_VERSION, endpoints: redactedDepth(limiter.depth()) }),
   );
   app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
+}
+
+/** The limiter's depth keyed by redacted endpoint; endpoints that redact alike are summed. */
+function redactedDepth(depth: Record<string, { running: number; queued: number }>) {
+  const out: Record<string, { running: number; queued: number }> = {};
+  for (const [endpoint, d] of Object.entries(depth)) {
+    const key = redactEndpoint(endpoint);
+    const prev = out[key] ?? { running: 0, queued: 0 };
+    out[key] = { running: prev.running + d.running, queued: prev.queued + d.queued };
+  }
+  return out;
 }

@@ -1,12 +1,13 @@
-import { mkdir } from "node:fs/promises";
 import type { PickAnswer, StreamEvent, SubmissionRequest, TolerantPickAnswer } from "@jr2/wire";
 import { decideBoundary, type LastRead } from "./between-steps.js";
 import { systemPrompt, turnPart, userMessageText } from "./briefing.js";
 import { createSeat, type NotRunReason, type RunHooks, type RunOutcome, type Seat } from "./engine-pi.js";
 import type { EndpointLimiter } from "./limiter.js";
 import * as menu from "./menu.js";
-import { type ModelTable, toPiModel } from "./models.js";
+import { type ModelTable, modelEntry, toPiModel } from "./models.js";
 import type { OrchestratorClient } from "./orchestrator-client.js";
+import { refusedPickAnswer } from "./refused-pick.js";
+import { createWorkingDirectory } from "./working-directory.js";
 import { createWorkingTools } from "./working-tools.js";
 
 /**
@@ -67,10 +68,12 @@ export async function runTurn(
     const surface = await readSurfacePhase(slot.iid, deps, signal);
     if (surface.kind === "settle") return settle(surface.outcome, surface.error);
     if (signal.aborted) return settle("aborted");
-    const seat = await seatPhase(slot, req, surface.menu, deps);
+    const seated = await seatPhase(slot, req, surface.menu, deps);
     if (signal.aborted) return settle("aborted");
+    if (seated.kind === "failed") return settle("failed", seated.error);
+    const seat = seated.seat;
     const modelName = req.model ?? req.definition.model;
-    const entry = deps.models[modelName];
+    const entry = modelEntry(deps.models, modelName);
     if (!entry) return settle("failed", { type: "model", message: `unknown model \`${modelName}\`` });
     const dials = {
       model: modelName,
@@ -97,7 +100,7 @@ export async function runTurn(
       thinkingLevel: dials.thinkingLevel as never,
       maxSteps: deps.maxSteps,
       allowed: surface.allowed,
-      hooks: turnHooks(slot, submissionId, state, deps, emit),
+      hooks: turnHooks(slot, submissionId, req.turnId, state, deps, emit),
     });
     signal.removeEventListener("abort", onAbort);
     if (signal.aborted) return settle("aborted");
@@ -119,19 +122,29 @@ async function readSurfacePhase(iid: string, deps: TurnDeps, signal: AbortSignal
   return { kind: "ready", allowed: r.surface.allowed, menu: r.surface.menu };
 }
 
-/** Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it. */
+type SeatPhase = { kind: "seated"; seat: Seat } | { kind: "failed"; error: { type: "cwd"; message: string } };
+
+/**
+ * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it.
+ * A working directory that cannot be created fails the Submission (`{ type: "cwd" }`) and
+ * seats nothing, so a later Submission tries again.
+ */
 async function seatPhase(
   slot: SeatSlot,
   req: SubmissionRequest,
   menuItems: import("@jr2/wire").Tool[],
   deps: TurnDeps,
-): Promise<Seat> {
-  if (slot.seat) return slot.seat;
+): Promise<SeatPhase> {
+  if (slot.seat) return { kind: "seated", seat: slot.seat };
   const cwd = req.definition.workspace === "none" ? undefined : req.cwd;
   // The Harness creates a Turn's working directory on first admission (§5.2).
-  if (cwd !== undefined) await mkdir(cwd, { recursive: true });
+  if (cwd !== undefined) {
+    const created = await createWorkingDirectory(cwd);
+    if (created.kind === "failed")
+      return { kind: "failed", error: { type: "cwd", message: created.message } };
+  }
   const working = cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd);
-  const entry = deps.models[req.model ?? req.definition.model];
+  const entry = modelEntry(deps.models, req.model ?? req.definition.model);
   slot.seat = createSeat({
     systemPrompt: systemPrompt(req.definition.instructions),
     workingTools: working,
@@ -144,7 +157,7 @@ async function seatPhase(
   slot.menuOrder = menuItems.map((t) => t.name);
   slot.hasWorkingTools = working.length > 0;
   slot.cwd = cwd;
-  return slot.seat;
+  return { kind: "seated", seat: slot.seat };
 }
 
 /** Phase 3: the user message — prompt (or nudge), then the Turn part. */
@@ -181,6 +194,8 @@ function wireAnswer(a: TolerantPickAnswer): PickAnswer {
 function turnHooks(
   slot: SeatSlot,
   submissionId: string,
+  /** The Submission's turnId: sent with each pick, so a re-send finds its own Turn's answer (ADR-0252). */
+  turnId: string | undefined,
   state: TurnState,
   deps: TurnDeps,
   emit: (e: StreamEvent) => void,
@@ -188,7 +203,7 @@ function turnHooks(
   const order = slot.menuOrder;
   return {
     async menuCall(call) {
-      const r = await deps.orchestrator.postPick(slot.iid, call);
+      const r = await deps.orchestrator.postPick(slot.iid, turnId ? { ...call, turnId } : call);
       if (r.kind === "gone") {
         emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
         return { text: menu.TURN_GONE_RECEIPT, turnOver: true };
@@ -197,6 +212,18 @@ function turnHooks(
         emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
         state.lastRead = { kind: "unknown", ownPick: false };
         return { text: menu.pickInTransitReceipt(call.name), turnOver: false };
+      }
+      if (r.kind === "refused") {
+        // The Orchestrator read it and said no: nothing moved, what the model last read stands.
+        const a = refusedPickAnswer(call.arguments, r, lastAllowed(state));
+        emit({
+          type: "pick",
+          submissionId,
+          name: call.name,
+          toolCallId: call.toolCallId,
+          answer: wireAnswer(a),
+        });
+        return { text: menu.receipt(call.name, a, order), turnOver: false };
       }
       const a = r.answer;
       emit({

@@ -1,6 +1,8 @@
+import { writeFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { WorkspaceAccess } from "@jr2/wire";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
+import { makeDirectories } from "./working-directory.js";
 
 /** Default bash timeout (seconds) when the model sets none; pi's bash has no default (§13). */
 export const BASH_TIMEOUT_S = 120;
@@ -31,7 +33,11 @@ export async function createWorkingTools(access: WorkspaceAccess, cwd: string): 
   const pi = await import("@mariozechner/pi-coding-agent");
   const factories: Record<string, (cwd: string) => AgentTool> = {
     read: (c) => pi.createReadTool(c) as unknown as AgentTool,
-    write: (c) => pi.createWriteTool(c) as unknown as AgentTool,
+    // pi's default mkdir is the recursive one, which can spin forever (see working-directory.ts).
+    write: (c) =>
+      pi.createWriteTool(c, {
+        operations: { writeFile: (p, text) => writeFile(p, text, "utf-8"), mkdir: makeDirectories },
+      }) as unknown as AgentTool,
     edit: (c) => pi.createEditTool(c) as unknown as AgentTool,
     bash: (c) => pi.createBashTool(c) as unknown as AgentTool,
     grep: (c) => pi.createGrepTool(c) as unknown as AgentTool,

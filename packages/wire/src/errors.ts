@@ -119,6 +119,7 @@ export const errorCodes = {
   JR2_ERR_SUBMISSION_INVALID: { status: 400, message: "invalid Submission: {detail}" },
   JR2_ERR_MODEL_UNKNOWN: { status: 400, message: "unknown model `{model}`; configured models: {known}" },
   JR2_ERR_CWD_NOT_ABSOLUTE: { status: 400, message: "cwd `{cwd}` must be an absolute path" },
+  JR2_ERR_CWD_INVALID: { status: 400, message: "cwd `{cwd}` cannot be a working directory: {reason}" },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** A code of {@link errorCodes}. */

@@ -11,8 +11,10 @@ import {
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Conversations } from "../conversations.js";
-import type { ModelTable } from "../models.js";
+import { type ModelTable, modelEntry } from "../models.js";
+import { cwdProblem } from "../working-directory.js";
 import { bearerCheck } from "./auth.js";
+import { skipUnknownNotices } from "./notices.js";
 
 const Params = z.object({ iid: z.string().min(1) });
 
@@ -30,6 +32,7 @@ export interface ConversationRoutesOptions {
 export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions> = async (app, opts) => {
   const { conversations, models } = opts;
   app.addHook("onRequest", bearerCheck(opts.token));
+  app.addHook("preValidation", skipUnknownNotices);
   const known = () => Object.keys(models);
 
   app.post(
@@ -48,9 +51,11 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
         ["definition.model", body.definition.model],
         ["model", body.model],
       ] as const) {
-        if (model !== undefined && !models[model])
+        if (model !== undefined && !modelEntry(models, model))
           throw new Jr2Error("JR2_ERR_MODEL_UNKNOWN", { model, known: known(), field });
       }
+      const reason = body.cwd === undefined ? undefined : cwdProblem(body.cwd);
+      if (reason) throw new Jr2Error("JR2_ERR_CWD_INVALID", { cwd: body.cwd, reason, field: "cwd" });
       const admitted = conversations.admit(iid, body);
       if (!admitted) throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_FOUND", { iid });
       return {
