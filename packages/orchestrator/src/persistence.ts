@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { EventObject } from "xstate";
 import { crashPoint } from "./crash-points.js";
 import type { LiveRun } from "./live-run.js";
-import type { RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
+import type { PickKey, RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
 import { actorPathOf, pendingDelayedEvents } from "./xstate-adapter.js";
 
 /**
@@ -40,8 +40,11 @@ export interface RunPersistence {
    * Dropped after `close()`: a restart finds the run as last committed.
    */
   afterCommit(run: LiveRun, fn: () => void): void;
-  /** The stored answer of `(iid, toolCallId)` in `runId`, with the scope it was given in. */
-  pickAnswer(runId: string, iid: string, toolCallId: string): Promise<StoredPickAnswer | undefined>;
+  /**
+   * The stored answer for `key` in `runId`, with the Turn and scope it was given in: with a
+   * turnId only that Turn's, without the newest of any Turn (ADR-0252).
+   */
+  pickAnswer(runId: string, key: PickKey): Promise<StoredPickAnswer | undefined>;
   /**
    * Waits for pending saves; later background saves are skipped and foreground ones reject
    * (shutdown: the stop must not be saved, and nothing may be answered as saved).
@@ -213,8 +216,8 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
         if (h && --h.count === 0) held.delete(run);
       };
     },
-    async pickAnswer(runId, iid, toolCallId) {
-      return store.pickAnswer(runId, iid, toolCallId);
+    async pickAnswer(runId, key) {
+      return store.pickAnswer(runId, key);
     },
     async close() {
       closed = true;

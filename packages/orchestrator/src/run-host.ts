@@ -92,7 +92,11 @@ export interface RunHost {
   feedOf(runId: string): RunFeed;
   /** `GET /agents/:iid/surface`. @throws JR2_ERR_TURN_NOT_FOUND (also for another scope), JR2_ERR_SERVICE_STOPPING */
   readSurface(iid: string, caller: Caller): Surface;
-  /** `POST /agents/:iid/picks` (§4.3). @throws JR2_ERR_TURN_NOT_FOUND, JR2_ERR_SERVICE_STOPPING */
+  /**
+   * `POST /agents/:iid/picks` (§4.3), at most once per (iid, turnId, toolCallId) (ADR-0252).
+   * @throws JR2_ERR_TURN_NOT_FOUND (also for a pick whose turnId is not the live Turn's and has
+   *   no stored answer), JR2_ERR_SERVICE_STOPPING
+   */
   deliverPick(iid: string, caller: Caller, pick: PickRequest): Promise<PickAnswer>;
   /** The run's open Gates. @throws JR2_ERR_RUN_NOT_FOUND */
   listGates(runId: string): Gate[];
@@ -358,15 +362,25 @@ export function createRunHost(options: RunHostOptions): RunHost {
       // iids are minted under their run id (§5.3): `<runId>/…`.
       const runId = iid.split("/", 1)[0] ?? iid;
       return serialized(runId, async () => {
-        const known = await persistence.pickAnswer(runId, iid, pick.toolCallId);
+        // Check 0 per Turn (ADR-0252): a continued conversation's next Turn may reuse a toolCallId.
+        const { toolCallId, turnId } = pick;
+        const known = await persistence.pickAnswer(runId, { iid, toolCallId, ...(turnId ? { turnId } : {}) });
         if (known && mayReach(caller, known.scope)) {
           log.info(
-            { runId, iid, pick: pick.name, toolCallId: pick.toolCallId },
+            { runId, iid, turnId: known.turnId, pick: pick.name, toolCallId },
             "pick repeated: the stored answer",
           );
           return known.answer;
         }
         const registration = liveRegistration(iid, caller);
+        if (turnId !== undefined && turnId !== registration.turnId) {
+          // A pick of an ended Turn: never delivered into the Turn that now holds the iid.
+          log.info(
+            { runId, iid, turnId, liveTurnId: registration.turnId, pick: pick.name, toolCallId },
+            "pick of an ended Turn: 404",
+          );
+          throw new Jr2Error("JR2_ERR_TURN_NOT_FOUND", { iid });
+        }
         const run = runOf(registration.runId);
         // The pick's effect is committed only with its answer, and answered only after (§4.3).
         const release = persistence.hold(run);
@@ -380,7 +394,9 @@ export function createRunHost(options: RunHostOptions): RunHost {
           } finally {
             release();
           }
-          await saveOrStop(run, [{ iid, toolCallId: pick.toolCallId, scope: registration.scope, answer }]);
+          await saveOrStop(run, [
+            { iid, turnId: registration.turnId, toolCallId, scope: registration.scope, answer },
+          ]);
           saved = true;
         } finally {
           releaseFeed(
@@ -402,8 +418,9 @@ export function createRunHost(options: RunHostOptions): RunHost {
             runId: registration.runId,
             agent: registration.agent,
             iid,
+            turnId: registration.turnId,
             pick: pick.name,
-            toolCallId: pick.toolCallId,
+            toolCallId,
             delivered: answer.delivered,
             moved: answer.moved,
           },

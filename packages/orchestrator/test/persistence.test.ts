@@ -75,7 +75,7 @@ describe("saving a run (§8, ADR-0250)", () => {
     const saved = (await inner.load(runId)) as RunBlob;
     expect((saved.snapshot as { value: string }).value).toBe("working");
     expect(saved.status).toBe("running");
-    expect(await inner.pickAnswer(runId, iid, "c1")).toBeUndefined();
+    expect(await inner.pickAnswer(runId, { iid, toolCallId: "c1" })).toBeUndefined();
   });
 
   it("starts a Turn's driver only after its state committed, and stops it only after the exit committed", async () => {

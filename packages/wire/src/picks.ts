@@ -1,14 +1,19 @@
 import { z } from "zod";
 
 /**
- * `POST /agents/:iid/picks` body: one pick, keyed for idempotency by the model's tool-call id.
- * `arguments` is the model's parsed arguments object (the Orchestrator validates it, §4.3 step 5).
- * @see SPEC §4.3
+ * `POST /agents/:iid/picks` body: one pick, keyed for idempotency by the model's tool-call id
+ * within its Turn. `arguments` is the model's parsed arguments object (the Orchestrator
+ * validates it, §4.3 step 5). `turnId` is the turnId of the Submission the pick belongs to
+ * (§5.4): with it, a repeat is matched to its own Turn even after the next Turn of a continued
+ * conversation registered the same iid, and a pick of an ended Turn answers 404. Optional: an
+ * older Harness omits it and gets the per-iid lookup (ADR-0252).
+ * @see SPEC §4.3, §5.4
  */
 export const PickRequest = z.object({
   name: z.string().min(1).max(200),
   arguments: z.unknown().optional(),
   toolCallId: z.string().min(1).max(512),
+  turnId: z.string().min(1).max(512).optional(),
 });
 export type PickRequest = z.infer<typeof PickRequest>;
 

@@ -42,15 +42,29 @@ export interface RunBlob {
 }
 
 /**
- * A pick's stored answer, keyed by (iid, toolCallId), saved with the snapshot it produced
- * (§4.3). `scope` is the registration scope the pick was answered in (§4.4): a repeat from
- * another scope is never served it, also after a restart.
+ * A pick's stored answer, keyed by (iid, turnId, toolCallId) within its run, saved with the
+ * snapshot it produced (§4.3, ADR-0252). `turnId` is the Turn's the pick was decided in (`null`:
+ * a Turn without turnId, §5.4, or an answer stored before ADR-0252). `scope` is the
+ * registration scope the pick was answered in (§4.4): a repeat from another scope is never
+ * served it, also after a restart.
  */
 export interface StoredPickAnswer {
   iid: string;
+  turnId: string | null;
   toolCallId: string;
   scope: string;
   answer: PickAnswer;
+}
+
+/**
+ * What check 0 looks a stored answer up by (§4.3, ADR-0252). With `turnId`, only that Turn's
+ * answer; without (a pick from a Harness that does not send it), the newest answer stored for
+ * `(iid, toolCallId)` in any Turn — the pre-ADR-0252 key.
+ */
+export interface PickKey {
+  iid: string;
+  toolCallId: string;
+  turnId?: string;
 }
 
 /**
@@ -67,21 +81,24 @@ export interface RunStore {
   }): Promise<Array<Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">>>;
   /** Every run whose status is `running`: what restore recreates. */
   live(): Promise<RunBlob[]>;
-  pickAnswer(runId: string, iid: string, toolCallId: string): Promise<StoredPickAnswer | undefined>;
+  /** The stored answer for `key` in `runId` (see {@link PickKey}), if any. */
+  pickAnswer(runId: string, key: PickKey): Promise<StoredPickAnswer | undefined>;
   close(): Promise<void>;
 }
 
 /** An in-memory store for tests and `--data-dir none`; same semantics, nothing survives the process. */
 export function createMemoryStore(): RunStore {
   const runs = new Map<string, string>();
-  const picks = new Map<string, StoredPickAnswer>();
-  const key = (runId: string, iid: string, toolCallId: string) => JSON.stringify([runId, iid, toolCallId]);
+  // Insertion order is storage order: the newest answer of a key is the last one inserted.
+  const picks = new Map<string, StoredPickAnswer & { runId: string }>();
+  const key = (runId: string, iid: string, turnId: string | null, toolCallId: string) =>
+    JSON.stringify([runId, iid, turnId, toolCallId]);
   return {
     async save(blob, answers = []) {
       runs.set(blob.runId, JSON.stringify(blob));
       for (const p of answers) {
-        const k = key(blob.runId, p.iid, p.toolCallId);
-        if (!picks.has(k)) picks.set(k, structuredClone(p));
+        const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
+        if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
       }
     },
     async load(runId) {
@@ -99,9 +116,15 @@ export function createMemoryStore(): RunStore {
         .map((row) => JSON.parse(row) as RunBlob)
         .filter((b) => b.status === "running");
     },
-    async pickAnswer(runId, iid, toolCallId) {
-      const stored = picks.get(key(runId, iid, toolCallId));
-      return stored ? structuredClone(stored) : undefined;
+    async pickAnswer(runId, { iid, turnId, toolCallId }) {
+      let found: (StoredPickAnswer & { runId: string }) | undefined;
+      if (turnId !== undefined) found = picks.get(key(runId, iid, turnId, toolCallId));
+      else
+        for (const p of picks.values())
+          if (p.runId === runId && p.iid === iid && p.toolCallId === toolCallId) found = p;
+      if (!found) return undefined;
+      const { runId: _runId, ...stored } = found;
+      return structuredClone(stored);
     },
     async close() {},
   };

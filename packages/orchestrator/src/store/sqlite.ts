@@ -26,6 +26,21 @@ const migrations: readonly string[] = [
    );`,
   // 2: the scope a pick was answered in, so a repeat after a restart is served only in it (§4.4).
   "ALTER TABLE pick_answers ADD COLUMN scope TEXT NOT NULL DEFAULT 'instance';",
+  // 3: the Turn is part of the key (ADR-0252): a continued conversation's next Turn may reuse a
+  // toolCallId. Rows from before carry no Turn (''), found only by a pick sent without turnId.
+  `CREATE TABLE pick_answers_v3 (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     turn_id TEXT NOT NULL,
+     tool_call_id TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     answer TEXT NOT NULL,
+     PRIMARY KEY (run_id, iid, turn_id, tool_call_id)
+   );
+   INSERT INTO pick_answers_v3 (run_id, iid, turn_id, tool_call_id, scope, answer)
+     SELECT run_id, iid, '', tool_call_id, scope, answer FROM pick_answers;
+   DROP TABLE pick_answers;
+   ALTER TABLE pick_answers_v3 RENAME TO pick_answers;`,
 ];
 
 /** The file name of the store inside `JR2_DATA_DIR`. */
@@ -56,20 +71,28 @@ export function openSqliteStore(dataDir: string): RunStore {
      ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, blob = excluded.blob`,
   );
   const insertPick = db.prepare(
-    "INSERT OR IGNORE INTO pick_answers (run_id, iid, tool_call_id, scope, answer) VALUES (?, ?, ?, ?, ?)",
+    "INSERT OR IGNORE INTO pick_answers (run_id, iid, turn_id, tool_call_id, scope, answer) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const selectRun = db.prepare<[string], { blob: string }>("SELECT blob FROM runs WHERE run_id = ?");
   const selectAll = db.prepare<[], { run_id: string; workflow: string; status: string; updated_at: string }>(
     "SELECT run_id, workflow, status, updated_at FROM runs ORDER BY updated_at DESC",
   );
   const selectLive = db.prepare<[], { blob: string }>("SELECT blob FROM runs WHERE status = 'running'");
-  const selectPick = db.prepare<[string, string, string], { answer: string; scope: string }>(
-    "SELECT answer, scope FROM pick_answers WHERE run_id = ? AND iid = ? AND tool_call_id = ?",
+  const selectPick = db.prepare<[string, string, string, string], { answer: string; scope: string }>(
+    "SELECT answer, scope FROM pick_answers WHERE run_id = ? AND iid = ? AND turn_id = ? AND tool_call_id = ?",
+  );
+  // Without a turnId (an older Harness): today's per-iid lookup, the newest answer first.
+  const selectPickAnyTurn = db.prepare<
+    [string, string, string],
+    { answer: string; scope: string; turn_id: string }
+  >(
+    `SELECT answer, scope, turn_id FROM pick_answers WHERE run_id = ? AND iid = ? AND tool_call_id = ?
+     ORDER BY rowid DESC LIMIT 1`,
   );
   const saveTx = db.transaction((blob: RunBlob, picks: Parameters<RunStore["save"]>[1]) => {
     upsertRun.run({ ...blob, blob: JSON.stringify(blob) });
     for (const p of picks ?? [])
-      insertPick.run(blob.runId, p.iid, p.toolCallId, p.scope, JSON.stringify(p.answer));
+      insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
   });
 
   return {
@@ -94,10 +117,22 @@ export function openSqliteStore(dataDir: string): RunStore {
     async live() {
       return selectLive.all().map((r) => JSON.parse(r.blob) as RunBlob);
     },
-    async pickAnswer(runId, iid, toolCallId) {
-      const row = selectPick.get(runId, iid, toolCallId);
+    async pickAnswer(runId, { iid, turnId, toolCallId }) {
+      if (turnId !== undefined) {
+        const row = selectPick.get(runId, iid, turnId, toolCallId);
+        return row
+          ? { iid, turnId, toolCallId, scope: row.scope, answer: JSON.parse(row.answer) as PickAnswer }
+          : undefined;
+      }
+      const row = selectPickAnyTurn.get(runId, iid, toolCallId);
       return row
-        ? { iid, toolCallId, scope: row.scope, answer: JSON.parse(row.answer) as PickAnswer }
+        ? {
+            iid,
+            turnId: row.turn_id === "" ? null : row.turn_id,
+            toolCallId,
+            scope: row.scope,
+            answer: JSON.parse(row.answer) as PickAnswer,
+          }
         : undefined;
     },
     async close() {

@@ -42,15 +42,16 @@ describe.each([
 ] as const)("the %s run store (§8)", (_name, open: () => RunStore) => {
   it("saves a RunBlob with its pick answers and reads both back", async () => {
     const store = open();
-    await store.save(blob("r1"), [{ iid: "r1/coder", toolCallId: "call_1", scope: "instance", answer }]);
+    await store.save(blob("r1"), [
+      { iid: "r1/coder", turnId: "t1", toolCallId: "call_1", scope: "instance", answer },
+    ]);
     expect(await store.load("r1")).toEqual(blob("r1"));
-    expect(await store.pickAnswer("r1", "r1/coder", "call_1")).toEqual({
-      iid: "r1/coder",
-      toolCallId: "call_1",
-      scope: "instance",
-      answer,
-    });
-    expect(await store.pickAnswer("r1", "r1/coder", "call_2")).toBeUndefined();
+    const stored = { iid: "r1/coder", turnId: "t1", toolCallId: "call_1", scope: "instance", answer };
+    expect(await store.pickAnswer("r1", { iid: "r1/coder", turnId: "t1", toolCallId: "call_1" })).toEqual(
+      stored,
+    );
+    expect(await store.pickAnswer("r1", { iid: "r1/coder", toolCallId: "call_1" })).toEqual(stored);
+    expect(await store.pickAnswer("r1", { iid: "r1/coder", toolCallId: "call_2" })).toBeUndefined();
     await store.close();
   });
 
@@ -66,12 +67,47 @@ describe.each([
 
   it("keeps the first answer of a tool-call id: a repeat never overwrites it", async () => {
     const store = open();
-    await store.save(blob("r1"), [{ iid: "i", toolCallId: "c", scope: "sb-1", answer }]);
+    await store.save(blob("r1"), [{ iid: "i", turnId: "t1", toolCallId: "c", scope: "sb-1", answer }]);
     await store.save(blob("r1"), [
-      { iid: "i", toolCallId: "c", scope: "sb-1", answer: { ...answer, moved: false } },
+      { iid: "i", turnId: "t1", toolCallId: "c", scope: "sb-1", answer: { ...answer, moved: false } },
     ]);
-    expect((await store.pickAnswer("r1", "i", "c"))?.answer).toEqual(answer);
-    expect((await store.pickAnswer("r1", "i", "c"))?.scope).toBe("sb-1");
+    const key = { iid: "i", turnId: "t1", toolCallId: "c" };
+    expect((await store.pickAnswer("r1", key))?.answer).toEqual(answer);
+    expect((await store.pickAnswer("r1", key))?.scope).toBe("sb-1");
+    await store.close();
+  });
+
+  it("keeps one answer per Turn of a continued conversation: a reused tool-call id is another pick (ADR-0252)", async () => {
+    const store = open();
+    const later = { delivered: true, moved: true, turnComplete: false, allowed: ["finish"] };
+    await store.save(blob("r1"), [{ iid: "i", turnId: "t1", toolCallId: "call_0", scope: "sb", answer }]);
+    await store.save(blob("r1"), [
+      { iid: "i", turnId: "t2", toolCallId: "call_0", scope: "sb", answer: later },
+    ]);
+    expect((await store.pickAnswer("r1", { iid: "i", turnId: "t1", toolCallId: "call_0" }))?.answer).toEqual(
+      answer,
+    );
+    expect((await store.pickAnswer("r1", { iid: "i", turnId: "t2", toolCallId: "call_0" }))?.answer).toEqual(
+      later,
+    );
+    expect(await store.pickAnswer("r1", { iid: "i", turnId: "t3", toolCallId: "call_0" })).toBeUndefined();
+    // Without a turnId (an older Harness): the newest answer of any Turn.
+    expect(await store.pickAnswer("r1", { iid: "i", toolCallId: "call_0" })).toMatchObject({
+      turnId: "t2",
+      answer: later,
+    });
+    expect(await store.pickAnswer("r2", { iid: "i", toolCallId: "call_0" })).toBeUndefined();
+    await store.close();
+  });
+
+  it("stores the answer of a Turn without turnId under no Turn", async () => {
+    const store = open();
+    await store.save(blob("r1"), [{ iid: "i", turnId: null, toolCallId: "c", scope: "instance", answer }]);
+    expect(await store.pickAnswer("r1", { iid: "i", toolCallId: "c" })).toMatchObject({
+      turnId: null,
+      answer,
+    });
+    expect(await store.pickAnswer("r1", { iid: "i", turnId: "t1", toolCallId: "c" })).toBeUndefined();
     await store.close();
   });
 });
@@ -80,11 +116,16 @@ describe("the SQLite store on disk", () => {
   it("survives a reopen: settled and live runs and pick answers stay readable", async () => {
     const dir = tempDir();
     const first = openSqliteStore(dir);
-    await first.save(blob("r1", { status: "done" }), [{ iid: "i", toolCallId: "c", scope: "sb", answer }]);
+    await first.save(blob("r1", { status: "done" }), [
+      { iid: "i", turnId: "t1", toolCallId: "c", scope: "sb", answer },
+    ]);
     await first.close();
     const second = openSqliteStore(dir);
     expect((await second.load("r1"))?.status).toBe("done");
-    expect(await second.pickAnswer("r1", "i", "c")).toMatchObject({ scope: "sb", answer });
+    expect(await second.pickAnswer("r1", { iid: "i", turnId: "t1", toolCallId: "c" })).toMatchObject({
+      scope: "sb",
+      answer,
+    });
     await second.close();
   });
 
@@ -93,11 +134,11 @@ describe("the SQLite store on disk", () => {
     await openSqliteStore(dir).close();
     const db = new Database(join(dir, STORE_FILE));
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 2 });
+    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 3 });
     db.close();
   });
 
-  it("migrates a version-1 store in place: its pick answers get the instance scope", async () => {
+  it("migrates a version-1 store in place: its pick answers get the instance scope and no Turn", async () => {
     const dir = tempDir();
     const db = new Database(join(dir, STORE_FILE));
     db.exec(
@@ -109,12 +150,43 @@ describe("the SQLite store on disk", () => {
     db.prepare("INSERT INTO pick_answers VALUES ('r1', 'i', 'c', ?)").run(JSON.stringify(answer));
     db.close();
     const store = openSqliteStore(dir);
-    expect(await store.pickAnswer("r1", "i", "c")).toEqual({
+    expect(await store.pickAnswer("r1", { iid: "i", toolCallId: "c" })).toEqual({
       iid: "i",
+      turnId: null,
       toolCallId: "c",
       scope: "instance",
       answer,
     });
+    await store.close();
+  });
+
+  it("migrates a version-2 store in place: its answers keep their scope, and a second Turn may reuse a tool-call id", async () => {
+    const dir = tempDir();
+    const db = new Database(join(dir, STORE_FILE));
+    db.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);" +
+        "CREATE TABLE runs (run_id TEXT PRIMARY KEY, workflow TEXT NOT NULL, status TEXT NOT NULL, updated_at TEXT NOT NULL, blob TEXT NOT NULL);" +
+        "CREATE TABLE pick_answers (run_id TEXT NOT NULL, iid TEXT NOT NULL, tool_call_id TEXT NOT NULL, answer TEXT NOT NULL, PRIMARY KEY (run_id, iid, tool_call_id));" +
+        "ALTER TABLE pick_answers ADD COLUMN scope TEXT NOT NULL DEFAULT 'instance';" +
+        "INSERT INTO schema_migrations VALUES (1, 'x'), (2, 'x');",
+    );
+    db.prepare("INSERT INTO pick_answers VALUES ('r1', 'i', 'call_0', ?, 'sb-1')").run(
+      JSON.stringify(answer),
+    );
+    db.close();
+    const store = openSqliteStore(dir);
+    expect(await store.pickAnswer("r1", { iid: "i", toolCallId: "call_0" })).toMatchObject({
+      turnId: null,
+      scope: "sb-1",
+      answer,
+    });
+    const next = { ...answer, turnComplete: false, allowed: ["finish"] };
+    await store.save(blob("r1"), [
+      { iid: "i", turnId: "t2", toolCallId: "call_0", scope: "sb-1", answer: next },
+    ]);
+    expect((await store.pickAnswer("r1", { iid: "i", turnId: "t2", toolCallId: "call_0" }))?.answer).toEqual(
+      next,
+    );
     await store.close();
   });
 
@@ -124,6 +196,6 @@ describe("the SQLite store on disk", () => {
     const db = new Database(join(dir, STORE_FILE));
     db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')").run();
     db.close();
-    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(2\)/);
+    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(3\)/);
   });
 });
