@@ -39,14 +39,17 @@ export function mintSandboxToken(key: string, sandbox: string): string {
 /**
  * Checks an `Authorization` header value. Constant-time compares (`timingSafeEqual`) for both
  * token kinds; the token is never logged or echoed.
- * @returns the caller, or the error code to answer 401 with (missing vs not valid).
+ * @returns the caller, or the error code to answer 401 with: missing (no header, another scheme,
+ *   or `Bearer` with no token) vs not valid (an unknown token, or more than one word after `Bearer`).
  * @see SPEC §4.4
  */
 export function checkBearer(header: string | undefined, keys: AuthKeys): TokenCheck {
-  if (!header) return { ok: false, code: "JR2_ERR_AUTH_MISSING" };
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const token = match?.[1];
-  if (!token) return { ok: false, code: "JR2_ERR_AUTH_MISSING" };
+  // The scheme is case-insensitive (RFC 9110 §11.1). No bearer token at all is "missing"; a
+  // bearer credential that is not one token (`Bearer tok extra`) is present but not valid.
+  const rest = /^Bearer(?:\s+(.*))?$/is.exec(header?.trim() ?? "")?.[1]?.trim();
+  if (!rest) return { ok: false, code: "JR2_ERR_AUTH_MISSING" };
+  if (/\s/.test(rest)) return { ok: false, code: "JR2_ERR_AUTH_INVALID" };
+  const token = rest;
   if (keys.instanceToken && sameSecret(token, keys.instanceToken))
     return { ok: true, caller: INSTANCE_CALLER };
   const dot = token.lastIndexOf(".");

@@ -11,7 +11,8 @@ import { type Logger, pino } from "pino";
 import type { AuthKeys } from "./auth.js";
 import type { PlacementOptions } from "./placement.js";
 import { authPlugin } from "./plugins/auth.js";
-import { errorsPlugin } from "./plugins/errors.js";
+import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
+import { jsonBodyPlugin } from "./plugins/json-body.js";
 import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
@@ -86,7 +87,9 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
     loggerInstance: logger,
     bodyLimit,
     // iids are long percent-encoded segments.
-    routerOptions: { maxParamLength: 2048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Bad percent-encoding or an over-long segment: a coded 400, not Fastify's own body.
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -96,6 +99,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   app.addHook("preClose", async () => host.close());
 
   await app.register(errorsPlugin, { bodyLimit });
+  await app.register(jsonBodyPlugin);
   await app.register(authPlugin, options.auth);
   await app.register(fastifySwagger, {
     openapi: {

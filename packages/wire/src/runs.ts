@@ -34,8 +34,20 @@ export const WorkflowMenu = z.object({
 });
 export type WorkflowMenu = z.infer<typeof WorkflowMenu>;
 
-/** `POST /workflows/:name/runs` body: the workflow input (validated against its schema). */
-export const StartRunRequest = z.object({ input: z.unknown().optional() });
+/**
+ * `POST /workflows/:name/runs` body: `{ input }`, the workflow input (validated against its
+ * schema). Strict: any other key is refused naming it — `{"task":5}` without the `input`
+ * wrapper would otherwise start a run with the default input.
+ */
+export const StartRunRequest = z.strictObject(
+  { input: z.unknown().optional() },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown key ${issue.keys.map((k) => `\`${k}\``).join(", ")}; the body is { "input": <the workflow's input> }`
+        : undefined,
+  },
+);
 export type StartRunRequest = z.infer<typeof StartRunRequest>;
 export const StartRunAnswer = z.object({ runId: z.string() });
 export type StartRunAnswer = z.infer<typeof StartRunAnswer>;

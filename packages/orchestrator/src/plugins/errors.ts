@@ -1,7 +1,10 @@
 import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "@jr2/wire";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+
+/** The router's longest path segment, in characters: iids are long once percent-encoded. */
+export const MAX_PARAM_LENGTH = 2048;
 
 /**
  * One error handler for the whole app: every error answer is `{ error, code, ...fields }` with a
@@ -32,12 +35,35 @@ export const errorsPlugin = fp(
   { name: "jr2-errors", fastify: "5.x" },
 );
 
-/** Maps any error a route can raise to its status and coded body. */
+/**
+ * Fastify's `frameworkErrors` option: a URL the router cannot read (bad percent-encoding, a
+ * segment past `maxParamLength`) is answered before any route or hook, with a coded 400
+ * `JR2_ERR_REQUEST_INVALID` instead of Fastify's own `FST_ERR_*` body.
+ * @see SPEC §4, ADR-0053
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const { status, body } = toErrorAnswer(error, { bodyLimit: 0 });
+  request.log.info({ code: body.code, cause: error.code }, body.error);
+  return reply.code(status).type("application/json").send(body);
+}
+
+/**
+ * Maps any error a route can raise to its status and coded body. Every 409 carries
+ * `acceptsNow` (`[]` when the run takes nothing now, e.g. it is no longer live), so a client
+ * reads one shape for "not now" (§6, ADR-0053).
+ */
 export function toErrorAnswer(
   error: unknown,
   request: { bodyLimit: number; contentType?: string | undefined },
 ): { status: number; body: ErrorBody } {
-  if (error instanceof Jr2Error) return { status: error.statusCode, body: error.toBody() };
+  if (error instanceof Jr2Error) {
+    const body = error.toBody();
+    return { status: error.statusCode, body: error.statusCode === 409 ? { acceptsNow: [], ...body } : body };
+  }
   const e = error as Partial<FastifyError> & { validation?: unknown };
   if (hasZodFastifySchemaValidationErrors(e)) {
     const issues = e.validation.map((v) => ({ path: v.instancePath, message: v.message ?? "invalid" }));
@@ -51,6 +77,14 @@ export function toErrorAnswer(
       return coded("JR2_ERR_REQUEST_MALFORMED_JSON", { detail: e.message ?? "unparseable" });
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return coded("JR2_ERR_REQUEST_TOO_LARGE", { limit: request.bodyLimit });
+    case "FST_ERR_BAD_URL":
+      return coded("JR2_ERR_REQUEST_INVALID", {
+        detail: `the path ${quoted(e)} is not valid percent-encoding`,
+      });
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return coded("JR2_ERR_REQUEST_INVALID", {
+        detail: `a path segment of ${quoted(e)} is longer than ${MAX_PARAM_LENGTH} characters`,
+      });
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return coded("JR2_ERR_REQUEST_UNSUPPORTED_MEDIA_TYPE", {
         contentType: request.contentType ?? "(none)",
@@ -67,6 +101,12 @@ export function toErrorAnswer(
   return coded("JR2_ERR_SERVER_INTERNAL", {
     detail: e.code ?? (error instanceof Error ? error.name : "unknown"),
   });
+}
+
+/** The path a framework error names, cut short: it is echoed, and may be kilobytes long. */
+function quoted(error: Partial<FastifyError>): string {
+  const path = /^'(.*)' is /s.exec(error.message ?? "")?.[1] ?? "(unreadable)";
+  return `\`${path.length > 80 ? `${path.slice(0, 80)}…` : path}\``;
 }
 
 function coded(code: ErrorCode, fields: Record<string, unknown>): { status: number; body: ErrorBody } {
