@@ -201,9 +201,15 @@ function turnHooks(
   emit: (e: StreamEvent) => void,
 ): RunHooks {
   const order = slot.menuOrder;
+  let picks = 0;
   return {
     async menuCall(call) {
-      const r = await deps.orchestrator.postPick(slot.iid, turnId ? { ...call, turnId } : call);
+      // The idempotency key (§4.3): the model's tool-call id made unique within the Submission —
+      // providers that number ids per answer ("call_0") reuse them across steps. Re-sends of this
+      // pick (inside postPick) keep the key; the model's id stays readable in it.
+      const key = `${submissionId}/${++picks}/${call.toolCallId}`.slice(0, 512);
+      const body = { ...call, toolCallId: key };
+      const r = await deps.orchestrator.postPick(slot.iid, turnId ? { ...body, turnId } : body);
       if (r.kind === "gone") {
         emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
         return { text: menu.TURN_GONE_RECEIPT, turnOver: true };

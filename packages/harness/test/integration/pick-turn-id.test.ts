@@ -36,3 +36,25 @@ describe("a pick names its Turn (ADR-0252)", () => {
     expect(orch.picks[0]).not.toHaveProperty("turnId");
   });
 });
+
+describe("a pick's idempotency key is unique within its Submission", () => {
+  it("two answers that both number their call `call_0` reach the Orchestrator as two picks with distinct keys", async () => {
+    const h = harnessFor(model, orch);
+    let n = 0;
+    // The first pick moves in state (Turn open), the second ends the Turn.
+    orch.answer = () =>
+      ++n === 1
+        ? answer({ allowed: ["finish"], turnComplete: false })
+        : answer({ allowed: [], turnComplete: true });
+    model.script([
+      { toolCalls: [{ id: "call_0", ...call("request_changes", { notes: "r" }) }] },
+      { toolCalls: [{ id: "call_0", ...call("finish") }] },
+    ]);
+    const { settlement } = await h.run("r1/coder", { turnId: "turn-1" });
+    expect(settlement.outcome).toBe("completed");
+    const keys = orch.picks.map((p) => (p as { toolCallId: string }).toolCallId);
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys).size).toBe(2);
+    for (const key of keys) expect(key).toMatch(/\/call_0$/); // the model's id stays readable
+  });
+});
