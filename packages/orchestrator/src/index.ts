@@ -38,25 +38,31 @@ export type { HarnessChoice, ServeConfig, ServeFlags } from "./config.js";
 export { readServeConfig } from "./config.js";
 export type { FeedEntry, FeedListener, RunFeed } from "./feed.js";
 export { createRunFeed } from "./feed.js";
+export type { HarnessTurnDriverOptions } from "./harness-turn-driver.js";
+export { createHarnessTurnDriver } from "./harness-turn-driver.js";
 export { createLogger } from "./logger.js";
 export type { RunningOrchestrator } from "./main.js";
 export { startOrchestrator } from "./main.js";
+export type { Placement, PlacementOptions, WorkspaceProvider } from "./placement.js";
+export { staticWorkspaceProvider } from "./placement.js";
 export type {
-  PickAnswerStore,
   RegisterResult,
   Registration,
   RegistrationScope,
   RegistrationTable,
 } from "./registration-table.js";
 export {
-  createMemoryPickAnswerStore,
   createRegistrationTable,
   INSTANCE_SCOPE,
 } from "./registration-table.js";
+export type { RestoreReport } from "./restore.js";
 export type { RunHost, RunHostOptions, WorkflowTable } from "./run-host.js";
 export { createRunHost } from "./run-host.js";
 export type { OrchestratorOptions } from "./server.js";
 export { buildOrchestrator, ORCHESTRATOR_VERSION } from "./server.js";
+export type { PickKey, RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
+export { createMemoryStore } from "./store/run-store.js";
+export { openSqliteStore } from "./store/sqlite.js";
 export type { TurnContext, TurnDriver, TurnLedgerEntry, TurnTelemetry } from "./turn-driver.js";
 export { handPlayedTurnDriver } from "./turn-driver.js";
 export type { LoadWorkflowsOptions } from "./workflow-loader.js";

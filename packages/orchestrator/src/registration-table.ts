@@ -1,4 +1,4 @@
-import type { AgentDefinition, PickAnswer, Tool } from "@jr2/wire";
+import type { AgentDefinition, Tool } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
 import type { TurnInput } from "./run-binding.js";
 
@@ -82,28 +82,5 @@ export function createRegistrationTable(): RegistrationTable {
     },
     get: (iid) => live.get(iid),
     ofRun: (runId) => [...live.values()].filter((r) => r.runId === runId),
-  };
-}
-
-/**
- * Stored pick answers keyed by `(iid, toolCallId)` — check 0 of §4.3: a repeat gets the stored
- * answer and never reaches the Machine again. A port: the durability issue persists it in the
- * same transaction as the snapshot the pick produced.
- */
-export interface PickAnswerStore {
-  get(iid: string, toolCallId: string): PickAnswer | undefined;
-  put(iid: string, toolCallId: string, answer: PickAnswer): void;
-}
-
-/** An in-memory {@link PickAnswerStore} (lost with the process). */
-export function createMemoryPickAnswerStore(): PickAnswerStore {
-  const answers = new Map<string, PickAnswer>();
-  // JSON of the pair: unambiguous whatever characters either part holds.
-  const key = (iid: string, toolCallId: string) => JSON.stringify([iid, toolCallId]);
-  return {
-    get: (iid, toolCallId) => answers.get(key(iid, toolCallId)),
-    put: (iid, toolCallId, answer) => {
-      answers.set(key(iid, toolCallId), answer);
-    },
   };
 }
