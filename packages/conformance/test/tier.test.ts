@@ -30,14 +30,7 @@ import {
   targetFromEnv,
   wokeWhenPickOpened,
 } from "../src/index.js";
-import {
-  type OrchestratorClient,
-  orchestratorClient,
-  runView,
-  until,
-  untilSettled,
-  untilState,
-} from "./support.js";
+import { type OrchestratorClient, orchestratorClient, until, untilSettled, untilState } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../fixtures/workflows/", import.meta.url));

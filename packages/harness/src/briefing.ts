@@ -24,7 +24,7 @@ export interface TurnPartInput {
 export function turnPart(input: TurnPartInput): string {
   const lines = ["<jr2-turn>"];
   if (input.cwd !== undefined) lines.push(`Working directory: ${input.cwd}`);
-  for (const notice of input.notices) lines.push(noticeLine(notice, input.menuOrder));
+  for (const notice of input.notices) lines.push(noticeLine(notice));
   lines.push(allowedLine(input.allowed, input.menuOrder), "</jr2-turn>");
   return lines.join("\n");
 }

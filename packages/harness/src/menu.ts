@@ -43,7 +43,7 @@ export function restatement(allowed: readonly string[], menuOrder: readonly stri
 }
 
 /** One notice as one line of the Turn part (§7.1, §7.3). */
-export function noticeLine(notice: Notice, menuOrder: readonly string[]): string {
+export function noticeLine(notice: Notice): string {
   switch (notice.type) {
     case "conversation-new":
       return "This is a new conversation: the earlier one was lost, so its messages are not here.";
@@ -87,7 +87,7 @@ function receiptBody(pick: string, a: TolerantPickAnswer): string {
     return `Delivered "${pick}". The workflow is still in the state that asked for this turn, so your turn is not over.`;
   }
   if (a.moved === false) {
-    if (allowed !== undefined && allowed.includes(pick)) {
+    if (allowed?.includes(pick)) {
       return `"${pick}" reached the workflow, but a condition refused these arguments and nothing moved. Your turn is not over. Change the arguments, or pick another allowed tool.`;
     }
     return `${pick} is not allowed in the workflow's current state, whatever its arguments. Your turn is not over. Do not repeat this call — pick one of the allowed tools.`;

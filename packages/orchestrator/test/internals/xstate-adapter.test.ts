@@ -24,7 +24,15 @@ describe("xstate 5.33.3 as jr2 reads it", () => {
   it("hands a guard the very object passed to selection (not a copy)", () => {
     const seen: unknown[] = [];
     const m = createMachine({
-      on: { go: { guard: ({ event }) => (seen.push(event), false), target: ".b" } },
+      on: {
+        go: {
+          guard: ({ event }) => {
+            seen.push(event);
+            return false;
+          },
+          target: ".b",
+        },
+      },
       initial: "a",
       states: { a: {}, b: {} },
     });
