@@ -110,7 +110,10 @@ function start(name, file, argv, env) {
   child.stderr.on("data", prefix);
   child.on("exit", (code, signal) => {
     if (!stopping) {
-      console.error(`jr2: the ${name} exited (${signal ?? code}); see ${logPath}`);
+      // Show why: the last lines the service wrote (a load error names the workflow file).
+      const tail = existsSync(logPath) ? readFileSync(logPath, "utf8").trimEnd().split("\n").slice(-5) : [];
+      console.error(`jr2: the ${name} exited (${signal ?? code}); its last words (${logPath}):`);
+      for (const line of tail) console.error(`  ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`);
       stop(1);
     }
   });

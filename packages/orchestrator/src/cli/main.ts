@@ -70,10 +70,19 @@ function usage(): string {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const command = name ? commands[name] : undefined;
+  const asksHelp = (a: string | undefined) => a === "--help" || a === "-h" || a === "help";
+  if (!name || asksHelp(name)) {
+    process.stdout.write(usage());
+    return 0;
+  }
+  const command = commands[name];
   if (!command) {
-    process.stderr.write(name && name !== "--help" ? `unknown command \`${name}\`\n${usage()}` : usage());
-    return name && name !== "--help" ? 2 : 0;
+    process.stderr.write(`unknown command \`${name}\`\n${usage()}`);
+    return 2;
+  }
+  if (rest.some((a) => a === "--help" || a === "-h")) {
+    process.stdout.write(`usage: ${command.usage}\n`);
+    return 0;
   }
   try {
     return await command.run(rest);
