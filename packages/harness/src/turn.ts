@@ -210,35 +210,26 @@ function turnHooks(
       const key = `${submissionId}/${++picks}/${call.toolCallId}`.slice(0, 512);
       const body = { ...call, toolCallId: key };
       const r = await deps.orchestrator.postPick(slot.iid, turnId ? { ...body, turnId } : body);
+      /** The stream's record of this pick; `null`: no answer reached the Harness. */
+      const emitPick = (answer: ReturnType<typeof wireAnswer> | null) =>
+        emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer });
       if (r.kind === "gone") {
-        emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
+        emitPick(null);
         return { text: menu.TURN_GONE_RECEIPT, turnOver: true };
       }
       if (r.kind === "failed") {
-        emit({ type: "pick", submissionId, name: call.name, toolCallId: call.toolCallId, answer: null });
+        emitPick(null);
         state.lastRead = { kind: "unknown", ownPick: false };
         return { text: menu.pickInTransitReceipt(call.name), turnOver: false };
       }
       if (r.kind === "refused") {
         // The Orchestrator read it and said no: nothing moved, what the model last read stands.
         const a = refusedPickAnswer(call.arguments, r, lastAllowed(state));
-        emit({
-          type: "pick",
-          submissionId,
-          name: call.name,
-          toolCallId: call.toolCallId,
-          answer: wireAnswer(a),
-        });
+        emitPick(wireAnswer(a));
         return { text: menu.receipt(call.name, a, order), turnOver: false };
       }
       const a = r.answer;
-      emit({
-        type: "pick",
-        submissionId,
-        name: call.name,
-        toolCallId: call.toolCallId,
-        answer: wireAnswer(a),
-      });
+      emitPick(wireAnswer(a));
       state.lastRead = a.allowed ? { kind: "known", allowed: a.allowed } : { kind: "unknown", ownPick: true };
       return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete };
     },
