@@ -1,4 +1,11 @@
-import type { Admission, AgentDefinition, Notice, StreamEvent, SubmissionRequest } from "@jr2/wire";
+import type {
+  Admission,
+  AgentDefinition,
+  Notice,
+  PickAnswer,
+  StreamEvent,
+  SubmissionRequest,
+} from "@jr2/wire";
 import { crashPoint } from "./crash-points.js";
 import type { HarnessClient } from "./harness-client.js";
 import type { OutboundQueues } from "./outbound-queue.js";
@@ -69,6 +76,10 @@ export interface TurnPorts {
   allowed(): string[];
   /** Is this Turn's registration still the live one at its iid? */
   isOpen(): boolean;
+  /** Is the Agent's state at Rest now (§3.5)? */
+  atRest(): boolean;
+  /** The newest delivered answer a pick of this Turn got, if any. */
+  lastAnswer(): { pick: string; answer: PickAnswer } | undefined;
   /** Calls `onChange` after any actor of the run settled a macrostep; returns unsubscribe. */
   watch(onChange: () => void): () => void;
   /** Ledger read/write (§5.4); `write` resolves after the save committed. */
@@ -211,11 +222,14 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     }
   }
 
-  /** Waits until the Allowed picks are non-empty or the Turn ends (the wake, §5.7). */
-  function untilPicksOpen(): Promise<void> {
+  /**
+   * Waits until `ready()` holds or the Turn ends, checked after every settled change of the run
+   * (the wake watches `allowed().length > 0`, §5.7; a re-admission after a loss watches Rest).
+   */
+  function until(ready: () => boolean): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
-        if (stopped || !ports.isOpen() || ports.allowed().length > 0) {
+        if (stopped || !ports.isOpen() || ready()) {
           wakeUnsubscribe?.();
           wakeUnsubscribe = undefined;
           wakeResolve = undefined;
@@ -239,12 +253,22 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     // An existing continued conversation is admitted `kept: true` (§5.3).
     let kept = input.continuation && earlier !== undefined;
 
-    /** The Harness lost the conversation: the next admission is the task on a new one (§5.3, §5.7). */
+    /**
+     * The Harness lost the conversation (it restarted): the next admission is the task on a new
+     * one (§5.3, §5.7), told the answer of the Turn's newest pick — the new conversation never
+     * read it (§5.6). It waits for Rest first: a Turn cut while its state works is admitted once
+     * that work is done, and spends no budget.
+     */
     const onNewConversation = () => {
       iid = ports.reseat();
       kind = "task";
       kept = false;
-      notices = [{ type: "conversation-new" }];
+      waitForRest = true;
+      const last = ports.lastAnswer();
+      notices = [
+        { type: "conversation-new" },
+        ...(last ? [{ type: "pick-answer" as const, pick: last.pick, answer: last.answer }] : []),
+      ];
       ports.telemetry({
         type: "retry",
         attempt: ++attempt,
@@ -252,7 +276,13 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       });
     };
 
+    let waitForRest = false;
     while (!stopped) {
+      if (!current && waitForRest) {
+        waitForRest = false;
+        await until(() => ports.atRest());
+        if (stopped || !ports.isOpen()) return;
+      }
       if (!current) {
         const admission = await admit(submission(kind, kept || kind === "nudge", notices));
         if (admission === "failed") return;
@@ -287,7 +317,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         return end("infra", "the Harness aborted the Submission while the Turn was open");
       }
       // completed while the Turn is open: the ask-again rule (§5.7).
-      if (ports.allowed().length === 0) await untilPicksOpen();
+      if (ports.allowed().length === 0) await until(() => ports.allowed().length > 0);
       if (stopped || !ports.isOpen()) return;
       if (budget <= 0)
         return end("no-signal", `the model stopped without a pick ${config.nudgeBudget + 1} times`);

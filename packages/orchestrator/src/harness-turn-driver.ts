@@ -48,6 +48,8 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         config,
         allowed: () => context.allowed(),
         isOpen: () => context.isOpen(),
+        atRest: () => context.atRest(),
+        lastAnswer: () => context.lastAnswer(),
         watch: (onChange) => context.watch(onChange),
         ledgerRead: (iid) => context.ledgerRead(iid),
         ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),

@@ -38,7 +38,7 @@ import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "./store/run-store.js";
 import { parseStrict } from "./strict-keys.js";
 import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
-import { registerTurn } from "./turn-registration.js";
+import { recordPickAnswer, registerTurn } from "./turn-registration.js";
 
 /** The workflows a host serves: name → Machine (a module's base name, §4.1). */
 export type WorkflowTable = ReadonlyMap<string, AnyStateMachine>;
@@ -398,6 +398,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
             { iid, turnId: registration.turnId, toolCallId, scope: registration.scope, answer },
           ]);
           saved = true;
+          recordPickAnswer(registration, pick.name, answer);
         } finally {
           releaseFeed(
             answer === undefined || !saved

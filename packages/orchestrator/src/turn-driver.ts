@@ -1,3 +1,4 @@
+import type { PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { FeedEntry } from "./feed.js";
 import type { Registration } from "./registration-table.js";
@@ -33,6 +34,10 @@ export interface TurnContext {
   allowed(): string[];
   /** Is this Turn's registration still the live one at its iid? */
   isOpen(): boolean;
+  /** Is the Agent's state at Rest now (§3.5)? */
+  atRest(): boolean;
+  /** The newest answer a pick of this Turn got, if any (for a re-admission's notice, §5.6). */
+  lastAnswer(): { pick: string; answer: PickAnswer } | undefined;
   /**
    * Calls `onChange` once any actor of the run settled (after the mailboxes drained), each
    * time something changed; returns the unsubscribe function.

@@ -1,14 +1,24 @@
 import { randomBytes } from "node:crypto";
+import type { PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
-import type { EventObject } from "xstate";
+import type { AnyActorRef, EventObject } from "xstate";
 import type { LiveRun } from "./live-run.js";
 import { menuOfTurn, turnSeatOf } from "./menu.js";
 import type { Placement } from "./placement.js";
 import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "./registration-table.js";
+import { isAtRest } from "./rest.js";
 import type { TurnStart } from "./run-binding.js";
 import { type Sender, stampSender } from "./sender.js";
 import type { TurnContext, TurnDriver } from "./turn-driver.js";
 import { actorPathOf, parentOf } from "./xstate-adapter.js";
+
+/** The newest pick answer of each Turn, by its Turn actor (a Turn keeps it across a reseat). */
+const lastAnswers = new WeakMap<AnyActorRef, { pick: string; answer: PickAnswer }>();
+
+/** Records the answer a pick of the Turn at `registration` got (the run host calls it, §4.3). */
+export function recordPickAnswer(registration: Registration, pick: string, answer: PickAnswer): void {
+  if (answer.delivered) lastAnswers.set(registration.turnActor, { pick, answer });
+}
 
 /** What registering a Turn needs from its host. */
 export interface TurnRegistrationDeps {
@@ -114,6 +124,8 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     turn,
     allowed: () => deps.allowedOf(current),
     isOpen: () => registrations.get(current.iid) === current,
+    atRest: () => isAtRest(current.turnActor),
+    lastAnswer: () => lastAnswers.get(turn.self),
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
     fault: (reason, detail) => {

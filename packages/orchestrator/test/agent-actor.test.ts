@@ -1,4 +1,4 @@
-import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
+import type { PickAnswer, StreamEvent, SubmissionRequest } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { type LedgerEntry, startTurn, type TurnPorts, type TurnTelemetry } from "../src/agent-actor.js";
 import type { AdmitResult, HarnessClient, ReadResult } from "../src/harness-client.js";
@@ -91,7 +91,12 @@ function fakeTurn(harness: ReturnType<typeof fakeHarness>, overrides: Partial<Tu
     continuation: true,
     ...overrides,
   };
-  const state = { allowed: ["finish"], open: true };
+  const state = {
+    allowed: ["finish"],
+    open: true,
+    rest: true,
+    last: undefined as { pick: string; answer: PickAnswer } | undefined,
+  };
   const watchers = new Set<() => void>();
   const ledger = new Map<string, LedgerEntry>();
   const telemetry: TurnTelemetry[] = [];
@@ -113,6 +118,8 @@ function fakeTurn(harness: ReturnType<typeof fakeHarness>, overrides: Partial<Tu
     },
     allowed: () => (state.open ? state.allowed : []),
     isOpen: () => state.open,
+    atRest: () => state.rest,
+    lastAnswer: () => state.last,
     watch(onChange) {
       watchers.add(onChange);
       return () => watchers.delete(onChange);
@@ -251,6 +258,28 @@ describe("the Agent actor's Turn mechanics (§5)", () => {
       notices: [{ type: "conversation-new" }],
     });
     expect(second.body?.kept).toBeUndefined();
+  });
+
+  it("a Turn cut by a Harness restart while its state works waits for Rest, then is admitted with its last pick's answer (§5.6)", async () => {
+    const h = fakeHarness();
+    const t = fakeTurn(h);
+    startTurn(t.ports);
+    await until(() => t.ledger.has("run-1/coder"));
+    const answer: PickAnswer = { delivered: true, moved: true, turnComplete: false, allowed: [] };
+    t.state.last = { pick: "dispute", answer };
+    t.state.rest = false; // the in-state pick started work below the state
+    h.lose("run-1/coder");
+    await tick();
+    await tick();
+    expect(h.admissions()).toHaveLength(1); // nothing admitted while the state works
+    t.change({ rest: true });
+    await until(() => h.admissions().length === 2);
+    expect(h.admissions()[1]).toMatchObject({
+      kind: "task",
+      prompt: "Implement it.",
+      notices: [{ type: "conversation-new" }, { type: "pick-answer", pick: "dispute", answer }],
+    });
+    expect(t.faults).toEqual([]);
   });
 
   it("stop aborts the Submission remotely, and the abort reaches the Harness before the next Turn's admission", async () => {

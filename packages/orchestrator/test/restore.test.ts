@@ -96,6 +96,8 @@ function fakeHarness() {
         config: defaultTurnConfig,
         allowed: () => context.allowed(),
         isOpen: () => context.isOpen(),
+        atRest: () => context.atRest(),
+        lastAnswer: () => context.lastAnswer(),
         watch: (onChange) => context.watch(onChange),
         ledgerRead: (iid) => context.ledgerRead(iid),
         ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
