@@ -5,7 +5,14 @@
  * @see SPEC §3.1, §3.2, §13 "xstate 5.33 facts"
  */
 import { Jr2Error } from "@jr2/wire";
-import { type AnyEventObject, type AnyStateMachine, type MachineConfig, setup } from "xstate";
+import {
+  type AnyEventObject,
+  type AnyStateMachine,
+  type MachineConfig,
+  type ParameterizedObject,
+  type ProvidedActor,
+  setup,
+} from "xstate";
 import { z } from "zod";
 import { agentDefinitionOf } from "./authoring/agent.js";
 import type { EventDef } from "./authoring/define-event.js";
@@ -38,17 +45,18 @@ type Loose = any;
 export type Jr2MachineConfig = MachineConfig<
   Loose,
   AnyEventObject,
+  ProvidedActor,
+  ParameterizedObject,
+  ParameterizedObject,
+  string,
+  string,
   Loose,
-  Loose,
-  Loose,
-  Loose,
-  Loose,
-  Loose,
-  Loose,
-  Loose,
-  Loose
+  // A concrete output type (not `unknown`) keeps an `output` mapper contextually typed.
+  JsonLike
 >;
 
+/** What a Machine's output may be: JSON-shaped data. */
+type JsonLike = string | number | boolean | null | { [key: string]: Loose } | Loose[];
 type Obj = Record<string, unknown>;
 
 interface TransformContext {

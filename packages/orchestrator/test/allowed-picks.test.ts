@@ -65,7 +65,7 @@ describe("the Allowed picks", () => {
           invoke: { src: "coder", input: prompt },
           on: {
             escalate: {
-              guard: ({ event }: { event: { severity?: string } }) => event.severity === "high",
+              guard: ({ event }) => event.severity === "high",
               target: "done",
             },
             finish: { guard: "never", target: "done" },

@@ -20,7 +20,7 @@ describe("decidePick (§4.3)", () => {
           invoke: { src: "coder", input: prompt },
           on: {
             escalate: {
-              guard: ({ event }: { event: { severity?: string } }) => event.severity === "high",
+              guard: ({ event }) => event.severity === "high",
               target: "done",
             },
           },

@@ -114,7 +114,7 @@ describe("the run host", () => {
               // Both regions hear every agent.fault; only the right one takes the conflict.
               on: {
                 "agent.fault": {
-                  guard: ({ event }: { event: { reason?: string } }) => event.reason !== "conflict",
+                  guard: ({ event }) => event.reason !== "conflict",
                   target: "faulted",
                 },
               },
