@@ -16,7 +16,7 @@ import {
   startStack,
   targetFromEnv,
 } from "../src/index.js";
-import { orchestratorClient, runView, until } from "./support.js";
+import { newestUserText, orchestratorClient, runView, until } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../examples/workflows/", import.meta.url));
@@ -25,18 +25,6 @@ const missing = missingBinaries(repoRoot, target);
 
 const CODER = "worker:1";
 const REVIEWER = "script:request_changes,approve";
-
-/** The text of the newest user message of a recorded request. */
-function lastUserText(raw: string): string {
-  const body = JSON.parse(raw) as { messages: Array<{ role: string; content: unknown }> };
-  const users = body.messages.filter((m) => m.role === "user");
-  const content = users.at(-1)?.content;
-  return typeof content === "string"
-    ? content
-    : Array.isArray(content)
-      ? content.map((p: { text?: string }) => p.text ?? "").join("")
-      : "";
-}
 
 describe.skipIf(missing.length > 0)(`the review workflow end to end (${target})`, () => {
   let stack: Stack;
@@ -84,12 +72,12 @@ describe.skipIf(missing.length > 0)(`the review workflow end to end (${target})`
 
   it("continues the coder's conversation in fix: same tools bytes, byte-for-byte extension, the new Allowed picks, cache hits", () => {
     const coder = recordings.filter((r) => r.model === CODER).sort((a, b) => a.seq - b.seq);
-    const fixAt = coder.findIndex((r) => lastUserText(r.raw).includes("Address the review comments."));
+    const fixAt = coder.findIndex((r) => newestUserText(r.raw).includes("Address the review comments."));
     expect(fixAt, "a coder request for the fix Turn").toBeGreaterThan(0);
     const implement = coder[0]!;
     const fix = coder[fixAt]!;
-    expect(lastUserText(implement.raw)).toContain("Allowed now: finish.");
-    expect(lastUserText(fix.raw)).toContain("Allowed now: dispute, finish.");
+    expect(newestUserText(implement.raw)).toContain("Allowed now: finish.");
+    expect(newestUserText(fix.raw)).toContain("Allowed now: dispute, finish.");
     expect(sameToolsBlock(implement.raw, fix.raw)).toEqual({ ok: true });
     expect(extendsPrevious(coder[fixAt - 1]!.raw, fix.raw)).toEqual({ ok: true });
     expect(fix.usage?.prompt_tokens_details?.cached_tokens ?? 0).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
-import type { Stack } from "../src/index.js";
+import { expect } from "vitest";
+import { type ModelEntry, readConversation, readRequestBody, type Stack } from "../src/index.js";
 
 /** A thin client of the Orchestrator's HTTP API for the scenarios (instance token, §4.4). */
 export function orchestratorClient(stack: Stack) {
@@ -92,4 +93,28 @@ export function untilSettled(client: OrchestratorClient, runId: string): Promise
     const run = await runView(client, runId);
     return run.status !== "running" ? run : undefined;
   });
+}
+
+/** A model table mapping each Agent's model name to a model-sim policy id (one id per conversation). */
+export function modelTable(policies: Readonly<Record<string, string>>) {
+  return (baseUrl: string): Record<string, ModelEntry> =>
+    Object.fromEntries(
+      Object.entries(policies).map(([name, id]) => [
+        name,
+        { baseUrl, id, contextWindow: 32768, maxTokens: 1024 },
+      ]),
+    );
+}
+
+/** Asserts a conformance verdict, printing its reason when it fails. */
+export const expectOk = (v: { ok: boolean; reason?: string }) => expect(v.ok ? "ok" : v.reason).toBe("ok");
+
+/** The text of the newest user message (task, nudge or restatement) of a raw request body. */
+export function newestUserText(raw: string): string {
+  const read = readRequestBody(raw);
+  if (!read.ok) throw new Error(read.reason);
+  const users = readConversation(read.body).filter(
+    (m) => m.kind === "task" || m.kind === "nudge" || m.kind === "restatement",
+  );
+  return users.at(-1)?.text ?? "";
 }

@@ -15,7 +15,6 @@ import {
   gateListed,
   gateRefusedWithAcceptsNow,
   legacySurfacePresented,
-  type ModelEntry,
   menuIdenticalAcrossStates,
   missingBinaries,
   noPromptAdmittedTwice,
@@ -30,7 +29,15 @@ import {
   targetFromEnv,
   wokeWhenPickOpened,
 } from "../src/index.js";
-import { type OrchestratorClient, orchestratorClient, until, untilSettled, untilState } from "./support.js";
+import {
+  expectOk,
+  modelTable,
+  type OrchestratorClient,
+  orchestratorClient,
+  until,
+  untilSettled,
+  untilState,
+} from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../fixtures/workflows/", import.meta.url));
@@ -53,15 +60,7 @@ const POLICIES = {
   skewer: "script:dispute,finish@qwen3",
 } as const;
 
-const models = (baseUrl: string): Record<string, ModelEntry> =>
-  Object.fromEntries(
-    Object.entries(POLICIES).map(([name, id]) => [
-      name,
-      { baseUrl, id, contextWindow: 32768, maxTokens: 1024 },
-    ]),
-  );
-
-const expectOk = (v: { ok: boolean; reason?: string }) => expect(v.ok ? "ok" : v.reason).toBe("ok");
+const models = modelTable(POLICIES);
 
 describe.skipIf(missing.length > 0)(`the conformance tier against the ${target} target`, () => {
   let stack: Stack;

@@ -12,18 +12,24 @@ import {
   eachRequestExtendsThePrevious,
   extendsPrevious,
   faultedAfterBudget,
-  type ModelEntry,
   missingBinaries,
   NUDGE_TEXT,
   nudgesOf,
-  readConversation,
-  readRequestBody,
   type Stack,
   startStack,
   targetFromEnv,
   wokeWhenPickOpened,
 } from "../src/index.js";
-import { type OrchestratorClient, orchestratorClient, runView, until, untilSettled } from "./support.js";
+import {
+  expectOk,
+  modelTable,
+  newestUserText,
+  type OrchestratorClient,
+  orchestratorClient,
+  runView,
+  until,
+  untilSettled,
+} from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const turnsDir = fileURLToPath(new URL("../fixtures/turns/", import.meta.url));
@@ -47,25 +53,7 @@ const POLICIES = {
   triager: "obedient",
 } as const;
 
-const models = (baseUrl: string): Record<string, ModelEntry> =>
-  Object.fromEntries(
-    Object.entries(POLICIES).map(([name, id]) => [
-      name,
-      { baseUrl, id, contextWindow: 32768, maxTokens: 1024 },
-    ]),
-  );
-
-const expectOk = (v: { ok: boolean; reason?: string }) => expect(v.ok ? "ok" : v.reason).toBe("ok");
-
-/** The text of the newest user message of a raw request body. */
-function newestUserText(raw: string): string {
-  const read = readRequestBody(raw);
-  if (!read.ok) throw new Error(read.reason);
-  const users = readConversation(read.body).filter(
-    (m) => m.kind === "task" || m.kind === "nudge" || m.kind === "restatement",
-  );
-  return users.at(-1)?.text ?? "";
-}
+const models = modelTable(POLICIES);
 
 type FeedEntry = Record<string, unknown> & { type: string };
 
