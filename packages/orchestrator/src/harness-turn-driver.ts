@@ -5,7 +5,7 @@ import {
   type TurnPorts,
   type TurnTelemetry,
 } from "./agent-actor.js";
-import { createHarnessClient } from "./harness-client.js";
+import { createHarnessClient, type HarnessClient, type HarnessEndpoint } from "./harness-client.js";
 import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
 import type { TurnTelemetry as FeedTelemetry, TurnDriver } from "./turn-driver.js";
 
@@ -15,6 +15,8 @@ export interface HarnessTurnDriverOptions {
   harnessToken: string;
   config?: Partial<TurnConfig>;
   fetch?: typeof fetch;
+  /** Makes the client of one Harness; default {@link createHarnessClient} (tests inject a fake). */
+  client?: (endpoint: HarnessEndpoint) => HarnessClient;
   /** Shared per-iid FIFO of outbound calls (§5.3); one per host. */
   outbound?: OutboundQueues;
 }
@@ -35,10 +37,8 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         context.log.warn("Turn has no Harness; it is played by hand");
         return () => {};
       }
-      const client = createHarnessClient(
-        { url: registration.harnessUrl, token: options.harnessToken },
-        options.fetch,
-      );
+      const endpoint = { url: registration.harnessUrl, token: options.harnessToken };
+      const client = options.client ? options.client(endpoint) : createHarnessClient(endpoint, options.fetch);
       const ports: TurnPorts = {
         input: { ...turn.input, iid: registration.iid },
         definition: turn.definition,

@@ -9,17 +9,15 @@ import { join } from "node:path";
 import type { SubmissionRequest } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { assign } from "xstate";
-import { defaultTurnConfig, startTurn } from "../src/agent-actor.js";
 import type { HarnessClient } from "../src/harness-client.js";
 import {
   agent,
+  createHarnessTurnDriver,
   createRunHost,
   defineEvent,
   INSTANCE_CALLER,
   jr2Setup,
-  type TurnDriver,
 } from "../src/index.js";
-import { createOutboundQueues } from "../src/outbound-queue.js";
 import { createMemoryStore, type RunStore } from "../src/store/run-store.js";
 import { openSqliteStore } from "../src/store/sqlite.js";
 import { pendingDelayedEvents } from "../src/xstate-adapter.js";
@@ -60,6 +58,13 @@ function durableMachine(timeoutMs = 3_600_000, extraState = false) {
   });
 }
 
+/** Every Turn (workspace "none") on the instance Harness: the fake below. */
+const placement = {
+  instanceHarnessUrl: "http://127.0.0.1:1",
+  workRoot: "/work",
+  allowExplicitEndpoints: false,
+};
+
 /** A fake Harness shared by both hosts (it outlives the Orchestrator, as a real one does). */
 function fakeHarness() {
   const admissions: Array<{ iid: string; body: SubmissionRequest }> = [];
@@ -85,33 +90,8 @@ function fakeHarness() {
       return { ok: true, aborted: true };
     },
   };
-  /** The Harness Turn driver's mapping of a TurnContext onto the mechanics' ports. */
-  const driver: TurnDriver = {
-    start(context) {
-      const handle = startTurn({
-        input: { ...context.turn.input, iid: context.registration.iid },
-        definition: context.turn.definition,
-        client,
-        outbound: createOutboundQueues(),
-        config: defaultTurnConfig,
-        allowed: () => context.allowed(),
-        isOpen: () => context.isOpen(),
-        atRest: () => context.atRest(),
-        lastAnswer: () => context.lastAnswer(),
-        watch: (onChange) => context.watch(onChange),
-        ledgerRead: (iid) => context.ledgerRead(iid),
-        ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
-        reseat: () => context.reseat(),
-        telemetry: () => {},
-        fault: (reason, detail) => context.fault(reason, detail),
-        log: () => {},
-        setTimeout: (fn, ms) => setTimeout(fn, ms),
-        clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-        random: Math.random,
-      });
-      return () => handle.stop({ shutdown: context.shuttingDown?.() === true });
-    },
-  };
+  // The shipped Harness Turn driver, on this fake Harness.
+  const driver = createHarnessTurnDriver({ harnessToken: "t", client: () => client });
   return { driver, admissions, aborts };
 }
 
@@ -148,6 +128,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
       workflows: new Map([["durable", machine]]),
       store: open(),
       turnDriver: harness.driver,
+      placement,
     });
     await first.restore();
     const { runId } = await first.startRun("durable", {});
@@ -160,6 +141,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
         workflows: new Map([["durable", next]]),
         store: open(),
         turnDriver: harness.driver,
+        placement,
       });
       const report = await second.restore();
       return { second, report };
