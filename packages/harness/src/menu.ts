@@ -49,6 +49,8 @@ export function noticeLine(notice: Notice): string {
       return "This is a new conversation: the earlier one was lost, so its messages are not here.";
     case "readmitted":
       return "Your turn was interrupted and is given to you again.";
+    case "text-call":
+      return "Your previous answer wrote a tool call out as text, so nothing was run or picked. Call the tool itself instead of writing it out.";
     case "pick-answer": {
       const a = notice.answer;
       const body = receiptBody(notice.pick, {

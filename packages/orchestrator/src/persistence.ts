@@ -10,6 +10,7 @@ import type { EventObject } from "xstate";
 import { crashPoint } from "./crash-points.js";
 import type { LiveRun } from "./live-run.js";
 import type { PickKey, RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
+import { sumUsage } from "./usage-totals.js";
 import { actorPathOf, pendingDelayedEvents } from "./xstate-adapter.js";
 
 /**
@@ -241,12 +242,5 @@ export function timersOf(run: LiveRun): SavedTimer[] {
 
 /** Usage totals of the run's feed. */
 function usageOf(run: LiveRun): UsageTotals {
-  const totals = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
-  for (const event of run.feed.since()) {
-    if (event.type !== "usage") continue;
-    totals.promptTokens += event.promptTokens;
-    totals.cachedTokens += event.cachedTokens;
-    totals.completionTokens += event.completionTokens;
-  }
-  return totals;
+  return sumUsage(run.feed.since().filter((event) => event.type === "usage"));
 }

@@ -4,6 +4,7 @@ import type { RunFeed } from "./feed.js";
 import { readGate } from "./gates.js";
 import type { LiveRun } from "./live-run.js";
 import type { Registration } from "./registration-table.js";
+import { sumUsage } from "./usage-totals.js";
 
 /**
  * `GET /runs/:runId` of one run: status, value and context (JSON-safe), open Gates, live Turns
@@ -49,14 +50,7 @@ export function gateOf(actor: AnyActorRef): Gate {
 }
 
 function usageOf(feed: RunFeed): UsageTotals {
-  const totals = { promptTokens: 0, cachedTokens: 0, completionTokens: 0 };
-  for (const event of feed.since()) {
-    if (event.type !== "usage") continue;
-    totals.promptTokens += event.promptTokens;
-    totals.cachedTokens += event.cachedTokens;
-    totals.completionTokens += event.completionTokens;
-  }
-  return totals;
+  return sumUsage(feed.since().filter((event) => event.type === "usage"));
 }
 
 /** A JSON-safe copy: context may hold actor refs or cycles, which must not break an answer. */

@@ -15,12 +15,15 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
  * A structured notice the Harness renders into the Turn part (one line each, §7.3).
  * `conversation-new`: the conversation was lost and this is a new one (§5.3);
  * `pick-answer`: the answer to a pick the model did not get to read (§5.6);
- * `readmitted`: the Turn was cut by a Harness restart and is admitted again.
+ * `readmitted`: the Turn was cut by a Harness restart and is admitted again;
+ * `text-call`: the model's last answer wrote a tool call out as text instead of calling it
+ * (a nudge's notice; an older Harness skips it, §7.6).
  */
 export const Notice = z.discriminatedUnion("type", [
   z.object({ type: z.literal("conversation-new") }),
   z.object({ type: z.literal("pick-answer"), pick: z.string(), answer: PickAnswer }),
   z.object({ type: z.literal("readmitted") }),
+  z.object({ type: z.literal("text-call") }),
 ]);
 export type Notice = z.infer<typeof Notice>;
 
@@ -68,9 +71,53 @@ export type Admission = z.infer<typeof Admission>;
 export const SettlementOutcome = z.enum(["completed", "failed", "aborted"]);
 export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
 
-/** Typed error of a `failed` settlement: `provider`, `stream-incomplete`, `runaway`, `surface`, … */
-export const SettlementError = z.object({ type: z.string(), message: z.string() });
+/**
+ * Why a model request failed, for a workflow to route on (issue 10 rules). Each maps to one
+ * `agent.fault.reason`: `context-overflow`, `bad-request`, `unknown-model` → `infra` (never
+ * retried, never nudged); `unavailable`, `stream-cut` → `infra` once the retry bound is spent;
+ * `output-limit` → `runaway` (two consecutive answers of one Submission cut at `maxTokens`);
+ * `text-call` → `no-signal` (the model wrote its call as text; nudged with its own words).
+ */
+export const FaultCause = z.enum([
+  "context-overflow",
+  "bad-request",
+  "unknown-model",
+  "unavailable",
+  "stream-cut",
+  "output-limit",
+  "text-call",
+]);
+export type FaultCause = z.infer<typeof FaultCause>;
+
+/**
+ * Reads a cause tolerantly: a newer peer may add causes; an unknown one reads as absent, never
+ * a failure of the message that carries it (§7.6).
+ */
+export function readFaultCause(raw: unknown): FaultCause | undefined {
+  const parsed = FaultCause.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Typed error of a `failed` settlement: `type` is `provider`, `stream-incomplete`, `runaway`,
+ * `surface`, …; `cause` (optional, a {@link FaultCause} string) says what a workflow may route
+ * on. `cause` is a plain string on the wire so an unknown future cause never fails the event.
+ */
+export const SettlementError = z.object({
+  type: z.string(),
+  message: z.string(),
+  cause: z.string().optional(),
+});
 export type SettlementError = z.infer<typeof SettlementError>;
+
+/**
+ * The usage fields a provider may leave out. On the Harness stream a field named in
+ * `unreported` is sent as `0` so an Orchestrator older than this field still reads the event
+ * (its reader requires numbers); every reader here turns it into `null` through
+ * {@link readUsage}. See ADR-0400.
+ */
+export const UsageField = z.enum(["promptTokens", "cachedTokens", "completionTokens"]);
+export type UsageField = z.infer<typeof UsageField>;
 
 /** One event of a conversation's stream (§7.1): one discriminated union. */
 export const StreamEvent = z.discriminatedUnion("type", [
@@ -98,15 +145,68 @@ export const StreamEvent = z.discriminatedUnion("type", [
     promptTokens: z.number().int().nonnegative(),
     cachedTokens: z.number().int().nonnegative(),
     completionTokens: z.number().int().nonnegative(),
+    /** Fields the provider did not report (their number above is a placeholder `0`). */
+    unreported: z.array(z.string()).optional(),
+    /** The provider's finish reason of this model request, when it gave one. */
+    finishReason: z.string().optional(),
+  }),
+  z.object({
+    /**
+     * A model request is retried or the endpoint is waited for (issue 10 §3): `attempt` counts
+     * from 1; `waitMs` is the backoff before the next attempt; `cause` is `stream-cut` or
+     * `unavailable`; `message` names the endpoint URL and model entry. An older Orchestrator
+     * skips it (§7.6).
+     */
+    type: z.literal("retry"),
+    submissionId: z.string(),
+    model: z.string(),
+    attempt: z.number().int().positive(),
+    waitMs: z.number().int().nonnegative(),
+    cause: z.string(),
+    message: z.string(),
   }),
   z.object({
     type: z.literal("submission-settled"),
     submissionId: z.string(),
     outcome: SettlementOutcome,
     error: SettlementError.optional(),
+    /**
+     * The model's last answer wrote a tool call as text (Hermes `<tool_call>` markup in
+     * `content`, no `tool_calls`): the Orchestrator nudges with the `text-call` notice.
+     */
+    textCall: z.boolean().optional(),
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;
+
+/** One model request's usage as every reader here sees it: `null` = the provider did not report it. */
+export interface Usage {
+  promptTokens: number | null;
+  cachedTokens: number | null;
+  completionTokens: number | null;
+}
+
+/**
+ * Reads a stream `usage` event's numbers, turning each field named in `unreported` into
+ * `null` (never 0: the cache hit rate is the number jr2 exists to protect, SPEC §14).
+ */
+export function readUsage(event: {
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  unreported?: readonly string[] | undefined;
+}): Usage {
+  const missing = new Set(event.unreported ?? []);
+  return {
+    promptTokens: missing.has("promptTokens") ? null : event.promptTokens,
+    cachedTokens: missing.has("cachedTokens") ? null : event.cachedTokens,
+    completionTokens: missing.has("completionTokens") ? null : event.completionTokens,
+  };
+}
+
+/** `GET /models` on the Harness (authenticated): the model names of its table, never URLs or keys. */
+export const ModelList = z.object({ models: z.array(z.object({ name: z.string() })) });
+export type ModelList = z.infer<typeof ModelList>;
 
 /** `GET /conversations/:iid/stream?offset=O&wait=S` 200 answer; 204 when nothing is new. */
 export const StreamPage = z.object({ events: z.array(StreamEvent), nextOffset: z.string() });

@@ -5,19 +5,25 @@
  */
 export type { ErrorCode, ErrorCodeSpec } from "./errors.js";
 export { ErrorBody, errorCodeList, errorCodes, formatErrorMessage, Jr2Error, jr2Error } from "./errors.js";
+export type { Usage } from "./harness.js";
 export {
   AbortAnswer,
   Admission,
   AgentDefinition,
+  FaultCause,
   History,
+  ModelList,
   Notice,
+  readFaultCause,
   readStreamEvent,
+  readUsage,
   SettlementError,
   SettlementOutcome,
   StreamEvent,
   StreamPage,
   StreamQuery,
   SubmissionRequest,
+  UsageField,
 } from "./harness.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { JsonSchema, Tool } from "./tool.js";
 
-/** `GET /healthz` on either service. */
-export const Health = z.looseObject({ ok: z.boolean(), version: z.string() });
+/**
+ * `GET /healthz` on either service. `bootId` (Harness): random per process, so a peer can tell
+ * a restarted Harness from a slow one (issue 16 "provably lost"); absent on an older Harness.
+ */
+export const Health = z.looseObject({ ok: z.boolean(), version: z.string(), bootId: z.string().optional() });
 export type Health = z.infer<typeof Health>;
 
 /** A run's status. `drifted`: its Machine changed shape since it was saved (§8). */
@@ -71,11 +74,21 @@ export const Gate = z.object({
 });
 export type Gate = z.infer<typeof Gate>;
 
-/** Token totals over a run's model requests, as the provider reported them. */
+const tokens = z.number().int().nonnegative();
+
+/**
+ * Token totals over a run's recorded model requests (ADR-0400). A total is `null` when any
+ * request left that field unreported; `unreportedRequests` counts those requests; the cache
+ * hit rate is `reported.cachedTokens / reported.promptTokens`, over the requests that reported
+ * both. `requests` counts every recorded model request.
+ */
 export const UsageTotals = z.object({
-  promptTokens: z.number().int().nonnegative(),
-  cachedTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
+  promptTokens: tokens.nullable(),
+  cachedTokens: tokens.nullable(),
+  completionTokens: tokens.nullable(),
+  requests: tokens.optional(),
+  unreportedRequests: tokens.optional(),
+  reported: z.object({ promptTokens: tokens, cachedTokens: tokens }).optional(),
 });
 export type UsageTotals = z.infer<typeof UsageTotals>;
 
@@ -91,8 +104,13 @@ export const RunDetail = z.object({
     z.object({ iid: z.string(), agent: z.string(), state: z.string(), turnId: z.string().nullable() }),
   ),
   usage: UsageTotals,
-  /** Why the run faulted; `detail` is the cause when a Turn fault faulted it. */
-  fault: z.object({ reason: z.string(), detail: z.string().optional() }).optional(),
+  /**
+   * Why the run faulted; `detail` is the cause in words when a Turn fault faulted it; `cause`
+   * a {@link FaultCause} string where the model request failed.
+   */
+  fault: z
+    .object({ reason: z.string(), detail: z.string().optional(), cause: z.string().optional() })
+    .optional(),
   updatedAt: z.string(),
 });
 export type RunDetail = z.infer<typeof RunDetail>;
@@ -142,16 +160,33 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     ...feedBase,
     type: z.literal("usage"),
     child: z.string(),
-    promptTokens: z.number(),
-    cachedTokens: z.number(),
-    completionTokens: z.number(),
+    /** `null`: the provider did not report it (never 0, SPEC §14). */
+    promptTokens: z.number().nullable(),
+    cachedTokens: z.number().nullable(),
+    completionTokens: z.number().nullable(),
+    finishReason: z.string().optional(),
   }),
   z.object({
     ...feedBase,
+    /**
+     * A model request retried, or the model endpoint waited for: `reason` is the cause
+     * (`stream-cut`, `unavailable`); `waitMs`, `model` and `message` say how long, for which
+     * model entry, and what the endpoint answered (its URL named).
+     */
     type: z.literal("retry"),
     child: z.string(),
     attempt: z.number().int(),
     reason: z.string(),
+    waitMs: z.number().int().nonnegative().optional(),
+    model: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  z.object({
+    ...feedBase,
+    /** The model wrote a tool call as text; the Turn is nudged with the `text-call` notice. */
+    type: z.literal("text-call"),
+    child: z.string(),
+    agent: z.string(),
   }),
   z.object({
     ...feedBase,
@@ -160,6 +195,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     reason: z.string(),
     /** The cause in words (e.g. "unknown model `writer`; configured models: …"); optional. */
     detail: z.string().optional(),
+    /** A {@link FaultCause} string a workflow may route on, where the model request failed. */
+    cause: z.string().optional(),
   }),
   z.object({ ...feedBase, type: z.literal("gate"), gate: Gate }),
 ]);

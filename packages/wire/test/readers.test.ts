@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readPickAnswer, readStreamEvent, readSurface } from "../src/index.js";
+import { z } from "zod";
+import { readPickAnswer, readStreamEvent, readSurface, readUsage } from "../src/index.js";
 
 // Recorded answers of an older Orchestrator (pre-Menu, pre-`moved`) — SPEC §7.6.
 const legacySurface = {
@@ -89,5 +90,43 @@ describe("readStreamEvent (§7.6)", () => {
         outcome: "completed",
       },
     );
+  });
+});
+
+describe("unreported usage across versions (ADR-0400)", () => {
+  const oldUsage = z.object({
+    type: z.literal("usage"),
+    submissionId: z.string(),
+    promptTokens: z.number().int().nonnegative(),
+    cachedTokens: z.number().int().nonnegative(),
+    completionTokens: z.number().int().nonnegative(),
+  });
+  const newEvent = {
+    type: "usage",
+    submissionId: "s1",
+    promptTokens: 472,
+    cachedTokens: 0,
+    completionTokens: 12,
+    unreported: ["cachedTokens"],
+  };
+
+  it("an older Orchestrator's reader still takes a usage event whose cached tokens were unreported", () => {
+    const parsed = oldUsage.safeParse(newEvent);
+    expect(parsed.success).toBe(true);
+    expect(parsed.data?.promptTokens).toBe(472);
+  });
+
+  it("this version reads an unreported field as null, never 0", () => {
+    const event = readStreamEvent(newEvent);
+    expect(event?.type).toBe("usage");
+    if (event?.type !== "usage") return;
+    expect(readUsage(event)).toEqual({ promptTokens: 472, cachedTokens: null, completionTokens: 12 });
+  });
+
+  it("an older Harness's usage event (no unreported list) reads every field as reported", () => {
+    const { unreported: _dropped, ...old } = newEvent;
+    const event = readStreamEvent({ ...old, cachedTokens: 400 });
+    if (event?.type !== "usage") throw new Error("usage event not read");
+    expect(readUsage(event)).toEqual({ promptTokens: 472, cachedTokens: 400, completionTokens: 12 });
   });
 });

@@ -16,11 +16,16 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     case "pick":
       return `${time}  pick      ${event.child}  ${event.name} → ${formatAnswer(event.answer)}`;
     case "usage": {
-      const pct = event.promptTokens ? Math.round((100 * event.cachedTokens) / event.promptTokens) : 0;
-      return `${time}  model     ${event.child}  prompt ${event.promptTokens}  cached ${event.cachedTokens} (${pct}%)  completion ${event.completionTokens}`;
+      const pct =
+        event.promptTokens && event.cachedTokens !== null
+          ? `${Math.round((100 * event.cachedTokens) / event.promptTokens)}%`
+          : "?";
+      return `${time}  model     ${event.child}  prompt ${event.promptTokens ?? "?"}  cached ${event.cachedTokens ?? "?"} (${pct})  completion ${event.completionTokens ?? "?"}`;
     }
     case "retry":
-      return `${time}  retry     ${event.child}  attempt ${event.attempt}: ${event.reason}`;
+      return `${time}  retry     ${event.child}  attempt ${event.attempt}: ${event.reason}${event.message ? ` — ${event.message}` : ""}`;
+    case "text-call":
+      return `${time}  text-call ${event.child}  the model wrote a tool call as text (is the server's tool-call parser on?); asked again`;
     case "fault": {
       const detail = (event as { detail?: string }).detail;
       return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason} }${detail ? `: ${detail}` : ""}`;

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import type { Gate, RunDetail, StartRunAnswer } from "@jr2/wire";
+import { cachePercent } from "../usage-totals.js";
 import { CliHttpError, type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { formatFeedEvent } from "./feed-printer.js";
 
@@ -71,9 +72,9 @@ export async function followRun(
   }
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
   const u = detail.usage;
-  const pct = u.promptTokens ? Math.round((100 * u.cachedTokens) / u.promptTokens) : 0;
+  const pct = cachePercent(u);
   out.write(
-    `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason})` : ""}; tokens: prompt ${u.promptTokens}, cached ${u.cachedTokens} (${pct}%), completion ${u.completionTokens}\n`,
+    `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`,
   );
   return detail.status === "done" ? 0 : 1;
 }
