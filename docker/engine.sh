@@ -5,6 +5,9 @@
 #                             # (apt, as root) and start dockerd without a bridge
 #   docker/engine.sh stop     # stops dockerd only if `start` started it
 #   docker/engine.sh status
+#   docker/engine.sh compose  # print the Compose command that works here (`docker compose` v2,
+#                             # else `docker-compose`), installing Debian's docker-compose (apt,
+#                             # as root) when neither answers
 #
 # dockerd runs with --bridge=none --iptables=false: these machines never create a bridge
 # network, and every container runs with host networking (SPEC §11).
@@ -61,9 +64,25 @@ stop_engine() {
   rm -f "$pid_file"
 }
 
+# Compose v2 (`docker compose`) if the client has the plugin, else Debian's docker-compose 1.29.
+compose_command() {
+  if docker compose version >/dev/null 2>&1; then echo "docker compose"; return; fi
+  if command -v docker-compose >/dev/null 2>&1; then echo "docker-compose"; return; fi
+  if [ "$(id -u)" -ne 0 ]; then
+    log "no Compose here and not root: install Debian's docker-compose or the Compose v2 plugin"; exit 1
+  fi
+  log "installing Debian's docker-compose"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends docker-compose >/dev/null
+  command -v docker-compose >/dev/null 2>&1 || { log "docker-compose did not install"; exit 1; }
+  echo "docker-compose"
+}
+
 case "${1:-}" in
   start) start_engine ;;
+  compose) compose_command ;;
   stop) stop_engine ;;
   status) if engine_answers; then echo "engine answers"; else echo "no engine"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|compose" >&2; exit 2 ;;
 esac

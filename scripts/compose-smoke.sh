@@ -6,6 +6,8 @@
 #   pnpm run setup && docker/build-images.sh --offline   # first: dist/ and both images
 #   scripts/compose-smoke.sh                             # exit 0 only when the run is `done`
 #
+# Compose: `docker compose` (v2) or Debian's `docker-compose` 1.29, installed when neither
+# answers (docker/engine.sh compose).
 # Env: JR2_SMOKE_PROJECT (compose project, default jr2smoke), JR2_SMOKE_TIMEOUT (seconds for the
 # run, default 300), JR2_ORCHESTRATOR_IMAGE / JR2_HARNESS_IMAGE (default the :local tags).
 # Never pulls, never creates a network: every service uses the host's network on 127.0.0.1
@@ -20,8 +22,11 @@ url=http://127.0.0.1:7400
 log() { printf '[smoke %4ss] %s\n' "$SECONDS" "$*" >&2; }
 fail() { log "FAIL: $*"; exit 1; }
 
-command -v docker-compose >/dev/null 2>&1 ||
-  fail "docker-compose not found (Debian: apt-get install -y docker-compose)"
+# `docker compose` (v2) where the client has it, else Debian's docker-compose (installed here
+# when missing and root: a fresh machine has neither).
+compose_line=$(bash docker/engine.sh compose) || fail "no Compose here (see docker/engine.sh compose)"
+read -r -a compose_cmd <<<"$compose_line"
+log "compose: ${compose_cmd[*]} ($("${compose_cmd[@]}" version --short 2>/dev/null || echo '?'))"
 cli=packages/orchestrator/dist/cli/main.js
 [ -f "$cli" ] || fail "$cli is missing: run \`pnpm run setup\` first"
 orchestrator_image=${JR2_ORCHESTRATOR_IMAGE:-jr2-orchestrator:local}
@@ -55,7 +60,7 @@ chmod 600 "$env_file"
 token=$(sed -n 's/^JR2_INSTANCE_TOKEN=//p' "$env_file")
 
 compose() {
-  docker-compose --env-file "$env_file" -f docker/compose.yaml -f docker/compose.hostnet.yaml \
+  "${compose_cmd[@]}" --env-file "$env_file" -f docker/compose.yaml -f docker/compose.hostnet.yaml \
     -p "$project" "$@"
 }
 networks() { docker network ls --format '{{.Name}}' | sort; }
@@ -76,14 +81,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Every supported combination must validate (the gpu profile's vLLM is only checked, never up).
-for files in "" "-f docker/compose.override.yaml" "-f docker/compose.hostnet.yaml" \
-  "--profile gpu -f docker/compose.hostnet.yaml"; do
-  # shellcheck disable=SC2086 # word splitting of $files is intended
-  docker-compose --env-file "$env_file" -f docker/compose.yaml $files config -q ||
-    fail "docker-compose config rejects: -f docker/compose.yaml $files"
+# Every profile and file combination must validate (vLLM and llama-server are only checked,
+# never up: no GPU, no registry).
+combos=0
+for profile in "" "--profile gpu" "--profile llama"; do
+  for files in "" "-f docker/compose.override.yaml" "-f docker/compose.hostnet.yaml"; do
+    # shellcheck disable=SC2086 # word splitting of $profile and $files is intended
+    "${compose_cmd[@]}" --env-file "$env_file" $profile -f docker/compose.yaml $files config -q ||
+      fail "compose config rejects: $profile -f docker/compose.yaml $files"
+    combos=$((combos + 1))
+  done
 done
-log "docker-compose config: base, base+override, base+hostnet, gpu+hostnet valid"
+log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet)"
 
 networks_before=$(networks)
 log "up -d ($orchestrator_image, $harness_image)"
