@@ -66,6 +66,7 @@ export async function startOrchestrator(
     },
     turnDriver,
     ...(placement ? { placement } : {}),
+    httpEdge: config.httpEdge,
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
