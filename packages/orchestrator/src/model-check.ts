@@ -140,7 +140,7 @@ export async function checkModels(options: ModelCheckOptions): Promise<ModelChec
       .join("; ");
     logger.warn(
       { model, uses: at, known: answer.names },
-      `model \`${model}\` is not in the instance Harness's model table (used by ${where}); its Turns will fault with cause unknown-model. Add a \`${model}\` entry — { baseUrl, id, contextWindow, maxTokens } — to the Harness's JR2_MODELS (inline JSON, or the models file named by JR2_MODELS=@file)`,
+      `model \`${model}\` is not in the instance Harness's model table (used by ${where}); a Turn on it will fault. Add a \`${model}\` entry — { baseUrl, id, contextWindow, maxTokens } — to the Harness's JR2_MODELS (inline JSON, or the models file named by JR2_MODELS=@file)`,
     );
   }
   if (missing.size === 0)

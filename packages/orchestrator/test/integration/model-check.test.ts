@@ -28,8 +28,16 @@ afterEach(() => {
 });
 
 /** Spawns `args` and resolves with its output once `ready` matches it (the output so far). */
-function start(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ out: () => string; match: string }> {
-  const child = spawn(process.execPath, args, { cwd: repoDir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ out: () => string; match: string }> {
+  const child = spawn(process.execPath, args, {
+    cwd: repoDir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   return new Promise((resolve, reject) => {
@@ -108,7 +116,9 @@ describe("the start-up model check (issue 10 §5)", () => {
     });
     await new Promise<void>((resolve) => fake?.listen(0, "127.0.0.1", resolve));
     const address = fake.address();
-    const lines = await serve(`http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`);
+    const lines = await serve(
+      `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+    );
     expect(lines.filter((l) => l.level === 40 && l.model !== undefined)).toEqual([]);
     expect(lines.filter((l) => l.msg.includes("no GET /models"))).toHaveLength(1);
     expect(lines.find((l) => l.msg.includes("no GET /models"))?.level).toBe(30);

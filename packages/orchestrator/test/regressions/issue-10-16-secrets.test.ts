@@ -88,7 +88,9 @@ describe("sandbox names are checked at minting (issue 16 §7)", () => {
     const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
     const token = mintSandboxToken(SANDBOX_KEY, "café");
     // Accepted as sandbox `café`: an agent route answers 404 (not its Turn), not 401.
-    const surface = await fetch(`${base}/agents/nothing-here/surface`, { headers: { authorization: `Bearer ${token}` } });
+    const surface = await fetch(`${base}/agents/nothing-here/surface`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(surface.status).toBe(404);
     const forged = await fetch(`${base}/agents/nothing-here/surface`, {
       headers: { authorization: `Bearer café.${"0".repeat(64)}` },
@@ -106,6 +108,7 @@ describe("secrets are compared in constant time (issue 16 §7)", () => {
       code: "JR2_ERR_AUTH_INVALID",
     });
     expect(compare).toHaveBeenCalled();
-    for (const [a, b] of compare.mock.calls as Array<[Buffer, Buffer]>) expect([a.length, b.length]).toEqual([32, 32]);
+    for (const [a, b] of compare.mock.calls as Array<[Buffer, Buffer]>)
+      expect([a.length, b.length]).toEqual([32, 32]);
   });
 });

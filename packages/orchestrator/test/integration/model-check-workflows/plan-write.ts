@@ -22,7 +22,10 @@ export const machine = jr2Setup({
   initial: "planning",
   states: {
     planning: {
-      invoke: { src: "planner", input: ({ context }: { context: { topic: string } }) => ({ prompt: `Plan ${context.topic}.` }) },
+      invoke: {
+        src: "planner",
+        input: ({ context }: { context: { topic: string } }) => ({ prompt: `Plan ${context.topic}.` }),
+      },
       on: { planned: "writing", "agent.fault": "failed" },
     },
     writing: {
