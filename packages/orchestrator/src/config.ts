@@ -27,8 +27,8 @@ export interface ServeConfig {
   /** `--dev`: a well-known, short or empty token is accepted (never in a deployment). */
   dev: boolean;
   logLevel: string;
-  /** Timeouts and the connection bound of the HTTP edge (`JR2_HEADERS_TIMEOUT_MS`, …; ADR-0060). */
-  httpEdge: HttpEdgeLimits;
+  /** Timeouts and the connection bound of the HTTP edge (`JR2_HEADERS_TIMEOUT_MS`, …; ADR-0060); absent: the defaults. */
+  httpEdge?: HttpEdgeLimits;
 }
 
 /** The flags `jr2 serve` takes (already parsed). */

@@ -67,7 +67,7 @@ export async function startOrchestrator(
     },
     turnDriver,
     ...(placement ? { placement } : {}),
-    httpEdge: config.httpEdge,
+    ...(config.httpEdge ? { httpEdge: config.httpEdge } : {}),
   });
   // The model check waits for the Harness in the background; start-up waits for it at most
   // 2 s, so with a Harness already up its warnings come before "ready" and any Turn.

@@ -15,6 +15,7 @@ import { connect } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { chunkedRequest, rawExchange, readAll } from "../../../harness/test/fixtures/raw-http.js";
+import { readHttpEdgeLimits } from "../../src/http-edge.js";
 import { buildOrchestrator, createMemoryStore, type RunStore } from "../../src/index.js";
 import { agentUrl, flow, INSTANCE_TOKEN } from "../http/fixture.js";
 
@@ -175,5 +176,21 @@ describe("the edges of the error contract answer a code (§7)", () => {
     const seen = await rawExchange(port, chunkedRequest("/workflows/flow/runs", auth, 16), 10_000);
     expect(seen.status).toBe(413);
     expect(seen.body).toMatchObject({ code: "JR2_ERR_REQUEST_TOO_LARGE", limit: 1024 * 1024 });
+  });
+});
+
+describe("the limits are configurable (§6)", () => {
+  it("reads each from env, defaults the rest, and refuses a bad value naming its variable", () => {
+    expect(readHttpEdgeLimits({ JR2_HEADERS_TIMEOUT_MS: "2000", JR2_MAX_CONNECTIONS: "50" })).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 50,
+    });
+    expect(() => readHttpEdgeLimits({ JR2_REQUEST_TIMEOUT_MS: "0" })).toThrow(/JR2_REQUEST_TIMEOUT_MS `0`/);
+    expect(() => readHttpEdgeLimits({ JR2_MAX_CONNECTIONS: "many" })).toThrow(/JR2_MAX_CONNECTIONS `many`/);
+    expect(() => readHttpEdgeLimits({ JR2_HEADERS_TIMEOUT_MS: "40000" })).toThrow(
+      /JR2_HEADERS_TIMEOUT_MS \(40000\) is longer than JR2_REQUEST_TIMEOUT_MS/,
+    );
   });
 });
