@@ -78,8 +78,8 @@ export function redactEndpoint(baseUrl: string): string {
  */
 export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversations: Conversations } {
   if (!opts.harnessToken) throw new Error("buildHarness: harnessToken must not be empty");
-  // Long-polls wait up to a minute: on close, cut them (the Orchestrator reconnects) rather than wait.
   const edge = opts.httpEdge ?? DEFAULT_HTTP_EDGE_LIMITS;
+  // Long-polls wait up to a minute: on close, cut them (the Orchestrator reconnects) rather than wait.
   const app = Fastify({
     logger: opts.logger ?? false,
     forceCloseConnections: true,
