@@ -1,30 +1,36 @@
 #!/usr/bin/env node
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./bench-narrow.js";
+import { type HarnessEnvConfig, readHarnessEnv } from "./config.js";
 import { parseModelTable } from "./models.js";
 import { buildHarness } from "./server.js";
 
 /**
  * `jr2-harness`: reads env, listens, prints `jr2 harness listening on http://…` when ready.
  * Env: JR2_HARNESS_PORT (7401), JR2_HARNESS_HOST (127.0.0.1), JR2_ORCHESTRATOR_URL,
- * JR2_MODELS (JSON or @file), JR2_HARNESS_TOKEN (required), JR2_SANDBOX_TOKEN,
- * JR2_ENDPOINT_CONCURRENCY (4), JR2_CONVERSATION_TTL_MS (86 400 000: a settled conversation idle
- * this long is forgotten; 0 keeps conversations for the process's life).
+ * JR2_MODELS (JSON or @file), JR2_HARNESS_TOKEN (required, ≥ 16 characters, no placeholder),
+ * JR2_SANDBOX_TOKEN (`<sandbox>.<64 hex>`), JR2_ENDPOINT_CONCURRENCY (4), JR2_CONVERSATION_TTL_MS
+ * (86 400 000: a settled conversation idle this long is forgotten; 0 keeps conversations for the
+ * process's life), JR2_HARNESS_HEADERS_TIMEOUT_MS (10 000), JR2_HARNESS_REQUEST_TIMEOUT_MS
+ * (30 000), JR2_HARNESS_KEEP_ALIVE_TIMEOUT_MS (5 000), JR2_HARNESS_MAX_CONNECTIONS (1024).
+ * Exits 2 when a secret is refused (config.ts).
  */
 async function main(): Promise<void> {
   const env = process.env;
   if (benchNarrowTools(env)) console.warn(BENCH_NARROW_TOOLS_WARNING);
-  const harnessToken = env.JR2_HARNESS_TOKEN ?? "";
-  if (!harnessToken) {
-    console.error(
-      "jr2-harness: JR2_HARNESS_TOKEN is empty; refusing to start (the Orchestrator must present it)",
-    );
+  let config: HarnessEnvConfig;
+  try {
+    config = readHarnessEnv(env);
+  } catch (err) {
+    console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(2);
   }
+  for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
   const app = buildHarness({
     models: parseModelTable(env.JR2_MODELS),
     orchestratorUrl: env.JR2_ORCHESTRATOR_URL ?? "http://127.0.0.1:7400",
-    harnessToken,
-    sandboxToken: env.JR2_SANDBOX_TOKEN ?? "",
+    harnessToken: config.harnessToken,
+    sandboxToken: config.sandboxToken,
+    httpEdge: config.httpEdge,
     endpointConcurrency: env.JR2_ENDPOINT_CONCURRENCY ? Number(env.JR2_ENDPOINT_CONCURRENCY) : 4,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,

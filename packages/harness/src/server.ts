@@ -1,13 +1,21 @@
+import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type Conversations, createConversations, DEFAULT_CONVERSATION_TTL_MS } from "./conversations.js";
+import {
+  boundConnections,
+  DEFAULT_HTTP_EDGE_LIMITS,
+  type HttpEdgeLimits,
+  httpEdgeServerOptions,
+} from "./http-edge.js";
 import { createEndpointLimiter } from "./limiter.js";
 import type { ModelTable } from "./models.js";
 import { createOrchestratorClient } from "./orchestrator-client.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
+import { modelRoutes } from "./routes/models.js";
 
 /** The Harness's version, answered on /healthz. */
 export const HARNESS_VERSION = "0.1.0";
@@ -36,6 +44,8 @@ export interface HarnessOptions {
   requestTimeoutMs?: number;
   /** A settled conversation idle this long is forgotten (ms, default 24 h); it then answers 404. */
   conversationTtlMs?: number;
+  /** Timeouts and the connection bound of the HTTP edge (ADR-0156); default {@link DEFAULT_HTTP_EDGE_LIMITS}. */
+  httpEdge?: HttpEdgeLimits;
 }
 
 /**
@@ -68,14 +78,18 @@ export function redactEndpoint(baseUrl: string): string {
  */
 export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversations: Conversations } {
   if (!opts.harnessToken) throw new Error("buildHarness: harnessToken must not be empty");
+  const edge = opts.httpEdge ?? DEFAULT_HTTP_EDGE_LIMITS;
   // Long-polls wait up to a minute: on close, cut them (the Orchestrator reconnects) rather than wait.
   const app = Fastify({
     logger: opts.logger ?? false,
     forceCloseConnections: true,
+    // Slow clients are cut, a garbage request line or oversized headers answer coded (ADR-0156).
+    ...httpEdgeServerOptions(edge),
     bodyLimit: HARNESS_BODY_LIMIT,
     routerOptions: { maxParamLength: HARNESS_MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(HARNESS_MAX_PARAM_LENGTH),
   }).withTypeProvider<ZodTypeProvider>();
+  boundConnections(app.server, edge, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, HARNESS_BODY_LIMIT);
@@ -100,6 +114,8 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   });
   app.decorate("conversations", conversations);
   app.addHook("onClose", async () => conversations.close());
+  // Random per process: a peer that sees a new bootId knows this Harness restarted (issue 16).
+  const bootId = randomUUID();
   app.get(
     "/healthz",
     {
@@ -108,14 +124,16 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
           200: z.object({
             ok: z.boolean(),
             version: z.string(),
+            bootId: z.string(),
             endpoints: z.record(z.string(), z.object({ running: z.number(), queued: z.number() })),
           }),
         },
       },
     },
-    async () => ({ ok: true, version: HARNESS_VERSION, endpoints: redactedDepth(limiter.depth()) }),
+    async () => ({ ok: true, version: HARNESS_VERSION, bootId, endpoints: redactedDepth(limiter.depth()) }),
   );
   app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
+  app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }
 

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { Jr2Error, sandboxNameProblem } from "@jr2/wire";
 import type { RegistrationScope } from "./registration-table.js";
 
 /**
@@ -28,11 +29,16 @@ export type TokenCheck =
  * Mints the token of one sandbox: `<sandbox>.<hex hmac-sha256(key, sandbox)>`.
  * @param key - `JR2_SANDBOX_KEY`.
  * @param sandbox - the sandbox name the `WorkspaceProvider` hands out (no `.` needed or forbidden:
- *   the MAC is everything after the last `.`).
- * @see SPEC §4.4
+ *   the MAC is everything after the last `.`); visible Latin-1 only, since the token travels in
+ *   an HTTP header (`sandboxNameProblem` in @jr2/wire).
+ * @throws Jr2Error `JR2_ERR_SANDBOX_NAME_INVALID` for a name no client could present (a space,
+ *   a control character, a character above U+00FF): refused here, not at every request after.
+ * @see SPEC §4.4, issue 16 §7
  * @example mintSandboxToken(process.env.JR2_SANDBOX_KEY!, "ws-1") // "ws-1.3f9c…"
  */
 export function mintSandboxToken(key: string, sandbox: string): string {
+  const reason = sandboxNameProblem(sandbox);
+  if (reason) throw new Jr2Error("JR2_ERR_SANDBOX_NAME_INVALID", { sandbox, reason });
   return `${sandbox}.${macOf(key, sandbox)}`;
 }
 
@@ -78,14 +84,15 @@ function macOf(key: string, sandbox: string): string {
   return createHmac("sha256", key).update(sandbox).digest("hex");
 }
 
-/** Constant-time equality of two secrets of possibly different lengths. */
+/**
+ * Constant-time equality of two secrets of possibly different lengths: their SHA-256 digests
+ * (always 32 bytes) are compared, so neither the time nor an early length check tells a caller
+ * how long the secret is or where a guess differs.
+ */
 function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  // Compare against itself on a length mismatch so the time does not depend on where it differs.
-  if (a.length !== b.length) {
-    timingSafeEqual(b, b);
-    return false;
-  }
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
 }

@@ -1,4 +1,5 @@
-import { Jr2Error } from "@jr2/wire";
+import { Jr2Error, PLACEHOLDER_SECRETS, sandboxNameProblem, secretProblem } from "@jr2/wire";
+import { type HttpEdgeLimits, readHttpEdgeLimits } from "./http-edge.js";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
 export type HarnessChoice = { kind: "none" } | { kind: "url"; url: string; token?: string };
@@ -23,9 +24,11 @@ export interface ServeConfig {
   turnDeadlineMs: number;
   /** Per-module load limit in ms (`JR2_WORKFLOW_LOAD_TIMEOUT_MS`, default 30 s; 0 = none). */
   workflowLoadTimeoutMs: number;
-  /** `--dev`: a well-known or empty instance token is accepted (never in a deployment). */
+  /** `--dev`: a well-known, short or empty token is accepted (never in a deployment). */
   dev: boolean;
   logLevel: string;
+  /** Timeouts and the connection bound of the HTTP edge (`JR2_HEADERS_TIMEOUT_MS`, …; ADR-0060); absent: the defaults. */
+  httpEdge?: HttpEdgeLimits;
 }
 
 /** The flags `jr2 serve` takes (already parsed). */
@@ -37,18 +40,8 @@ export interface ServeFlags {
   dev?: boolean;
 }
 
-/** Tokens that ship in templates and docs; a deployment refuses them (§11). */
-export const WELL_KNOWN_TOKENS = new Set([
-  "changeme",
-  "change-me",
-  "secret",
-  "token",
-  "dev",
-  "jr2",
-  "password",
-  "admin",
-  "test",
-]);
+/** Tokens that ship in templates and docs, lower-cased; a deployment refuses them (§11). */
+export const WELL_KNOWN_TOKENS: ReadonlySet<string> = PLACEHOLDER_SECRETS;
 
 /** The default per-module workflow load limit: 30 s (`JR2_WORKFLOW_LOAD_TIMEOUT_MS`). */
 export const DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS = 30_000;
@@ -60,10 +53,14 @@ export const DEV_INSTANCE_TOKEN = "dev";
  * Reads the serve configuration (pure: env and flags in, config out). Flags win over env.
  * Env: `JR2_PORT` (7400), `JR2_HOST` (127.0.0.1), `JR2_INSTANCE_TOKEN`, `JR2_SANDBOX_KEY`,
  * `JR2_WORKFLOWS_DIR` (./examples/workflows), `JR2_DATA_DIR`, `JR2_HARNESS_URL`,
- * `JR2_HARNESS_TOKEN`, `JR2_LOG_LEVEL` (info), `JR2_WORKFLOW_LOAD_TIMEOUT_MS` (30000; 0 = no limit).
- * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the setting: a bad port, a bad harness URL, an
- *   empty or well-known instance token or sandbox key without `--dev`
- * @see SPEC §4.4, §11
+ * `JR2_HARNESS_TOKEN`, `JR2_LOG_LEVEL` (info), `JR2_WORKFLOW_LOAD_TIMEOUT_MS` (30000; 0 = no limit),
+ * `JR2_HEADERS_TIMEOUT_MS` (10000), `JR2_REQUEST_TIMEOUT_MS` (30000), `JR2_KEEP_ALIVE_TIMEOUT_MS`
+ * (5000), `JR2_MAX_CONNECTIONS` (1024).
+ * Secrets (`JR2_INSTANCE_TOKEN`, `JR2_SANDBOX_KEY` when set, `JR2_HARNESS_TOKEN` with a Harness)
+ * must be ≥ 16 characters and no placeholder (`secretProblem` in @jr2/wire), unless `--dev`.
+ * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the setting: a bad port, a bad harness URL, a
+ *   refused secret (naming how to generate one), a sandbox name no token could carry, a bad limit
+ * @see SPEC §4.4, §11, issue 10 §5
  */
 export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): ServeConfig {
   const dev = flags.dev === true;
@@ -73,17 +70,15 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     throw new Jr2Error("JR2_ERR_CONFIG_INVALID", { detail: `port \`${portText}\` is not 0–65535` });
   }
   let instanceToken = env.JR2_INSTANCE_TOKEN ?? "";
-  if (!dev && (instanceToken.length === 0 || WELL_KNOWN_TOKENS.has(instanceToken.toLowerCase()))) {
-    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
-      detail:
-        "JR2_INSTANCE_TOKEN is empty or a well-known default; set a long random value (e.g. `openssl rand -hex 32`), or pass --dev",
-    });
-  }
+  if (!dev) refuseSecret("JR2_INSTANCE_TOKEN", instanceToken, "or pass --dev for a local try-out");
   if (instanceToken.length === 0) instanceToken = DEV_INSTANCE_TOKEN;
   const sandboxKey = env.JR2_SANDBOX_KEY || undefined;
-  if (sandboxKey && !dev && WELL_KNOWN_TOKENS.has(sandboxKey.toLowerCase())) {
+  if (sandboxKey && !dev) refuseSecret("JR2_SANDBOX_KEY", sandboxKey, "it signs sandbox tokens");
+  const workspaceSandbox = env.JR2_WORKSPACE_SANDBOX ?? "instance";
+  const sandboxProblem = sandboxNameProblem(workspaceSandbox);
+  if (sandboxProblem) {
     throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
-      detail: "JR2_SANDBOX_KEY is a well-known default; set a random value",
+      detail: `JR2_WORKSPACE_SANDBOX \`${workspaceSandbox}\` cannot be a sandbox name: ${sandboxProblem}`,
     });
   }
   const harnessText = flags.harness ?? env.JR2_HARNESS_URL ?? "none";
@@ -95,12 +90,8 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
       });
     }
     const harnessToken = env.JR2_HARNESS_TOKEN ?? "";
-    if (!dev && (harnessToken.length === 0 || WELL_KNOWN_TOKENS.has(harnessToken.toLowerCase()))) {
-      throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
-        detail:
-          "JR2_HARNESS_TOKEN is empty or a well-known default; set the bearer the Harness expects (a long random value)",
-      });
-    }
+    if (!dev)
+      refuseSecret("JR2_HARNESS_TOKEN", harnessToken, "the Harness must be started with the same value");
     harness = {
       kind: "url",
       url: harnessText,
@@ -118,7 +109,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     dev,
     logLevel: env.JR2_LOG_LEVEL ?? "info",
     workRoot: env.JR2_WORK_ROOT ?? "/work",
-    workspaceSandbox: env.JR2_WORKSPACE_SANDBOX ?? "instance",
+    workspaceSandbox,
     nudgeBudget: nonNegativeInt("JR2_NUDGE_BUDGET", env.JR2_NUDGE_BUDGET, 2),
     turnDeadlineMs: nonNegativeInt("JR2_TURN_DEADLINE_MS", env.JR2_TURN_DEADLINE_MS, 60 * 60_000),
     workflowLoadTimeoutMs: nonNegativeInt(
@@ -126,7 +117,14 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
       env.JR2_WORKFLOW_LOAD_TIMEOUT_MS,
       DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS,
     ),
+    httpEdge: readHttpEdgeLimits(env),
   };
+}
+
+/** Throws `JR2_ERR_CONFIG_INVALID` when `value` is no acceptable secret for `variable`. */
+function refuseSecret(variable: string, value: string, note: string): void {
+  const problem = secretProblem(variable, value);
+  if (problem) throw new Jr2Error("JR2_ERR_CONFIG_INVALID", { detail: `${problem} (${note})` });
 }
 
 function nonNegativeInt(name: string, text: string | undefined, fallback: number): number {

@@ -4,6 +4,7 @@ import type { ServeConfig } from "./config.js";
 import { onCrash } from "./crash-points.js";
 import { createHarnessTurnDriver } from "./harness-turn-driver.js";
 import { createLogger } from "./logger.js";
+import { checkModels } from "./model-check.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "./placement.js";
 import { buildOrchestrator } from "./server.js";
 import { openRunStore } from "./store/open.js";
@@ -66,11 +67,37 @@ export async function startOrchestrator(
     },
     turnDriver,
     ...(placement ? { placement } : {}),
+    ...(config.httpEdge ? { httpEdge: config.httpEdge } : {}),
   });
-  await app.listen({ host: config.host, port: config.port });
+  // The model check waits for the Harness in the background; start-up waits for it at most
+  // 2 s, so with a Harness already up its warnings come before "ready" and any Turn.
+  const stopCheck = new AbortController();
+  const modelCheck =
+    harness.kind === "url"
+      ? checkModels({
+          workflows,
+          harness: { url: harness.url, token: harness.token ?? "" },
+          logger,
+          signal: stopCheck.signal,
+        }).catch((error: unknown) => logger.error({ err: error }, "model check failed"))
+      : Promise.resolve();
+  await Promise.race([modelCheck, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    stopCheck.abort();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   logger.info({ workflows: [...workflows.keys()], harness: config.harness.kind, dev: config.dev }, "ready");
-  return { app, url: `http://${host}:${port}`, close: () => app.close() };
+  return {
+    app,
+    url: `http://${host}:${port}`,
+    close: () => {
+      stopCheck.abort();
+      return app.close();
+    },
+  };
 }

@@ -9,6 +9,12 @@ import {
 } from "fastify-type-provider-zod";
 import { type Logger, pino } from "pino";
 import type { AuthKeys } from "./auth.js";
+import {
+  boundConnections,
+  DEFAULT_HTTP_EDGE_LIMITS,
+  type HttpEdgeLimits,
+  httpEdgeServerOptions,
+} from "./http-edge.js";
 import type { PlacementOptions } from "./placement.js";
 import { authPlugin } from "./plugins/auth.js";
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
@@ -47,6 +53,8 @@ export interface OrchestratorOptions {
   bodyLimit?: number;
   /** Version reported by `/healthz`; default the package's. */
   version?: string;
+  /** Timeouts and the connection bound of the HTTP edge (ADR-0060); default {@link DEFAULT_HTTP_EDGE_LIMITS}. */
+  httpEdge?: HttpEdgeLimits;
 }
 
 declare module "fastify" {
@@ -83,9 +91,12 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
       ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
       ...(options.placement ? { placement: options.placement } : {}),
     });
+  const edge = options.httpEdge ?? DEFAULT_HTTP_EDGE_LIMITS;
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit,
+    // Slow clients are cut, a garbage request line or oversized headers answer coded (ADR-0060).
+    ...httpEdgeServerOptions(edge),
     // iids are long percent-encoded segments.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Bad percent-encoding or an over-long segment: a coded 400, not Fastify's own body.
@@ -93,6 +104,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  boundConnections(app.server, edge, app.log);
   app.decorate("runHost", host);
   // preClose: agent routes answer 503 from the first moment of shutdown (§8), not after the
   // in-flight requests drained.

@@ -21,6 +21,20 @@ export const errorCodes = {
   JR2_ERR_REQUEST_MALFORMED_JSON: { status: 400, message: "the request body is not valid JSON: {detail}" },
   JR2_ERR_REQUEST_TOO_LARGE: { status: 413, message: "the request body exceeds {limit} bytes" },
   JR2_ERR_ROUTE_NOT_FOUND: { status: 404, message: "no route {method} {url}" },
+  // The HTTP edge, answered before any route (issue 16 §6, §7)
+  JR2_ERR_REQUEST_MALFORMED_HTTP: {
+    status: 400,
+    message: "the request is not valid HTTP/1.1 ({detail}); send a request line `METHOD /path HTTP/1.1`",
+  },
+  JR2_ERR_REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    message: "the request headers exceed {limit} bytes; send shorter headers",
+  },
+  JR2_ERR_REQUEST_TIMEOUT: {
+    status: 408,
+    message:
+      "the request did not arrive in time: headers within {headersTimeoutMs} ms, the whole request within {requestTimeoutMs} ms",
+  },
   JR2_ERR_REQUEST_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     message: "unsupported content type `{contentType}`; send `application/json`",
@@ -110,6 +124,10 @@ export const errorCodes = {
   },
   // Startup of a service (never an HTTP answer: the process refuses to start)
   JR2_ERR_CONFIG_INVALID: { status: 500, message: "invalid configuration: {detail}" },
+  JR2_ERR_SANDBOX_NAME_INVALID: {
+    status: 500,
+    message: "sandbox name `{sandbox}` cannot be carried in a sandbox token: {reason}",
+  },
   JR2_ERR_WORKFLOW_LOAD_FAILED: {
     status: 500,
     message: "cannot load workflow module `{file}`: {detail}",

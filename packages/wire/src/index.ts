@@ -43,6 +43,14 @@ export {
   WorkflowMenu,
   WorkflowSummary,
 } from "./runs.js";
+export {
+  MIN_SECRET_LENGTH,
+  PLACEHOLDER_SECRETS,
+  SECRET_HINT,
+  sandboxNameProblem,
+  sandboxTokenProblem,
+  secretProblem,
+} from "./secrets.js";
 export type { TolerantSurface } from "./surface.js";
 export { LegacySurface, readSurface, Surface } from "./surface.js";
 export type { WorkingToolName } from "./tool.js";

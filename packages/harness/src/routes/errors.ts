@@ -1,6 +1,7 @@
 import { Jr2Error } from "@jr2/wire";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { drainRefusedBody } from "../http-edge.js";
 
 /**
  * Every error answers `{ error, code, ...fields }` (§4): a body that fails its schema is a 400
@@ -13,6 +14,8 @@ import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 export function registerErrorHandler(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: Error, request, reply) => {
     const e = toJr2Error(err, request, bodyLimit);
+    // A body refused mid-upload is read to its end, so the client can read the 413 (ADR-0156).
+    if (e.statusCode === 413) drainRefusedBody(request, reply);
     if (e.statusCode >= 500) request.log.error({ err }, "unhandled error");
     return reply.code(e.statusCode).send(e.toBody());
   });

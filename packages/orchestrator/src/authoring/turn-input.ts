@@ -62,12 +62,24 @@ function joinPath(...parts: string[]): string {
 
 type MapperArgs = { context: unknown; event: unknown; self: AnyActorRef };
 
+/** Mappers built from a static input object → that object (a start-up check reads its `model`). */
+const staticInputs = new WeakMap<object, AuthoredTurnInput>();
+
+/**
+ * The authored Turn input behind an Agent invoke's mapper when it was a static object (not a
+ * function): what is known before any run, e.g. its `model` (model-check.ts). `undefined` for
+ * a function input or any other value.
+ */
+export function staticTurnInputOf(mapper: unknown): AuthoredTurnInput | undefined {
+  return typeof mapper === "function" ? staticInputs.get(mapper) : undefined;
+}
+
 /**
  * Wraps an Agent invoke's authored input (a mapper or a static object) into the mapper that
  * produces the finalized {@link TurnInput}.
  */
 export function turnInputMapper(authored: unknown, agentName: string, statePath: string) {
-  return (args: MapperArgs): TurnInput => {
+  const mapper = (args: MapperArgs): TurnInput => {
     const raw = typeof authored === "function" ? (authored as (a: MapperArgs) => unknown)(args) : authored;
     const input = checkTurnInput(raw, agentName, statePath);
     const invoker = args.self;
@@ -92,4 +104,7 @@ export function turnInputMapper(authored: unknown, agentName: string, statePath:
       continuation: input.continue === true,
     };
   };
+  if (typeof authored === "object" && authored !== null)
+    staticInputs.set(mapper, authored as AuthoredTurnInput);
+  return mapper;
 }

@@ -2,6 +2,7 @@ import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { drainRefusedBody } from "../http-edge.js";
 
 /** The router's longest path segment, in characters: iids are long once percent-encoded. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -20,6 +21,8 @@ export const errorsPlugin = fp(
         bodyLimit: options.bodyLimit,
         contentType: request.headers["content-type"],
       });
+      // A body refused mid-upload is read to its end, so the client can read the 413 (ADR-0060).
+      if (status === 413) drainRefusedBody(request, reply);
       if (status >= 500) request.log.error({ err: error }, "request failed");
       else request.log.info({ code: body.code }, body.error);
       return reply.code(status).type("application/json").send(body);

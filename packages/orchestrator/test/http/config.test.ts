@@ -27,13 +27,18 @@ describe("jr2 serve configuration", () => {
 
   it("lets flags win over env", () => {
     const config = readServeConfig(
-      { ...token, JR2_PORT: "9000", JR2_HARNESS_URL: "http://127.0.0.1:7500", JR2_HARNESS_TOKEN: "h" },
+      {
+        ...token,
+        JR2_PORT: "9000",
+        JR2_HARNESS_URL: "http://127.0.0.1:7500",
+        JR2_HARNESS_TOKEN: "harness-token-0123456789ab",
+      },
       { port: "0", workflows: "/w" },
     );
     expect(config).toMatchObject({
       port: 0,
       workflowsDir: "/w",
-      harness: { kind: "url", url: "http://127.0.0.1:7500", token: "h" },
+      harness: { kind: "url", url: "http://127.0.0.1:7500", token: "harness-token-0123456789ab" },
     });
     expect(readServeConfig({ ...token, JR2_HARNESS_URL: "http://h" }, { harness: "none" }).harness).toEqual({
       kind: "none",

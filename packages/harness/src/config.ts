@@ -1,0 +1,39 @@
+import { sandboxTokenProblem, secretProblem } from "@jr2/wire";
+import { type HttpEdgeLimits, readHttpEdgeLimits } from "./http-edge.js";
+
+/** What `jr2-harness` reads from env besides the model table. */
+export interface HarnessEnvConfig {
+  /** `JR2_HARNESS_TOKEN`: the bearer the Orchestrator presents. */
+  harnessToken: string;
+  /** `JR2_SANDBOX_TOKEN`: presented to the Orchestrator; `""` when unset (see `warnings`). */
+  sandboxToken: string;
+  httpEdge: HttpEdgeLimits;
+  /** Lines to log at start (e.g. no sandbox token): not fatal, but worth saying. */
+  warnings: string[];
+}
+
+/**
+ * Reads and checks the Harness's secrets and edge limits (issue 10 §5, issue 16 §6). Pure.
+ * `JR2_HARNESS_TOKEN` must be ≥ 16 characters and no placeholder (`CHANGE-ME`, empty, …);
+ * `JR2_SANDBOX_TOKEN` is checked for its shape only (`<sandbox>.<64 hex>`: the MAC needs the
+ * Orchestrator's key); unset, the Harness starts and warns that every call to the Orchestrator
+ * will be refused.
+ * @throws Error naming the variable and how to make a good value
+ * @see SPEC §4.4, §11
+ */
+export function readHarnessEnv(env: NodeJS.ProcessEnv): HarnessEnvConfig {
+  const harnessToken = env.JR2_HARNESS_TOKEN ?? "";
+  const tokenProblem = secretProblem("JR2_HARNESS_TOKEN", harnessToken);
+  if (tokenProblem) throw new Error(`${tokenProblem} (the Orchestrator must present the same value)`);
+  const sandboxToken = env.JR2_SANDBOX_TOKEN ?? "";
+  const warnings: string[] = [];
+  if (sandboxToken === "") {
+    warnings.push(
+      "JR2_SANDBOX_TOKEN is not set: the Orchestrator will refuse every surface read and pick of this Harness",
+    );
+  } else {
+    const shapeProblem = sandboxTokenProblem("JR2_SANDBOX_TOKEN", sandboxToken);
+    if (shapeProblem) throw new Error(shapeProblem);
+  }
+  return { harnessToken, sandboxToken, httpEdge: readHttpEdgeLimits(env), warnings };
+}
