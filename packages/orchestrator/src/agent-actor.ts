@@ -9,7 +9,7 @@ import type {
 } from "@jr2/wire";
 import type { AgentFaultReason } from "./authoring/agent-fault.js";
 import { crashPoint } from "./crash-points.js";
-import { faultOfRefusal, faultOfSettlement } from "./fault-causes.js";
+import { bounded, faultOfRefusal, faultOfSettlement } from "./fault-causes.js";
 import type { HarnessClient, HealthResult } from "./harness-client.js";
 import { judgeInTransit } from "./lost-admission.js";
 import type { OutboundQueues } from "./outbound-queue.js";
@@ -292,7 +292,14 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         } else if (event.type === "retry") {
           // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.
           const { attempt: n, cause: reason, waitMs, model: entry, message } = event;
-          ports.telemetry({ type: "retry", attempt: n, reason, waitMs, model: entry, message });
+          ports.telemetry({
+            type: "retry",
+            attempt: n,
+            reason,
+            waitMs,
+            model: entry,
+            message: bounded(message, 500),
+          });
         }
       }
     }

@@ -42,7 +42,22 @@ export function faultOfSettlement(error: SettlementError | undefined): TurnFault
     : error?.type === "runaway"
       ? "runaway"
       : "infra";
-  return { reason, ...(cause ? { cause } : {}), detail: error?.message ?? "the Submission failed" };
+  return {
+    reason,
+    ...(cause ? { cause } : {}),
+    detail: bounded(error?.message ?? "the Submission failed", DETAIL_MAX),
+  };
+}
+
+/** Longest detail kept, characters: it rides the feed, the run's fault and its saved blob. */
+export const DETAIL_MAX = 2_000;
+
+/**
+ * `text` cut to `max` characters with an ellipsis: a provider's error page quoted whole (an
+ * HTML 502 from a proxy) must not flood the feed or the store.
+ */
+export function bounded(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 /** Where an admission went, for the words of its refusal. */
@@ -69,14 +84,19 @@ export function faultOfRefusal(status: number, body: unknown, target: AdmissionT
     return {
       reason: "infra",
       cause: "unknown-model",
-      detail:
+      detail: bounded(
         `the Harness at ${target.harnessUrl} has no model \`${model}\` (Agent \`${target.agent}\`)` +
-        `${known !== undefined ? `; its models: ${known || "none"}` : ""}. Add \`${model}\` to the ` +
-        `Harness's model table (its JR2_MODELS, JSON or @file) and restart it, or give the Agent ` +
-        `one of its models. The Harness said: ${error.text}`,
+          `${known !== undefined ? `; its models: ${known || "none"}` : ""}. Add \`${model}\` to the ` +
+          `Harness's model table (its JR2_MODELS, JSON or @file) and restart it, or give the Agent ` +
+          `one of its models. The Harness said: ${error.text}`,
+        DETAIL_MAX,
+      ),
     };
   }
-  const said = `the Harness at ${target.harnessUrl} refused the admission (HTTP ${status}${error.code ? ` ${error.code}` : ""}): ${error.text}`;
+  const said = bounded(
+    `the Harness at ${target.harnessUrl} refused the admission (HTTP ${status}${error.code ? ` ${error.code}` : ""}): ${error.text}`,
+    DETAIL_MAX,
+  );
   return status >= 400 && status < 500
     ? { reason: "infra", cause: "bad-request", detail: said }
     : { reason: "infra", detail: said };
@@ -89,8 +109,9 @@ function readErrorBody(body: unknown): { code?: string; text: string; fields: Re
   if (typeof body === "object" && body !== null && !Array.isArray(body)) {
     const fields = body as Record<string, unknown>;
     const code = typeof fields.code === "string" ? fields.code : undefined;
-    if (typeof fields.error === "string") return { ...(code ? { code } : {}), text: fields.error, fields };
+    if (typeof fields.error === "string")
+      return { ...(code ? { code } : {}), text: bounded(fields.error, DETAIL_MAX), fields };
   }
   const raw = body === undefined ? "(no JSON body)" : JSON.stringify(body);
-  return { text: raw.length > RAW_BODY_MAX ? `${raw.slice(0, RAW_BODY_MAX)}…` : raw, fields: {} };
+  return { text: bounded(raw, RAW_BODY_MAX), fields: {} };
 }
