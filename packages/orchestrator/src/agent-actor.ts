@@ -230,6 +230,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     const verdict = await judgeInTransit({
       client: ports.client,
       iid,
+      offset: ports.ledgerRead(iid)?.offset ?? "0",
       before,
       windowMs: config.admitWindowMs,
       now: () => Date.now(),

@@ -25,6 +25,8 @@ export type InTransitVerdict =
 export interface InTransitDeps {
   client: HarnessClient;
   iid: string;
+  /** An offset this conversation issued (its ledger's), else `"0"`, the start of any stream. */
+  offset: string;
   /** `/healthz` as read right before the admission; `undefined` when not read. */
   before: HealthResult | undefined;
   /** How long the Harness may take to answer `/healthz` again, ms. */
@@ -58,7 +60,7 @@ export async function judgeInTransit(deps: InTransitDeps): Promise<InTransitVerd
       if (now.bootId === undefined) return { kind: "older" };
       if (before !== undefined && now.bootId !== before)
         return { kind: "lost", why: `the Harness at ${url} restarted (bootId ${before} → ${now.bootId})` };
-      const page = await client.read(deps.iid, "0", 0);
+      const page = await client.read(deps.iid, deps.offset, 0);
       if (page.kind === "lost")
         return { kind: "lost", why: `the Harness at ${url} holds no conversation at this iid (404)` };
       if (page.kind !== "transport")

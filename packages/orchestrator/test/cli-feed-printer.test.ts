@@ -35,6 +35,12 @@ describe("the CLI feed printer", () => {
     );
   });
 
+  it("a text call says what the model did and what to check, never the model's text", () => {
+    expect(line({ type: "text-call", agent: "reviewer" })).toBe(
+      "09:00:00  text-call review#reviewer  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?",
+    );
+  });
+
   it("a fault names its cause beside its reason", () => {
     expect(
       line({ type: "fault", reason: "no-signal", cause: "text-call", detail: "the parser may be off" }),

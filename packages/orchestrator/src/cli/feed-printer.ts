@@ -25,7 +25,7 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     case "retry":
       return formatRetry(time, event);
     case "text-call":
-      return `${time}  text-call ${event.child}  the model wrote a tool call as text (is the server's tool-call parser on?); asked again`;
+      return `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {
       const cause = event.cause ? `, cause: ${event.cause}` : "";
       return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason}${cause} }${event.detail ? `: ${event.detail}` : ""}`;

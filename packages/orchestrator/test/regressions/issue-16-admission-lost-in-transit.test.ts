@@ -72,6 +72,42 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     await fake.close();
   });
 
+  it("a nudge on a continued conversation cut by a Harness restart: the next epoch gets the task, told the conversation is new; the budget is not spent twice", async () => {
+    const continued = jr2Setup({
+      events: [finish],
+      actors: { coder: agent({ model: "m", instructions: "You code.", workspace: "none" }) },
+    }).createMachine({
+      initial: "work",
+      states: {
+        work: {
+          invoke: { src: "coder", input: { prompt: "Do the work.", continue: true } },
+          on: { finish: "done", "agent.fault": "failed" },
+        },
+        done: { type: "final" },
+        failed: { type: "final" },
+      },
+    });
+    const stopped = {
+      kind: "events",
+      events: [{ type: "submission-settled", outcome: "completed" }],
+    } as const;
+    const fake = await startFakeHarness({
+      script: (_a, n) => (n === 0 ? stopped : n === 1 ? { kind: "die" } : working),
+    });
+    const host = hostOn(fake, continued);
+    const { runId } = await host.startRun("w", {});
+    await until("the re-admission", () => fake.admissions.length === 3);
+    const [task, nudge, again] = fake.admissions;
+    expect(nudge?.body).toMatchObject({ kind: "nudge", kept: true });
+    expect(nudge?.iid).toBe(task?.iid);
+    expect(again?.iid).toBe(`${task?.iid}/1`); // the next epoch of the address (§5.3)
+    expect(again?.body).toMatchObject({ kind: "task", notices: [{ type: "conversation-new" }] });
+    expect(fake.calls.slice(1)).toEqual([`admit ${task?.iid}`, `abort ${task?.iid}`, `admit ${again?.iid}`]);
+    expect(feedOf(host, runId, "fault")).toEqual([]);
+    await host.close();
+    await fake.close();
+  });
+
   it("the same Harness process never seated it (its stream answers 404): admitted again after aborting the old iid", async () => {
     const fake = await startFakeHarness({ script: (_a, n) => (n === 0 ? { kind: "drop" } : working) });
     const host = hostOn(fake, machine);
