@@ -240,7 +240,8 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       onWait: (n, _waitMs, why) =>
         ports.telemetry({ type: "retry", attempt: n, reason: `waiting for the Harness to answer: ${why}` }),
     });
-    if (verdict.kind === "stopped") return "failed";
+    // A Turn that ended while the Harness was probed reseats nothing and faults nothing.
+    if (verdict.kind === "stopped" || stopped || !ports.isOpen()) return "failed";
     if (verdict.kind === "lost") {
       ports.log(
         "warn",
@@ -251,7 +252,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         },
       );
       await abortRemote();
-      return "in-transit-lost";
+      return stopped || !ports.isOpen() ? "failed" : "in-transit-lost";
     }
     end(
       "infra",

@@ -11,6 +11,9 @@ import type { HarnessClient, HealthResult } from "./harness-client.js";
  * twice: the Turn faults. A Harness that tells no `bootId` (older) is not asked further.
  */
 
+/** How long the one stream read of the probe may take, ms (`wait=0`: a Harness answers at once). */
+const PROBE_TIMEOUT_MS = 5_000;
+
 /** What an admission that failed in transit turned out to be. */
 export type InTransitVerdict =
   /** Provably lost: abort the old iid, then admit again (§5.3/§5.7's lost-conversation path). */
@@ -60,7 +63,7 @@ export async function judgeInTransit(deps: InTransitDeps): Promise<InTransitVerd
       if (now.bootId === undefined) return { kind: "older" };
       if (before !== undefined && now.bootId !== before)
         return { kind: "lost", why: `the Harness at ${url} restarted (bootId ${before} → ${now.bootId})` };
-      const page = await client.read(deps.iid, deps.offset, 0);
+      const page = await client.read(deps.iid, deps.offset, 0, AbortSignal.timeout(PROBE_TIMEOUT_MS));
       if (page.kind === "lost")
         return { kind: "lost", why: `the Harness at ${url} holds no conversation at this iid (404)` };
       if (page.kind !== "transport")

@@ -153,6 +153,30 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     await fake.close();
   });
 
+  it("a run cancelled while the dead Harness is probed: nothing is re-sent, reseated or faulted", async () => {
+    const fake = await startFakeHarness({
+      script: () => {
+        fake.setDown(true);
+        return { kind: "drop" };
+      },
+    });
+    const host = hostOn(fake, machine, { admitWindowMs: 60_000 });
+    const { runId } = await host.startRun("w", {});
+    await until("a wait for the Harness", () =>
+      feedOf(host, runId, "retry").some((e) => e.reason.startsWith("waiting for the Harness to answer")),
+    );
+    const iid = host.getRun(runId).turns[0]!.iid;
+    await host.cancelRun(runId);
+    fake.setDown(false); // it comes back; the ended Turn must not act on it
+    await new Promise((r) => setTimeout(r, 100)); // a few probe rounds (backoff ≤ 20 ms)
+    expect(host.getRun(runId).status).toBe("cancelled");
+    expect(fake.admissions).toHaveLength(1);
+    expect(feedOf(host, runId, "fault")).toEqual([]);
+    expect(host.registrations.get(iid)).toBeUndefined();
+    await host.close();
+    await fake.close();
+  });
+
   it("a Harness that does not answer again within the admission window: the Turn faults infra / unavailable, the waits shown as retries", async () => {
     const fake = await startFakeHarness({
       script: () => {
