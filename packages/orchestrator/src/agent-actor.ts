@@ -113,6 +113,8 @@ export interface TurnHandle {
 }
 
 type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+/** Re-admissions of one Turn after the Harness lost its admission in transit (a poison request bound). */
+const IN_TRANSIT_READMITS = 2;
 /** How long a stopped Turn keeps reading its stream for the last usage events, ms. */
 const DRAIN_MS = 10_000;
 
@@ -132,6 +134,8 @@ export function startTurn(ports: TurnPorts): TurnHandle {
   let drained = false;
   let budget = config.nudgeBudget;
   let attempt = 0;
+  /** Admissions of this Turn the Harness provably lost in transit (see afterInTransit). */
+  let inTransitLosses = 0;
   const polls = new AbortController();
   let wakeUnsubscribe: (() => void) | undefined;
   let wakeResolve: (() => void) | undefined;
@@ -242,6 +246,15 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     });
     // A Turn that ended while the Harness was probed reseats nothing and faults nothing.
     if (verdict.kind === "stopped" || stopped || !ports.isOpen()) return "failed";
+    if (verdict.kind === "lost" && ++inTransitLosses > IN_TRANSIT_READMITS) {
+      // A request that kills the Harness each time it arrives must not crash-loop it.
+      end(
+        "infra",
+        `${verdict.why}: the Harness lost this Turn's admission in transit ${inTransitLosses} times; it is not sent again`,
+        "unavailable",
+      );
+      return "failed";
+    }
     if (verdict.kind === "lost") {
       ports.log(
         "warn",

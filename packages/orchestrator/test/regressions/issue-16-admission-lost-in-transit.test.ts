@@ -108,6 +108,20 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     await fake.close();
   });
 
+  it("a request that kills the Harness every time it arrives is re-admitted at most twice, then the Turn faults infra / unavailable (no crash loop)", async () => {
+    const fake = await startFakeHarness({ script: () => ({ kind: "die" }) });
+    const host = hostOn(fake, machine);
+    const { runId } = await host.startRun("w", {});
+    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    expect(fake.admissions).toHaveLength(3);
+    const [fault] = feedOf(host, runId, "fault");
+    expect(fault).toMatchObject({ reason: "infra", cause: "unavailable" });
+    expect(fault?.detail).toMatch(/lost this Turn's admission in transit 3 times/);
+    expect(host.getRun(runId).value).toBe("failed");
+    await host.close();
+    await fake.close();
+  });
+
   it("the same Harness process never seated it (its stream answers 404): admitted again after aborting the old iid", async () => {
     const fake = await startFakeHarness({ script: (_a, n) => (n === 0 ? { kind: "drop" } : working) });
     const host = hostOn(fake, machine);
