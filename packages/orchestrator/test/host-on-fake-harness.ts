@@ -5,7 +5,7 @@
 import type { RunFeedEvent } from "@jr2/wire";
 import { expect } from "vitest";
 import type { TurnConfig } from "../src/agent-actor.js";
-import { createHarnessTurnDriver, createRunHost, type Jr2Machine } from "../src/index.js";
+import { createHarnessTurnDriver, createRunHost, type Jr2Machine, type RunStore } from "../src/index.js";
 import type { FakeHarness } from "./fake-harness-server.js";
 
 /** Short waits: the fake answers at once; a poll waits at most a second. */
@@ -20,9 +20,11 @@ export function hostOn(
   fake: Pick<FakeHarness, "url">,
   machine: Jr2Machine,
   config: Partial<TurnConfig> = {},
+  store?: RunStore,
 ) {
   return createRunHost({
     workflows: new Map([["w", machine]]),
+    ...(store ? { store } : {}),
     placement: { instanceHarnessUrl: fake.url, workRoot: "/work", allowExplicitEndpoints: false },
     turnDriver: createHarnessTurnDriver({ harnessToken: "t", config: { ...quickTurns, ...config } }),
   });

@@ -12,7 +12,14 @@
 import type { FaultCause } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { assign } from "xstate";
-import { agent, defineEvent, faultGuard, jr2Setup } from "../../src/index.js";
+import {
+  agent,
+  createMemoryStore,
+  createRunHost,
+  defineEvent,
+  faultGuard,
+  jr2Setup,
+} from "../../src/index.js";
 import { type ScriptedEvent, startFakeHarness } from "../fake-harness-server.js";
 import { feedOf, hostOn, until } from "../host-on-fake-harness.js";
 
@@ -117,11 +124,20 @@ describe("agent.fault carries the settlement's cause (issue 10 §3)", () => {
         events: failedWith({ type: "provider", message: MESSAGE, cause: "context-overflow" }),
       }),
     });
-    const host = hostOn(fake, unrouted);
+    const store = createMemoryStore();
+    const host = hostOn(fake, unrouted, {}, { ...store, close: async () => {} });
     const { runId } = await host.startRun("w", {});
     await until("the run to fault", () => host.getRun(runId).status === "faulted");
     expect(host.getRun(runId).fault).toMatchObject({ cause: "context-overflow", detail: MESSAGE });
     await host.close();
+    // The cause is saved with the run: a restarted host reads it back.
+    const again = createRunHost({
+      workflows: new Map([["w", unrouted]]),
+      store: { ...store, close: async () => {} },
+    });
+    await again.restore();
+    expect(again.getRun(runId).fault).toMatchObject({ cause: "context-overflow", detail: MESSAGE });
+    await again.close();
     await fake.close();
   });
 });
