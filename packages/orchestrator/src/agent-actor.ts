@@ -1,13 +1,17 @@
 import type {
   Admission,
   AgentDefinition,
+  FaultCause,
   Notice,
   PickAnswer,
   StreamEvent,
   SubmissionRequest,
 } from "@jr2/wire";
+import type { AgentFaultReason } from "./authoring/agent-fault.js";
 import { crashPoint } from "./crash-points.js";
-import type { HarnessClient } from "./harness-client.js";
+import { bounded, faultOfRefusal, faultOfSettlement } from "./fault-causes.js";
+import type { HarnessClient, HealthResult } from "./harness-client.js";
+import { judgeInTransit } from "./lost-admission.js";
 import type { OutboundQueues } from "./outbound-queue.js";
 import type { TurnInput } from "./run-binding.js";
 
@@ -28,7 +32,7 @@ export interface LedgerEntry {
 }
 
 /** The reasons an `agent.fault` carries (§5.6). `infra` carries a detail. */
-export type FaultReason = "infra" | "no-signal" | "runaway" | "deadline" | "placement" | "conflict";
+export type FaultReason = AgentFaultReason;
 
 /**
  * Telemetry for the run feed; never carries an iid (§5.6). Picks are not here: the run host
@@ -38,7 +42,11 @@ export type TurnTelemetry =
   | { type: "admission"; kind: "task" | "nudge"; allowed: string[] }
   | { type: "usage"; promptTokens: number; cachedTokens: number; completionTokens: number }
   | { type: "retry"; attempt: number; reason: string }
-  | { type: "fault"; reason: FaultReason; detail?: string };
+  | { type: "fault"; reason: FaultReason; detail?: string; cause?: FaultCause }
+  /** The Harness retries a model request or waits for the model endpoint (issue 10 §3). */
+  | { type: "retry"; attempt: number; reason: string; waitMs: number; model: string; message: string }
+  /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
+  | { type: "text-call" };
 
 /** Knobs of the mechanics; defaults in {@link defaultTurnConfig}. Times in milliseconds. */
 export interface TurnConfig {
@@ -88,8 +96,8 @@ export interface TurnPorts {
   /** The conversation was lost: bump the epoch / mint a fresh iid and re-register; returns it. */
   reseat(): string;
   telemetry(event: TurnTelemetry): void;
-  /** Ends the Turn for the workflow: sends `agent.fault { reason }` to the invoker. */
-  fault(reason: FaultReason, detail?: string): void;
+  /** Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }` to the invoker. */
+  fault(reason: FaultReason, detail?: string, cause?: FaultCause): void;
   log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
   /** Injected clock (tests use fake timers). */
   setTimeout: (fn: () => void, ms: number) => unknown;
@@ -105,6 +113,8 @@ export interface TurnHandle {
 }
 
 type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+/** Re-admissions of one Turn after the Harness lost its admission in transit (a poison request bound). */
+const IN_TRANSIT_READMITS = 2;
 /** How long a stopped Turn keeps reading its stream for the last usage events, ms. */
 const DRAIN_MS = 10_000;
 
@@ -124,6 +134,8 @@ export function startTurn(ports: TurnPorts): TurnHandle {
   let drained = false;
   let budget = config.nudgeBudget;
   let attempt = 0;
+  /** Admissions of this Turn the Harness provably lost in transit (see afterInTransit). */
+  let inTransitLosses = 0;
   const polls = new AbortController();
   let wakeUnsubscribe: (() => void) | undefined;
   let wakeResolve: (() => void) | undefined;
@@ -142,12 +154,15 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     return ceiling / 2 + (ports.random() * ceiling) / 2;
   }
 
-  function end(reason: FaultReason, detail?: string): void {
+  function end(reason: FaultReason, detail?: string, cause?: FaultCause): void {
     if (stopped || !ports.isOpen()) return;
-    ports.telemetry({ type: "fault", reason, ...(detail ? { detail } : {}) });
-    ports.log("warn", "Turn faulted", { reason, detail });
-    ports.fault(reason, detail);
+    ports.telemetry({ type: "fault", reason, ...(detail ? { detail } : {}), ...(cause ? { cause } : {}) });
+    ports.log("warn", "Turn faulted", { reason, cause, detail });
+    ports.fault(reason, detail, cause);
   }
+
+  /** The model the Turn's requests name (the Turn input's, else the Agent's). */
+  const model = input.model ?? ports.definition.model;
 
   function abortRemote(): Promise<unknown> {
     return ports.outbound.run(iid, () => ports.client.abort(iid));
@@ -168,11 +183,18 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     };
   }
 
-  /** Admits one Submission; re-sends only what provably never left the host (§5.5). */
-  async function admit(body: SubmissionRequest): Promise<Admission | "lost" | "failed"> {
+  /**
+   * Admits one Submission; re-sends only what provably never left the host (§5.5), or what the
+   * Harness provably lost in transit (issue 16 item 5). `lost`: admit the task again on a new
+   * conversation. `/healthz` is read before each POST so a failure in transit can be judged
+   * against the Harness process that took it.
+   */
+  async function admit(body: SubmissionRequest): Promise<Admission | "lost" | "in-transit-lost" | "failed"> {
     const started = Date.now();
+    const harnessUrl = ports.client.endpoint.url;
     for (let n = 0; ; n++) {
       if (stopped) return "failed";
+      const before = await ports.client.health?.();
       const result = await ports.outbound.run(iid, () => ports.client.admit(iid, body));
       if (result.kind === "admitted") return result.admission;
       if (result.kind === "lost") return "lost";
@@ -181,13 +203,78 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         await sleep(backoff(n));
         continue;
       }
-      const detail =
-        result.kind === "refused"
-          ? `the Harness refused the admission (HTTP ${result.status}): ${JSON.stringify(result.body)}`
-          : `admission failed: ${result.error}`;
-      end("infra", detail);
+      if (result.kind === "unknown") return afterInTransit(result.error, before);
+      if (result.kind === "refused") {
+        const fault = faultOfRefusal(result.status, result.body, {
+          harnessUrl,
+          agent: input.agentName,
+          model,
+        });
+        end(fault.reason, fault.detail, fault.cause);
+      } else {
+        end(
+          "infra",
+          `admission failed: the Harness at ${harnessUrl} could not be reached within ${config.admitWindowMs} ms (${result.error})`,
+          "unavailable",
+        );
+      }
       return "failed";
     }
+  }
+
+  /**
+   * The admission's request failed in transit: admit again only if the Harness provably lost
+   * it, after aborting the old iid (abort is never 404); otherwise fault `infra` /
+   * `unavailable` (ADR-0037). Waiting for the Harness spends no budget.
+   */
+  async function afterInTransit(
+    error: string,
+    before: HealthResult | undefined,
+  ): Promise<"in-transit-lost" | "failed"> {
+    const verdict = await judgeInTransit({
+      client: ports.client,
+      iid,
+      offset: ports.ledgerRead(iid)?.offset ?? "0",
+      before,
+      windowMs: config.admitWindowMs,
+      now: () => Date.now(),
+      sleep,
+      backoff,
+      stopped: () => stopped || !ports.isOpen(),
+      onWait: (n, _waitMs, why) =>
+        ports.telemetry({ type: "retry", attempt: n, reason: `waiting for the Harness to answer: ${why}` }),
+    });
+    // A Turn that ended while the Harness was probed reseats nothing and faults nothing.
+    if (verdict.kind === "stopped" || stopped || !ports.isOpen()) return "failed";
+    if (verdict.kind === "lost" && ++inTransitLosses > IN_TRANSIT_READMITS) {
+      // A request that kills the Harness each time it arrives must not crash-loop it.
+      end(
+        "infra",
+        `${verdict.why}: the Harness lost this Turn's admission in transit ${inTransitLosses} times; it is not sent again`,
+        "unavailable",
+      );
+      return "failed";
+    }
+    if (verdict.kind === "lost") {
+      ports.log(
+        "warn",
+        "the admission was lost with the Harness; the old iid is aborted and the Turn admitted again",
+        {
+          why: verdict.why,
+          error,
+        },
+      );
+      await abortRemote();
+      return stopped || !ports.isOpen() ? "failed" : "in-transit-lost";
+    }
+    end(
+      "infra",
+      verdict.kind === "older"
+        ? `admission failed: ${error} (the Harness at ${ports.client.endpoint.url} tells no bootId, so whether it took the admission cannot be known)`
+        : `${verdict.detail}; the request failed with ${error}`,
+      "unavailable",
+    );
+    return "failed";
   }
 
   /**
@@ -217,6 +304,17 @@ export function startTurn(ports: TurnPorts): TurnHandle {
           ports.telemetry({ type: "usage", promptTokens, cachedTokens, completionTokens });
         } else if (event.type === "submission-settled" && event.submissionId === submissionId) {
           return stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
+        } else if (event.type === "retry") {
+          // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.
+          const { attempt: n, cause: reason, waitMs, model: entry, message } = event;
+          ports.telemetry({
+            type: "retry",
+            attempt: n,
+            reason,
+            waitMs,
+            model: entry,
+            message: bounded(message, 500),
+          });
         }
       }
     }
@@ -242,6 +340,20 @@ export function startTurn(ports: TurnPorts): TurnHandle {
     });
   }
 
+  /** The Harness reported a tool call written as text (issue 10 §3): feed event and warn log, no model text. */
+  function onTextCall(): void {
+    ports.telemetry({ type: "text-call" });
+    ports.log(
+      "warn",
+      "the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?",
+      {
+        model,
+        iid,
+        turnId: input.turnId,
+      },
+    );
+  }
+
   async function run(): Promise<void> {
     let kind: "task" | "nudge" = "task";
     let notices: Notice[] = [];
@@ -259,7 +371,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
      * read it (§5.6). It waits for Rest first: a Turn cut while its state works is admitted once
      * that work is done, and spends no budget.
      */
-    const onNewConversation = () => {
+    const onNewConversation = (reason = "conversation lost; admitted on a new one") => {
       iid = ports.reseat();
       kind = "task";
       kept = false;
@@ -269,11 +381,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         { type: "conversation-new" },
         ...(last ? [{ type: "pick-answer" as const, pick: last.pick, answer: last.answer }] : []),
       ];
-      ports.telemetry({
-        type: "retry",
-        attempt: ++attempt,
-        reason: "conversation lost; admitted on a new one",
-      });
+      ports.telemetry({ type: "retry", attempt: ++attempt, reason });
     };
 
     let waitForRest = false;
@@ -288,6 +396,10 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         if (admission === "failed") return;
         if (admission === "lost") {
           onNewConversation();
+          continue;
+        }
+        if (admission === "in-transit-lost") {
+          onNewConversation("the Harness lost the admission in transit; admitted on a new conversation");
           continue;
         }
         crashPoint("admit-sent");
@@ -307,24 +419,31 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       const { settlement } = outcome;
       if (!ports.isOpen() || stopped) return;
       if (settlement.outcome === "failed") {
-        const type = settlement.error?.type;
-        return end(
-          type === "runaway" ? "runaway" : "infra",
-          settlement.error?.message ?? "the Submission failed",
-        );
+        // Never nudged: context-overflow, bad-request, unknown-model, a spent retry bound (§5.6).
+        const fault = faultOfSettlement(settlement.error);
+        return end(fault.reason, fault.detail, fault.cause);
       }
       if (settlement.outcome === "aborted") {
         return end("infra", "the Harness aborted the Submission while the Turn was open");
       }
       // completed while the Turn is open: the ask-again rule (§5.7).
+      const textCall = settlement.textCall === true;
+      if (textCall) onTextCall();
       if (ports.allowed().length === 0) await until(() => ports.allowed().length > 0);
       if (stopped || !ports.isOpen()) return;
       if (budget <= 0)
-        return end("no-signal", `the model stopped without a pick ${config.nudgeBudget + 1} times`);
+        return textCall
+          ? end(
+              "no-signal",
+              `the model stopped without a pick ${config.nudgeBudget + 1} times, the last time writing its tool call as text (model \`${model}\`): the model server's tool-call parser may be off`,
+              "text-call",
+            )
+          : end("no-signal", `the model stopped without a pick ${config.nudgeBudget + 1} times`);
       budget--;
       kind = "nudge";
       kept = true;
-      notices = [];
+      // A text call gets its own words on the nudge; the markup is never parsed or delivered.
+      notices = textCall ? [{ type: "text-call" }] : [];
     }
   }
 

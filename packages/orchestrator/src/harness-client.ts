@@ -1,4 +1,11 @@
-import { AbortAnswer, Admission, readStreamEvent, type StreamEvent, type SubmissionRequest } from "@jr2/wire";
+import {
+  AbortAnswer,
+  Admission,
+  Health,
+  readStreamEvent,
+  type StreamEvent,
+  type SubmissionRequest,
+} from "@jr2/wire";
 
 /**
  * The Orchestrator's client of the Harness wire (SPEC §7.1): admit, follow, abort.
@@ -27,6 +34,15 @@ export type ReadResult =
   | { kind: "idle" } // 204: nothing new within `wait`
   | { kind: "lost" } // 404: unknown conversation (the Harness restarted)
   | { kind: "transport"; error: string };
+
+/**
+ * One read of the Harness's `/healthz` (§7.1). `up` with `bootId: undefined`: an older Harness
+ * that does not tell its process apart (issue 16 "provably lost").
+ */
+export type HealthResult = { kind: "up"; bootId: string | undefined } | { kind: "down"; error: string };
+
+/** How long one `/healthz` read may take, ms: a Harness that hangs reads as down. */
+const HEALTH_TIMEOUT_MS = 5_000;
 
 /** Error codes of a connection that provably never reached the peer. */
 const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL", "ENETUNREACH"]);
@@ -116,7 +132,26 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
     }
   }
 
-  return { endpoint, admit, read, abort };
+  /** Reads `/healthz` (open, no bearer needed; sent anyway). Never throws. */
+  async function health(): Promise<HealthResult> {
+    try {
+      const res = await fetchImpl(`${base}/healthz`, {
+        headers,
+        signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+      });
+      if (!res.ok) return { kind: "down", error: `HTTP ${res.status}` };
+      const parsed = Health.safeParse(await res.json().catch(() => undefined));
+      if (!parsed.success) return { kind: "down", error: "malformed /healthz answer" };
+      return { kind: "up", bootId: parsed.data.bootId };
+    } catch (error) {
+      return { kind: "down", error: describe(error) };
+    }
+  }
+
+  // `health` is optional in the client's type: a client without it (a fake, an older build)
+  // reads as a Harness that tells no bootId.
+  const optional: { health?: typeof health } = { health };
+  return { endpoint, admit, read, abort, ...optional };
 }
 
 /** A client of one Harness. */

@@ -55,7 +55,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
         reseat: () => context.reseat(),
         telemetry: (event) => context.telemetry(toFeed(event, turn.input.agentName)),
-        fault: (reason, detail) => context.fault(reason, detail),
+        fault: (reason, detail, cause) => context.fault(reason, detail, cause),
         log: (level, msg, fields) => context.log[level](fields ?? {}, msg),
         setTimeout: (fn, ms) => setTimeout(fn, ms),
         clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
@@ -76,8 +76,15 @@ function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
       return event;
     case "retry":
       return event;
+    case "text-call":
+      return { type: "text-call", agent };
     case "fault":
-      // The cause ("unknown model `writer`; …") is what a reader of the feed needs to act.
-      return { type: "fault", reason: event.reason, ...(event.detail ? { detail: event.detail } : {}) };
+      // The detail ("the Harness at … has no model `writer`; …") is what a reader needs to act.
+      return {
+        type: "fault",
+        reason: event.reason,
+        ...(event.detail ? { detail: event.detail } : {}),
+        ...(event.cause ? { cause: event.cause } : {}),
+      };
   }
 }

@@ -8,6 +8,8 @@
 export { readAllowedPicks } from "./allowed-picks.js";
 export type { AgentInit, AgentLogic } from "./authoring/agent.js";
 export { agent, agentDefinitionOf } from "./authoring/agent.js";
+export type { AgentFaultEvent, AgentFaultReason, FaultGuard } from "./authoring/agent-fault.js";
+export { faultCauseIs, faultGuard } from "./authoring/agent-fault.js";
 export type { Audience, EventDef, EventDefInit } from "./authoring/define-event.js";
 export { defineEvent } from "./authoring/define-event.js";
 export type { GateInput, GateLogic } from "./authoring/gate.js";

@@ -53,8 +53,8 @@ export class LiveRun {
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved = false;
   status: RunStatus = "running";
-  /** Why the run faulted; `detail` is the cause a Turn fault carried (§5.6). */
-  fault: { reason: string; detail?: string } | undefined;
+  /** Why the run faulted; `detail` and `cause` are what a Turn fault carried (§5.6). */
+  fault: { reason: string; detail?: string; cause?: string } | undefined;
   updatedAt: Date;
   readonly #hooks: LiveRunHooks;
   readonly #log: Logger;
@@ -135,11 +135,16 @@ export class LiveRun {
 
   /**
    * Ends the run as `faulted` with `reason` (recorded, on the feed) and stops its actors.
-   * @param detail - the cause, when a Turn fault faulted the run (kept in `fault.detail`)
+   * @param detail - the words, when a Turn fault faulted the run (kept in `fault.detail`)
+   * @param cause - the Turn fault's cause (a FaultCause string, kept in `fault.cause`)
    */
-  faultRun(reason: string, detail?: string): void {
+  faultRun(reason: string, detail?: string, cause?: string): void {
     if (this.status !== "running") return;
-    this.fault = detail === undefined ? { reason } : { reason, detail };
+    this.fault = {
+      reason,
+      ...(detail === undefined ? {} : { detail }),
+      ...(cause === undefined ? {} : { cause }),
+    };
     this.#setStatus("faulted", reason);
     this.#log.warn({ runId: this.runId, reason, ...(detail === undefined ? {} : { detail }) }, "run faulted");
     // Never stop an actor from inside its own processing; an errored actor's stop may throw.
@@ -198,10 +203,11 @@ export class LiveRun {
       taken = true; // a throwing guard errors the Machine itself; that path faults the run too
     }
     if (taken) return;
-    const { reason, detail } = event.event as { reason?: unknown; detail?: unknown };
+    const { reason, detail, cause } = event.event as { reason?: unknown; detail?: unknown; cause?: unknown };
     this.faultRun(
       `agent.fault (${typeof reason === "string" ? reason : "no reason"}) taken by no transition`,
       typeof detail === "string" ? detail : undefined,
+      typeof cause === "string" ? cause : undefined,
     );
   }
 

@@ -1,4 +1,4 @@
-import type { PickAnswer } from "@jr2/wire";
+import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { FeedEntry } from "./feed.js";
 import type { Registration } from "./registration-table.js";
@@ -46,10 +46,10 @@ export interface TurnContext {
   /** Appends Turn telemetry to the run feed, as `<state path>#<agent>` (never the iid). */
   telemetry(event: TurnTelemetry): void;
   /**
-   * Ends the Turn for the workflow: sends `agent.fault { reason, detail? }`, stamped with the
-   * Agent's sender, to the invoker.
+   * Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }`, stamped
+   * with the Agent's sender, to the invoker. `cause` is what a workflow may route on (§5.6).
    */
-  fault(reason: string, detail?: string): void;
+  fault(reason: string, detail?: string, cause?: FaultCause): void;
   /** The run's ledger of admissions by iid (§5.4); restored with the run (§8). */
   ledgerRead(iid: string): TurnLedgerEntry | undefined;
   /** Records an admission; resolves after the RunBlob save carrying it committed (§5.4, §8). */

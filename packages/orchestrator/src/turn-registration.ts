@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { PickAnswer } from "@jr2/wire";
+import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyActorRef, EventObject } from "xstate";
 import type { LiveRun } from "./live-run.js";
@@ -89,15 +89,14 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     input: turn.input,
     definition: turn.definition,
   });
-  const fault = (iid: string, reason: string, detail?: string) => {
+  const fault = (iid: string, reason: string, detail?: string, cause?: FaultCause) => {
     const sender: Sender = { kind: "agent", name: agent, iid };
-    turn.sendBack(
-      stampSender(
-        "agent.fault",
-        detail === undefined ? { reason } : { reason, detail },
-        sender,
-      ) as EventObject,
-    );
+    const payload = {
+      reason,
+      ...(detail === undefined ? {} : { detail }),
+      ...(cause === undefined ? {} : { cause }),
+    };
+    turn.sendBack(stampSender("agent.fault", payload, sender) as EventObject);
   };
 
   let current = registrationAt(turn.input.iid);
@@ -128,11 +127,11 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     lastAnswer: () => lastAnswers.get(turn.self),
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
-    fault: (reason, detail) => {
+    fault: (reason, detail, cause) => {
       // A terminal fault on a continued conversation bumps its epoch: the next `continue`
       // lands on a new conversation (§5.3).
       if (turn.input.continuation) bumpEpoch(addressOf(run.runId, turn));
-      fault(current.iid, reason, detail);
+      fault(current.iid, reason, detail, cause);
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {

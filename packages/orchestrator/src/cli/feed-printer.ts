@@ -23,18 +23,42 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
       return `${time}  model     ${event.child}  prompt ${event.promptTokens ?? "?"}  cached ${event.cachedTokens ?? "?"} (${pct})  completion ${event.completionTokens ?? "?"}`;
     }
     case "retry":
-      return `${time}  retry     ${event.child}  attempt ${event.attempt}: ${event.reason}${event.message ? ` — ${event.message}` : ""}`;
+      return formatRetry(time, event);
     case "text-call":
-      return `${time}  text-call ${event.child}  the model wrote a tool call as text (is the server's tool-call parser on?); asked again`;
+      return `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {
-      const detail = (event as { detail?: string }).detail;
-      return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason} }${detail ? `: ${detail}` : ""}`;
+      const cause = event.cause ? `, cause: ${event.cause}` : "";
+      return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason}${cause} }${event.detail ? `: ${event.detail}` : ""}`;
     }
     case "gate":
       return [
         `${time}  gate      ${event.gate.id} is open; accepts now: ${event.gate.acceptsNow.join(", ") || "none yet"}`,
         `                  answer: jr2 gate ${runId} ${event.gate.id} <${event.gate.accepts.map((a) => a.name).join("|")}> [--payload JSON]`,
       ].join("\n");
+  }
+}
+
+type RetryEvent = Extract<RunFeedEvent, { type: "retry" }>;
+
+/**
+ * A retry line. The Harness's model-request retries (issue 10 §3) carry `waitMs` and `model`:
+ * `unavailable` reads as waiting for the model endpoint, `stream-cut` as the same request sent
+ * again; the Orchestrator's own (admission, lost conversation) and an older Harness's carry
+ * only `attempt` and `reason`.
+ */
+function formatRetry(time: string, event: RetryEvent): string {
+  const head = `${time}  retry     ${event.child}  `;
+  const said = event.message ? ` — ${event.message}` : "";
+  if (event.waitMs === undefined) return `${head}attempt ${event.attempt}: ${event.reason}${said}`;
+  const wait = `${(event.waitMs / 1000).toFixed(1)} s`;
+  const model = event.model ? ` (model ${event.model})` : "";
+  switch (event.reason) {
+    case "unavailable":
+      return `${time}  waiting   ${event.child}  for the model endpoint${model}: down or loading, trying again in ${wait} (attempt ${event.attempt})${said}`;
+    case "stream-cut":
+      return `${head}the model's answer was cut off${model}; the same request again in ${wait} (attempt ${event.attempt})${said}`;
+    default:
+      return `${head}attempt ${event.attempt}: ${event.reason}${model}, next in ${wait}${said}`;
   }
 }
 

@@ -74,7 +74,7 @@ export async function followRun(
   const u = detail.usage;
   const pct = cachePercent(u);
   out.write(
-    `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`,
+    `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`,
   );
   return detail.status === "done" ? 0 : 1;
 }

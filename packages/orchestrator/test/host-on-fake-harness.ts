@@ -1,0 +1,49 @@
+/**
+ * A run host whose Turns run on a {@link startFakeHarness} fake through the shipped Harness
+ * Turn driver and client (real HTTP on 127.0.0.1), with short backoffs so a test does not wait.
+ */
+import type { RunFeedEvent } from "@jr2/wire";
+import { expect } from "vitest";
+import type { TurnConfig } from "../src/agent-actor.js";
+import { createHarnessTurnDriver, createRunHost, type Jr2Machine, type RunStore } from "../src/index.js";
+import type { FakeHarness } from "./fake-harness-server.js";
+
+/** Short waits: the fake answers at once; a poll waits at most a second. */
+export const quickTurns: Partial<TurnConfig> = {
+  pollWaitSeconds: 1,
+  backoffMinMs: 5,
+  backoffMaxMs: 20,
+};
+
+/** A host with one workflow `w` placed on `fake`, or any Harness at a URL (every Agent `workspace: "none"`). */
+export function hostOn(
+  fake: Pick<FakeHarness, "url">,
+  machine: Jr2Machine,
+  config: Partial<TurnConfig> = {},
+  store?: RunStore,
+) {
+  return createRunHost({
+    workflows: new Map([["w", machine]]),
+    ...(store ? { store } : {}),
+    placement: { instanceHarnessUrl: fake.url, workRoot: "/work", allowExplicitEndpoints: false },
+    turnDriver: createHarnessTurnDriver({ harnessToken: "t", config: { ...quickTurns, ...config } }),
+  });
+}
+
+/** Polls (5 ms ticks, bounded) until `check` holds; fails naming `what` otherwise. */
+export async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2_000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check(), `never reached: ${what}`).toBe(true);
+}
+
+/** The feed events of `runId` of one type. */
+export function feedOf<T extends RunFeedEvent["type"]>(
+  host: ReturnType<typeof createRunHost>,
+  runId: string,
+  type: T,
+): Array<Extract<RunFeedEvent, { type: T }>> {
+  return host
+    .feedOf(runId)
+    .since()
+    .filter((e): e is Extract<RunFeedEvent, { type: T }> => e.type === type);
+}
