@@ -33,7 +33,8 @@ export function chatCompletionsRoute(app: FastifyInstance, sim: Simulator): void
         ending,
       )) {
         if (res.destroyed) return reply;
-        res.write(frame);
+        // Each frame is flushed before the next: a `cut` then destroys a socket the client read from.
+        await new Promise<void>((resolve) => res.write(frame, () => resolve()));
       }
       if (ending === "cut") res.socket?.destroy();
       else res.end();
