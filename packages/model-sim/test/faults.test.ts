@@ -153,7 +153,9 @@ describe("refusals in vLLM's own shapes", () => {
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body).toMatchObject({ object: "error", type: "BadRequestError", param: null, code: 400 });
-    expect(body.message).toMatch(/^This model's maximum context length is 200 tokens\. However, you requested \d+ tokens/);
+    expect(body.message).toMatch(
+      /^This model's maximum context length is 200 tokens\. However, you requested \d+ tokens/,
+    );
     expect((await send("overflow:100000", { max_tokens: 100 })).res.statusCode).toBe(200);
   });
 });
@@ -165,7 +167,11 @@ describe("answers a client must not take as a pick", () => {
     expect(first.content).toMatch(/<tool_call>\n\{"name": "approve", "arguments": \{.*\}\}\n<\/tool_call>/);
     expect(first.finishReason).toBe("stop");
     const again = await chat(app, {
-      ...streamed("textcall:1", [...turn, { role: "assistant", content: first.content }, userTurn("Allowed now: approve.")]),
+      ...streamed("textcall:1", [
+        ...turn,
+        { role: "assistant", content: first.content },
+        userTurn("Allowed now: approve."),
+      ]),
     });
     expect(assemble(sseFrames(again.payload)).calls[0]!.name).toBe("approve");
   });

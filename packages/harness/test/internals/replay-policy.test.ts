@@ -78,7 +78,9 @@ describe("reasoning replay policy", () => {
     expect(sent.messages[2].reasoning_content).toBe("I think about step 0.");
     expect(() =>
       parseModelTable(
-        JSON.stringify({ x: { baseUrl: "http://h/v1", id: "x", contextWindow: 1, maxTokens: 1, reasoningReplay: "keep" } }),
+        JSON.stringify({
+          x: { baseUrl: "http://h/v1", id: "x", contextWindow: 1, maxTokens: 1, reasoningReplay: "keep" },
+        }),
       ),
     ).toThrow(/reasoningReplay/);
   });
