@@ -25,13 +25,16 @@ const history = (steps: number) => ({
 
 describe("reasoning replay policy", () => {
   it("drop: no assistant message carries reasoning, whatever field pi echoed it in; the rest is untouched", () => {
-    const sent = applyReplayPolicy(history(2), "drop") as ReturnType<typeof history>;
+    const sent = applyReplayPolicy(history(2), "drop") as {
+      messages: Array<Record<string, unknown>>;
+      chat_template_kwargs: unknown;
+    };
     const assistants = sent.messages.filter((m) => m.role === "assistant");
     expect(assistants).toHaveLength(2);
     for (const m of assistants) {
       expect(m).not.toHaveProperty("reasoning");
       expect(m).not.toHaveProperty("reasoning_content");
-      expect(m.tool_calls).toHaveLength(1);
+      expect(m.tool_calls as unknown[]).toHaveLength(1);
     }
     expect(sent.chat_template_kwargs).toEqual({ enable_thinking: true, preserve_thinking: true });
     expect(sent.messages.filter((m) => m.role !== "assistant")).toEqual(
