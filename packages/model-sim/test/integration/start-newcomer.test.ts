@@ -63,11 +63,14 @@ export const machine = jr2Setup({
 });
 `;
 
-/** README.md's per-Agent simulator policies, as a newcomer copies them. */
-const MODELS = {
-  planner: { baseUrl: "model-sim", id: "obedient+think:50" },
-  writer: { baseUrl: "model-sim", id: "script:publish", contextWindow: 32768, maxTokens: 2048 },
-};
+/** README.md's per-Agent simulator policies, copied out of the README as a newcomer copies them. */
+function readmeModels(): string {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### Your own workflow on model-sim"));
+  const json = /<<'JSON'\n([\s\S]*?)\nJSON\n/.exec(section)?.[1];
+  if (!json) throw new Error("README.md has no models file under ### Your own workflow on model-sim");
+  return json;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -96,7 +99,7 @@ describe.skipIf(built.some((file) => !existsSync(join(repoRoot, file))))(
       rmSync(workflows, { recursive: true, force: true });
       mkdirSync(workflows);
       writeFileSync(join(workflows, "plan-write.ts"), WORKFLOW);
-      writeFileSync(join(home, "models.json"), JSON.stringify(MODELS, null, 2));
+      writeFileSync(join(home, "models.json"), readmeModels());
       const env = {
         ...process.env,
         JR2_WORKFLOWS_DIR: workflows,
