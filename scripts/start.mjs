@@ -21,6 +21,8 @@ import { parseArgs } from "node:util";
 import { createStream } from "rotating-file-stream";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** A path the user typed, relative to where they ran `pnpm start` (pnpm runs us from the root). */
+const fromUserCwd = (path) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
 const { values: args } = parseArgs({
   // `pnpm start -- --run review` hands the script a literal `--`; take it as a separator.
   args: process.argv.slice(2).filter((a) => a !== "--"),
@@ -43,7 +45,7 @@ for (const [name, path] of Object.entries(bins)) {
   }
 }
 
-const dataDir = resolve(process.env.JR2_DATA_DIR ?? join(root, ".data"));
+const dataDir = process.env.JR2_DATA_DIR ? fromUserCwd(process.env.JR2_DATA_DIR) : join(root, ".data");
 mkdirSync(dataDir, { recursive: true });
 /** A secret kept in the data dir, generated once: the local stack's tokens survive restarts. */
 function secret(name) {
@@ -87,7 +89,16 @@ const EXAMPLE_MODELS = {
 function resolveModels(raw, simBaseUrl) {
   let given = EXAMPLE_MODELS;
   if (raw !== undefined && raw.trim() !== "") {
-    const text = raw.startsWith("@") ? readFileSync(resolve(raw.slice(1)), "utf8") : raw;
+    let text = raw;
+    if (raw.startsWith("@")) {
+      try {
+        text = readFileSync(fromUserCwd(raw.slice(1)), "utf8");
+      } catch (error) {
+        throw new Error(
+          `JR2_MODELS names a file that cannot be read (${fromUserCwd(raw.slice(1))}): ${error.code ?? error.message}`,
+        );
+      }
+    }
     try {
       given = JSON.parse(text);
     } catch (error) {
@@ -244,7 +255,9 @@ try {
     JR2_PORT: String(ports.orchestrator),
     JR2_HOST: host,
     JR2_DATA_DIR: dataDir,
-    JR2_WORKFLOWS_DIR: process.env.JR2_WORKFLOWS_DIR ?? join(root, "examples/workflows"),
+    JR2_WORKFLOWS_DIR: process.env.JR2_WORKFLOWS_DIR
+      ? fromUserCwd(process.env.JR2_WORKFLOWS_DIR)
+      : join(root, "examples/workflows"),
     JR2_INSTANCE_TOKEN: instanceToken,
     JR2_SANDBOX_KEY: sandboxKey,
     JR2_HARNESS_URL: urls.harness,

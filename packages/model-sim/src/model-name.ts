@@ -88,6 +88,8 @@ export const FAULT_NAMES = [
 ] as const;
 
 const ALWAYS = Number.POSITIVE_INFINITY;
+/** The most reasoning tokens `think:` may ask for: each answer is generated and tokenized in memory. */
+export const MAX_THINK = 65_536;
 
 function notFound(name: string, why: string): SimRequestError {
   return new SimRequestError(
@@ -145,6 +147,7 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
       const min = Number(m[1]);
       const max = m[2] === undefined ? min : Number(m[2]);
       if (max < min) throw notFound(name, `think:${arg} has its maximum below its minimum`);
+      if (max > MAX_THINK) throw notFound(name, `think:${arg} is over ${MAX_THINK} tokens`);
       faults.think = { min, max };
       return true;
     }

@@ -41,6 +41,9 @@ export interface ModelSimOptions {
   now?: () => Date;
 }
 
+/** Distinct request bodies whose attempt counts are kept (least recently sent forgotten first). */
+const ATTEMPTS_KEPT = 100_000;
+
 /** The outcome of one chat request: a refusal to send, or an answer to send. */
 export type ChatOutcome =
   | {
@@ -132,7 +135,10 @@ export class Simulator {
     const { faults } = model;
     const digest = createHash("sha256").update(raw).digest("hex");
     const attempt = (this.#attempts.get(digest) ?? 0) + 1;
+    this.#attempts.delete(digest);
     this.#attempts.set(digest, attempt);
+    // Bounded: a soak of distinct bodies forgets the least recently sent ones first.
+    if (this.#attempts.size > ATTEMPTS_KEPT) this.#attempts.delete(this.#attempts.keys().next().value!);
     const seen = (this.#perModel.get(request.model) ?? 0) + 1;
     this.#perModel.set(request.model, seen);
     if (faults.loading !== undefined && seen <= faults.loading) {
@@ -262,7 +268,8 @@ function reasoningFor(plan: Plan, faults: Faults, seed: number): string {
 /** `overlong`: the answer rambles on in content past any output budget, then makes its call. */
 function overlong(plan: Plan, faults: Faults, view: ConversationView, request: ChatRequest): Plan {
   if (faults.overlong === undefined || view.assistantAnswers >= faults.overlong) return plan;
-  const words = (request.max_completion_tokens ?? request.max_tokens ?? 1024) + 64;
+  // Bounded by the context-length check above (the budget fits the model length).
+  const words = Math.min(request.max_completion_tokens ?? request.max_tokens ?? 1024, 131_072) + 64;
   const ramble = fillerReasoning(words, 0, "Let me explain everything first.");
   return { kind: "text", text: plan.kind === "text" ? `${ramble} ${plan.text}` : ramble };
 }

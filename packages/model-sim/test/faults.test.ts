@@ -207,4 +207,39 @@ describe("usage as a server configured without it reports it", () => {
     expect(res.json().error.message).toContain('unknown fault "explode"');
     expect(res.json().error.message).toContain("ratelimit");
   });
+
+  it("refuses a think: count it would have to hold in memory, naming the limit", async () => {
+    const res = await chat(app, streamed("obedient+think:100000000", turn));
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toContain("is over 65536 tokens");
+  });
+});
+
+describe("a client that goes away", () => {
+  it("a reader that hangs up mid-stream stops the stream; the simulator keeps answering", async () => {
+    const sim = await startModelSim();
+    try {
+      const post = (signal?: AbortSignal) =>
+        fetch(`${sim.baseUrl}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(streamed("slow:30+think:200", turn)),
+          signal,
+        });
+      const controller = new AbortController();
+      const res = await post(controller.signal);
+      const reader = res.body!.getReader();
+      await reader.read(); // the role chunk arrived
+      controller.abort();
+      await expect(reader.read()).rejects.toThrow();
+      const next = await fetch(`${sim.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(streamed("obedient", turn)),
+      });
+      expect(assemble(sseFrames(await next.text())).finishReason).toBe("tool_calls");
+    } finally {
+      await sim.close();
+    }
+  });
 });
