@@ -134,6 +134,7 @@ describe.skipIf(built.some((file) => !existsSync(join(repoRoot, file))))(
       expect(code, out).toBe(0);
       expect(out).toMatch(/pick\s+planning#planner\s+planned → moved, turn complete/);
       expect(out).toMatch(/pick\s+writing#writer\s+publish → moved, turn complete/);
+      expect(out).toMatch(/\d\d:\d\d:\d\d {2}done {6}published\n/); // the success state, not `failed`
       expect(out).toMatch(/run run-\S+ done; tokens:/);
       // Every service's log is bounded: the current file plus at most JR2_LOG_FILES rotated ones.
       const files = readdirSync(data).filter((f) => /\.log(\.\d+)?$/.test(f));
