@@ -139,8 +139,9 @@ export class Simulator {
     this.#attempts.set(digest, attempt);
     // Bounded: a soak of distinct bodies forgets the least recently sent ones first.
     if (this.#attempts.size > ATTEMPTS_KEPT) this.#attempts.delete(this.#attempts.keys().next().value!);
-    const seen = (this.#perModel.get(request.model) ?? 0) + 1;
-    this.#perModel.set(request.model, seen);
+    // Only `loading:N` names are counted, so the map holds no more names than clients ask to load.
+    const seen = faults.loading === undefined ? 0 : (this.#perModel.get(request.model) ?? 0) + 1;
+    if (faults.loading !== undefined) this.#perModel.set(request.model, seen);
     if (faults.loading !== undefined && seen <= faults.loading) {
       throw new SimRequestError(
         "model_loading",
