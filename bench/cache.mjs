@@ -3,9 +3,11 @@
 // template), twice side by side in one run:
 //   fixed  — jr2's fixed Menu: the tools block is byte-identical on every request;
 //   narrow — the benchmark-only JR2_BENCH_NARROW_TOOLS=1 Harness: only the Allowed picks as tools.
+// Then the reasoning part (cache-reasoning.mjs): reasoning-heavy Turns under two templates.
 // A tiny fake Orchestrator (surface + picks) walks the 3-state machine. Each mode has its own
 // model-sim so neither warms the other's prefix cache. Prints per-request cached/prompt and totals.
 import { createServer } from "node:http";
+import { runReasoningBench } from "./cache-reasoning.mjs";
 import { printTable, startProcess, writeResults } from "./lib.mjs";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 24);
@@ -261,6 +263,7 @@ async function main() {
         "distinct tools blocks": totals[mode].distinctToolsBlocks,
       })),
     );
+    const reasoning = await runReasoningBench();
     writeResults("cache", {
       setup: {
         turns: TURNS,
@@ -275,6 +278,7 @@ async function main() {
       },
       totals,
       perRequest,
+      reasoning,
     });
   } finally {
     for (const s of started.reverse()) await s.stop();

@@ -6,8 +6,11 @@
 //   pnpm start                     # start the stack; Ctrl-C stops it
 //   pnpm start --run review        # start it, run `review` end to end (answering its Gate), stop
 //
-// Environment (all optional): JR2_MODELS (JSON model table; unset → model-sim), JR2_DATA_DIR
-// (default ./.data), JR2_PORT / JR2_HARNESS_PORT / JR2_SIM_PORT (7400 / 7401 / 7402).
+// Environment (all optional): JR2_MODELS (JSON model table or @file; unset → model-sim for the
+// examples' models; an entry whose baseUrl is "model-sim" — or a bare string, a model-sim
+// policy — runs on the simulator, which then starts too), JR2_DATA_DIR (default ./.data),
+// JR2_PORT / JR2_HARNESS_PORT / JR2_SIM_PORT (7400 / 7401 / 7402), JR2_LOG_MAX_SIZE /
+// JR2_LOG_FILES (each service's log rotates at 10M, keeping 5).
 import { spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -15,8 +18,11 @@ import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { createStream } from "rotating-file-stream";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** A path the user typed, relative to where they ran `pnpm start` (pnpm runs us from the root). */
+const fromUserCwd = (path) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
 const { values: args } = parseArgs({
   // `pnpm start -- --run review` hands the script a literal `--`; take it as a separator.
   args: process.argv.slice(2).filter((a) => a !== "--"),
@@ -39,7 +45,7 @@ for (const [name, path] of Object.entries(bins)) {
   }
 }
 
-const dataDir = resolve(process.env.JR2_DATA_DIR ?? join(root, ".data"));
+const dataDir = process.env.JR2_DATA_DIR ? fromUserCwd(process.env.JR2_DATA_DIR) : join(root, ".data");
 mkdirSync(dataDir, { recursive: true });
 /** A secret kept in the data dir, generated once: the local stack's tokens survive restarts. */
 function secret(name) {
@@ -63,21 +69,82 @@ const instanceToken = process.env.JR2_INSTANCE_TOKEN ?? secret("instance-token")
 const sandboxKey = process.env.JR2_SANDBOX_KEY ?? secret("sandbox-key");
 const harnessToken = process.env.JR2_HARNESS_TOKEN ?? secret("harness-token");
 
-const simulated = !process.env.JR2_MODELS;
+/** A model-sim entry's defaults: the simulator reads no context window, the Harness needs one. */
+const SIM_ENTRY = { contextWindow: 32768, maxTokens: 2048 };
 // With no endpoint configured, every logical model name of the examples maps to a model-sim
 // policy (the "model id" chooses the behaviour, see packages/model-sim/README.md).
-const models =
-  process.env.JR2_MODELS ??
-  JSON.stringify({
-    coder: { baseUrl: `${urls.sim}/v1`, id: "worker:2", contextWindow: 32768, maxTokens: 2048 },
-    reviewer: {
-      baseUrl: `${urls.sim}/v1`,
-      id: "script:request_changes,approve",
-      contextWindow: 32768,
-      maxTokens: 2048,
-    },
-    triager: { baseUrl: `${urls.sim}/v1`, id: "obedient", contextWindow: 32768, maxTokens: 2048 },
-  });
+const EXAMPLE_MODELS = {
+  coder: "worker:2",
+  reviewer: "script:request_changes,approve",
+  triager: "obedient",
+};
+
+/**
+ * The Harness's model table from JR2_MODELS (inline JSON or `@file`; unset → the examples'
+ * models on model-sim). An entry whose `baseUrl` is `"model-sim"` — or a bare string, which is
+ * a model-sim policy — is served by the simulator at `simBaseUrl`.
+ * @returns the table and the names that run on model-sim (the simulator starts iff any).
+ * @throws Error naming JR2_MODELS when the value is not JSON or not an object of entries.
+ */
+function resolveModels(raw, simBaseUrl) {
+  let given = EXAMPLE_MODELS;
+  if (raw !== undefined && raw.trim() !== "") {
+    let text = raw;
+    if (raw.startsWith("@")) {
+      try {
+        text = readFileSync(fromUserCwd(raw.slice(1)), "utf8");
+      } catch (error) {
+        throw new Error(
+          `JR2_MODELS names a file that cannot be read (${fromUserCwd(raw.slice(1))}): ${error.code ?? error.message}`,
+        );
+      }
+    }
+    try {
+      given = JSON.parse(text);
+    } catch (error) {
+      throw new Error(
+        `JR2_MODELS is not JSON (${raw.startsWith("@") ? raw.slice(1) : "inline"}): ${error.message}`,
+      );
+    }
+    if (typeof given !== "object" || given === null || Array.isArray(given))
+      throw new Error(
+        'JR2_MODELS must be an object: { "<model name>": { baseUrl, id, … } | "<model-sim policy>" }',
+      );
+  }
+  const table = {};
+  const simNames = [];
+  for (const [name, entry] of Object.entries(given)) {
+    if (typeof entry === "string") {
+      table[name] = { baseUrl: simBaseUrl, id: entry, ...SIM_ENTRY };
+    } else if (entry?.baseUrl === "model-sim") {
+      table[name] = { ...SIM_ENTRY, ...entry, baseUrl: simBaseUrl };
+    } else {
+      table[name] = entry;
+      if (entry?.baseUrl !== simBaseUrl) continue;
+    }
+    simNames.push(name);
+  }
+  return { table, simNames };
+}
+
+let modelTable;
+try {
+  modelTable = resolveModels(process.env.JR2_MODELS, `${urls.sim}/v1`);
+} catch (error) {
+  console.error(`jr2: ${error.message}`);
+  process.exit(1);
+}
+const simulated = modelTable.simNames.length > 0;
+const models = JSON.stringify(modelTable.table);
+
+/** One line per model name: where its requests go (never an API key). */
+function modelLines() {
+  return Object.entries(modelTable.table).map(([name, entry]) =>
+    modelTable.simNames.includes(name)
+      ? `${name} → model-sim policy \`${entry.id}\``
+      : `${name} → ${entry?.baseUrl} (${entry?.id})`,
+  );
+}
 
 /** Refuses to start over a port someone else holds: a stack there would answer for us. */
 async function portFree(port, name, variable) {
@@ -96,6 +163,23 @@ async function portFree(port, name, variable) {
   });
 }
 
+/**
+ * Each service's log, `<data dir>/<name>.log`, rotated by size like logrotate: at
+ * JR2_LOG_MAX_SIZE (10M) it becomes `<name>.log.1` (older ones shift up) and at most
+ * JR2_LOG_FILES (5) rotated files are kept — rotating-file-stream, a maintained dependency-free
+ * library, rather than home-made renames racing the writes.
+ */
+function logStream(name) {
+  const count = Number(process.env.JR2_LOG_FILES ?? 5);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`JR2_LOG_FILES must be a whole number ≥ 1, not "${process.env.JR2_LOG_FILES}"`);
+  return createStream(`${name}.log`, {
+    path: dataDir,
+    size: process.env.JR2_LOG_MAX_SIZE ?? "10M",
+    rotate: count,
+  });
+}
+
 const children = [];
 function start(name, file, argv, env) {
   const child = spawn(process.execPath, [file, ...argv], {
@@ -103,15 +187,19 @@ function start(name, file, argv, env) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logPath = join(dataDir, `${name}.log`);
-  const prefix = (chunk) => {
-    writeFileSync(logPath, chunk, { flag: "a" });
+  const log = logStream(name);
+  let tail = [];
+  const write = (chunk) => {
+    log.write(chunk);
+    // The last lines, kept in memory: the file may have just rotated or not be flushed yet.
+    tail = [...tail, ...String(chunk).trimEnd().split("\n")].slice(-5);
   };
-  child.stdout.on("data", prefix);
-  child.stderr.on("data", prefix);
+  child.stdout.on("data", write);
+  child.stderr.on("data", write);
   child.on("exit", (code, signal) => {
+    log.end();
     if (!stopping) {
       // Show why: the last lines the service wrote (a load error names the workflow file).
-      const tail = existsSync(logPath) ? readFileSync(logPath, "utf8").trimEnd().split("\n").slice(-5) : [];
       console.error(`jr2: the ${name} exited (${signal ?? code}); its last words (${logPath}):`);
       for (const line of tail) console.error(`  ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`);
       stop(1);
@@ -167,7 +255,9 @@ try {
     JR2_PORT: String(ports.orchestrator),
     JR2_HOST: host,
     JR2_DATA_DIR: dataDir,
-    JR2_WORKFLOWS_DIR: process.env.JR2_WORKFLOWS_DIR ?? join(root, "examples/workflows"),
+    JR2_WORKFLOWS_DIR: process.env.JR2_WORKFLOWS_DIR
+      ? fromUserCwd(process.env.JR2_WORKFLOWS_DIR)
+      : join(root, "examples/workflows"),
     JR2_INSTANCE_TOKEN: instanceToken,
     JR2_SANDBOX_KEY: sandboxKey,
     JR2_HARNESS_URL: urls.harness,
@@ -197,7 +287,7 @@ writeFileSync(
 console.log(`jr2 is up.
   Orchestrator  ${urls.orchestrator}   (OpenAPI: ${urls.orchestrator}/openapi.json)
   Harness       ${urls.harness}
-  Models        ${simulated ? `model-sim (a SIMULATOR, not a model) at ${urls.sim}` : "JR2_MODELS"}
+  Models        ${modelLines().join("\n                ") || "(none: JR2_MODELS is empty)"}${simulated ? `\n                (model-sim is a SIMULATOR, not a model: ${urls.sim})` : ""}
   Data          ${dataDir}   (logs: *.log; the CLI reads jr2.env from here)
 
   Workflows     ${workflows.join(", ") || "(none loaded: see orchestrator.log)"}

@@ -13,6 +13,7 @@ import { benchNarrowTools, menuForSubmission } from "./bench-narrow.js";
 import { installFetchProbe, withFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import { isJr2Result, piTools, presentedTools, type ToolCallKind, type ToolOutcome } from "./menu-tools.js";
+import { replayPayloadHook } from "./replay-policy.js";
 import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
 
 /**
@@ -218,6 +219,7 @@ export function createSeat(cfg: SeatConfig): Seat {
       maxRetries: 2,
       timeoutMs: cfg.requestTimeoutMs,
       sessionId: undefined,
+      onPayload: replayPayloadHook, // ADR-0310: reasoning dropped or echoed per model entry
     };
     const inner = withFetchProbe(probe, () => streamSimple(model, context, pinned));
     void (async () => {

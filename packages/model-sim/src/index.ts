@@ -1,10 +1,23 @@
 // @jr2/model-sim — an OpenAI-compatible model SIMULATOR for tests, demos and benchmarks (SPEC §9).
 export { type BuildModelSimOptions, buildModelSim } from "./app.js";
 export { type ChatRequest, parseChatRequest } from "./chat-request.js";
-export { encodePrompt, renderPrompt, TEMPLATE_NAMES, type TemplateName } from "./chat-template.js";
+export {
+  encodePrompt,
+  renderPrompt,
+  TEMPLATE_NAMES,
+  type TemplateName,
+  THINKING_TEMPLATES,
+} from "./chat-template.js";
 export { parseAllowedLine } from "./conversation.js";
-export { POLICY_NAMES, type Policy, parseModelName, type SimModel } from "./model-name.js";
-export type { OpenAIErrorBody, SimErrorCode } from "./openai-error.js";
+export {
+  FAULT_NAMES,
+  type Faults,
+  POLICY_NAMES,
+  type Policy,
+  parseModelName,
+  type SimModel,
+} from "./model-name.js";
+export type { OpenAIErrorBody, SimErrorCode, VllmErrorBody } from "./openai-error.js";
 export { INVENTED_TOOL, SILENT_TEXT } from "./policies.js";
 export { type CacheLookup, PrefixCache } from "./prefix-cache.js";
 export type { RecordedRequest, SimStats, SimUsage } from "./recorder.js";

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import type { TemplateName } from "./chat-template.js";
+import { TEMPLATE_NAMES, type TemplateName } from "./chat-template.js";
 import { startModelSim } from "./start.js";
 
 // The model-sim bin: an OpenAI-compatible model SIMULATOR (not a model), for tests and demos.
@@ -12,6 +12,7 @@ const { values } = parseArgs({
     "block-size": { type: "string", default: "16" },
     "cache-blocks": { type: "string", default: "65536" },
     "max-model-len": { type: "string", default: "131072" },
+    "reasoning-field": { type: "string", default: "reasoning" },
     help: { type: "boolean", default: false },
   },
 });
@@ -19,13 +20,31 @@ const { values } = parseArgs({
 if (values.help) {
   process.stdout.write(
     "model-sim — an OpenAI-compatible model simulator (not a model)\n" +
-      "usage: model-sim [--port N] [--host 127.0.0.1] [--template qwen3|llama3]\n" +
-      "                 [--block-size 16] [--cache-blocks 65536] [--max-model-len 131072]\n",
+      "usage: model-sim [--port N] [--host 127.0.0.1] [--template qwen3|qwen3.6|llama3]\n" +
+      "                 [--block-size 16] [--cache-blocks 65536] [--max-model-len 131072]\n" +
+      "                 [--reasoning-field reasoning|reasoning_content]\n" +
+      "The requested model name picks the behaviour: <policy>[:<arg>][+<fault>[:<arg>]…][@<template>]\n" +
+      "(packages/model-sim/README.md lists them).\n",
   );
   process.exit(0);
 }
 
+const field = values["reasoning-field"];
+if (field !== "reasoning" && field !== "reasoning_content") {
+  process.stderr.write(
+    `model-sim: --reasoning-field must be reasoning or reasoning_content, not "${field}"\n`,
+  );
+  process.exit(2);
+}
+if (!TEMPLATE_NAMES.includes(values.template as TemplateName)) {
+  process.stderr.write(
+    `model-sim: --template must be one of ${TEMPLATE_NAMES.join(", ")}, not "${values.template}"\n`,
+  );
+  process.exit(2);
+}
+
 const sim = await startModelSim({
+  reasoningField: field,
   port: Number(values.port),
   host: values.host,
   template: values.template as TemplateName,

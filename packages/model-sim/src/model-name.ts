@@ -13,17 +13,48 @@ export type Policy =
   | { kind: "disobedient" }
   | { kind: "inventor" }
   | { kind: "silent"; answers: number }
-  | { kind: "textcall" }
+  | { kind: "textcall"; answers: number }
   | { kind: "stringified" }
   | { kind: "truncated" }
-  | { kind: "dropper" }
   | { kind: "slow"; msPerToken: number }
   | { kind: "script"; picks: string[] };
 
-/** A parsed model name: its policy and the real chat template its prompts render with. */
+/**
+ * The provider failures a model name adds to its policy (README "Faults"), one per class the
+ * Harness must survive (issue 10 §3). Counts of failing attempts are per request body: the
+ * first `n` sends of one exact body fail, the next succeeds — a retry of the same bytes is how
+ * a client gets through. Absent = off.
+ *
+ * - `think`: reasoning tokens per answer, `[min, max]` (chosen per request from its bytes);
+ * - `reasoningField`: the delta/message field reasoning is sent in (`reasoning`, vLLM ≥ 0.17);
+ * - `rateLimit`: 429 with `Retry-After: seconds` for the first `attempts` sends of a body;
+ * - `abort` / `cut` / `drop`: the next attempts of a body stream half their answer, then end
+ *   with `finish_reason: "abort"` / have the socket destroyed / end with no finish reason;
+ * - `loading`: 503 for the first `n` requests naming this model (a server still loading);
+ * - `overflow`: vLLM's context-length 400 once prompt + requested output exceed this many tokens;
+ * - `overlong`: the answer rambles past any `max_tokens` (cut there, `finish_reason: "length"`)
+ *   while the conversation holds fewer than this many assistant messages;
+ * - `noDetails`: usage without `prompt_tokens_details`; `noUsage`: no usage at all.
+ */
+export interface Faults {
+  think?: { min: number; max: number };
+  reasoningField?: "reasoning" | "reasoning_content";
+  rateLimit?: { attempts: number; retryAfter: number };
+  abort?: number;
+  cut?: number;
+  drop?: number;
+  loading?: number;
+  overflow?: number;
+  overlong?: number;
+  noDetails?: boolean;
+  noUsage?: boolean;
+}
+
+/** A parsed model name: its policy, its faults and the real chat template its prompts render with. */
 export interface SimModel {
   name: string;
   policy: Policy;
+  faults: Faults;
   template: TemplateName;
 }
 
@@ -37,10 +68,39 @@ export const POLICY_NAMES = [
   "textcall",
   "stringified",
   "truncated",
-  "dropper",
   "slow",
   "script",
 ] as const;
+
+/** The fault names (alone, or after a policy with `+`), as `GET /v1/models` lists them. */
+export const FAULT_NAMES = [
+  "think",
+  "reasoning_content",
+  "ratelimit",
+  "abort",
+  "cut",
+  "dropper",
+  "loading",
+  "overflow",
+  "overlong",
+  "nodetails",
+  "nousage",
+] as const;
+
+const ALWAYS = Number.POSITIVE_INFINITY;
+/** The most reasoning tokens `think:` may ask for: each answer is generated and tokenized in memory. */
+export const MAX_THINK = 65_536;
+
+function notFound(name: string, why: string): SimRequestError {
+  return new SimRequestError(
+    "model_not_found",
+    `The model \`${name}\` does not exist in model-sim (a simulator): ${why}. ` +
+      `Accepted: <policy>[:<arg>][+<fault>[:<arg>]…][@<template>], policy one of ${POLICY_NAMES.join(", ")}; ` +
+      `fault one of ${FAULT_NAMES.join(", ")}; template one of ${TEMPLATE_NAMES.join(", ")}.`,
+    "model",
+    404,
+  );
+}
 
 function count(arg: string | undefined, fallback: number, name: string): number {
   if (arg === undefined || arg === "") return fallback;
@@ -48,20 +108,94 @@ function count(arg: string | undefined, fallback: number, name: string): number 
   return Number(arg);
 }
 
-function notFound(name: string, why: string): SimRequestError {
-  return new SimRequestError(
-    "model_not_found",
-    `The model \`${name}\` does not exist in model-sim (a simulator): ${why}. ` +
-      `Accepted: <policy>[:<arg>][@<template>], policy one of ${POLICY_NAMES.join(", ")}; ` +
-      `template one of ${TEMPLATE_NAMES.join(", ")}.`,
-    "model",
-    404,
-  );
+function parsePolicy(kind: string, arg: string | undefined, name: string): Policy {
+  switch (kind) {
+    case "obedient":
+    case "disobedient":
+    case "inventor":
+    case "stringified":
+    case "truncated":
+      if (arg !== undefined) throw notFound(name, `policy ${kind} takes no argument`);
+      return { kind };
+    case "worker":
+      return { kind, steps: count(arg, 3, name) };
+    case "silent":
+    case "textcall":
+      return { kind, answers: count(arg, ALWAYS, name) };
+    case "slow":
+      return { kind, msPerToken: count(arg, 20, name) };
+    case "script": {
+      const picks = (arg ?? "").split(",").filter(Boolean);
+      if (picks.length === 0) throw notFound(name, "script needs at least one pick: script:<pick>,<pick>");
+      return { kind, picks };
+    }
+    default:
+      throw notFound(name, `unknown policy "${kind}"`);
+  }
+}
+
+/** Adds one `<fault>[:<arg>]` to `faults`; false when `kind` is no fault name. */
+function addFault(faults: Faults, kind: string, arg: string | undefined, name: string): boolean {
+  const flag = (key: "noDetails" | "noUsage") => {
+    if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
+    faults[key] = true;
+  };
+  switch (kind) {
+    case "think": {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(arg ?? "");
+      if (!m) throw notFound(name, "think needs a token count: think:<n> or think:<min>-<max>");
+      const min = Number(m[1]);
+      const max = m[2] === undefined ? min : Number(m[2]);
+      if (max < min) throw notFound(name, `think:${arg} has its maximum below its minimum`);
+      if (max > MAX_THINK) throw notFound(name, `think:${arg} is over ${MAX_THINK} tokens`);
+      faults.think = { min, max };
+      return true;
+    }
+    case "reasoning_content":
+      if (arg !== undefined) throw notFound(name, "fault reasoning_content takes no argument");
+      faults.reasoningField = "reasoning_content";
+      return true;
+    case "ratelimit": {
+      const [attempts, retryAfter] = (arg ?? "").split(",");
+      faults.rateLimit = { attempts: count(attempts, 1, name), retryAfter: count(retryAfter, 1, name) };
+      return true;
+    }
+    case "abort":
+    case "cut":
+      faults[kind] = count(arg, 1, name);
+      return true;
+    case "dropper":
+      faults.drop = count(arg, ALWAYS, name);
+      return true;
+    case "loading":
+      faults.loading = count(arg, 3, name);
+      return true;
+    case "overflow":
+      faults.overflow = count(arg, 0, name);
+      return true;
+    case "overlong":
+      faults.overlong = count(arg, ALWAYS, name);
+      return true;
+    case "nodetails":
+      flag("noDetails");
+      return true;
+    case "nousage":
+      flag("noUsage");
+      return true;
+    default:
+      return false;
+  }
+}
+
+function split(segment: string): [string, string | undefined] {
+  const colon = segment.indexOf(":");
+  return colon >= 0 ? [segment.slice(0, colon), segment.slice(colon + 1)] : [segment, undefined];
 }
 
 /**
- * Parse `<policy>[:<arg>][@<template>]`, e.g. `obedient`, `worker:3`, `slow:20@llama3`,
- * `script:request_changes,approve`.
+ * Parse `<policy>[:<arg>][+<fault>[:<arg>]…][@<template>]`, e.g. `obedient`, `worker:3`,
+ * `slow:20@llama3`, `script:request_changes,approve`, `worker:2+think:1000-2000+abort@qwen3.6`.
+ * A fault alone (`abort`, `loading:3`) is `obedient` with that fault.
  *
  * @param name - the request's `model` field.
  * @param defaultTemplate - the template when the name carries no `@<template>` suffix.
@@ -74,34 +208,15 @@ export function parseModelName(name: string, defaultTemplate: TemplateName = "qw
   const templateText = at >= 0 ? name.slice(at + 1) : defaultTemplate;
   const template = TEMPLATE_NAMES.find((t) => t === templateText);
   if (!template) throw notFound(name, `unknown template "${templateText}"`);
-  const colon = base.indexOf(":");
-  const kind = colon >= 0 ? base.slice(0, colon) : base;
-  const arg = colon >= 0 ? base.slice(colon + 1) : undefined;
-  const policy = ((): Policy => {
-    switch (kind) {
-      case "obedient":
-      case "disobedient":
-      case "inventor":
-      case "textcall":
-      case "stringified":
-      case "truncated":
-      case "dropper":
-        if (arg !== undefined) throw notFound(name, `policy ${kind} takes no argument`);
-        return { kind };
-      case "worker":
-        return { kind, steps: count(arg, 3, name) };
-      case "silent":
-        return { kind, answers: count(arg, Number.POSITIVE_INFINITY, name) };
-      case "slow":
-        return { kind, msPerToken: count(arg, 20, name) };
-      case "script": {
-        const picks = (arg ?? "").split(",").filter(Boolean);
-        if (picks.length === 0) throw notFound(name, "script needs at least one pick: script:<pick>,<pick>");
-        return { kind, picks };
-      }
-      default:
-        throw notFound(name, `unknown policy "${kind}"`);
-    }
-  })();
-  return { name, policy, template };
+  const [head = "", ...rest] = base.split("+");
+  const faults: Faults = {};
+  const [kind, arg] = split(head);
+  let policy: Policy;
+  if (addFault(faults, kind, arg, name)) policy = { kind: "obedient" };
+  else policy = parsePolicy(kind, arg, name);
+  for (const segment of rest) {
+    const [faultKind, faultArg] = split(segment);
+    if (!addFault(faults, faultKind, faultArg, name)) throw notFound(name, `unknown fault "${faultKind}"`);
+  }
+  return { name, policy, faults, template };
 }

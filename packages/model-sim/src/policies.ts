@@ -4,17 +4,18 @@ import type { Policy } from "./model-name.js";
 import { exampleFromSchema } from "./schema-example.js";
 
 /**
- * What a policy decided to answer, before it is put on the wire.
+ * What a policy decided to answer, before it is put on the wire (where the model name's faults
+ * may still cut, abort or refuse it: simulator.ts, sse.ts).
  * `form` says how a call is written: as a proper tool call, as text in `content`
- * (`textcall`), with its arguments JSON-encoded twice (`stringified`), cut mid-string
- * (`truncated`), or cut off with the stream (`dropped`).
+ * (`textcall`), with its arguments JSON-encoded twice (`stringified`), or cut mid-string
+ * (`truncated`).
  */
 export type Plan =
   | { kind: "text"; text: string }
   | { kind: "call"; name: string; arguments: unknown; form: CallForm };
 
 /** How a planned call is written on the wire. */
-export type CallForm = "tool_call" | "textcall" | "stringified" | "truncated" | "dropped";
+export type CallForm = "tool_call" | "textcall" | "stringified" | "truncated";
 
 /** The text the `silent` policy answers with (field case C5). */
 export const SILENT_TEXT = "I have finished the review.";
@@ -126,12 +127,10 @@ export function decide(policy: Policy, view: ConversationView, request: ChatRequ
     case "script":
       return script(view, policy.picks);
     case "textcall":
-      return withForm(obedient(view), "textcall");
+      return view.assistantAnswers < policy.answers ? withForm(obedient(view), "textcall") : obedient(view);
     case "stringified":
       return withForm(obedient(view), "stringified");
     case "truncated":
       return withForm(obedient(view), "truncated");
-    case "dropper":
-      return withForm(obedient(view), "dropped");
   }
 }

@@ -1,13 +1,22 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer } from "./answer.js";
-import type { SimUsage } from "./recorder.js";
 
 /** The fields every chunk and completion of one answer share. */
 export interface AnswerMeta {
   id: string;
   created: number;
   model: string;
+  /** The field reasoning goes in: `reasoning` (vLLM ≥ 0.17) or the older `reasoning_content`. */
+  reasoningField: "reasoning" | "reasoning_content";
 }
+
+/**
+ * How a stream ends: `complete` (finish chunk, usage, `[DONE]`), or one of the mid-stream
+ * failures after half the answer: `abort` (a finish chunk with vLLM's `finish_reason: "abort"`,
+ * then usage and `[DONE]` as usual), `drop` (the response ends cleanly with no finish reason, no
+ * usage, no `[DONE]`: field case C6) or `cut` (the same point; the route then destroys the socket).
+ */
+export type StreamEnding = "complete" | "abort" | "drop" | "cut";
 
 /** Split text into token-sized pieces (4 code points), never inside a surrogate pair. */
 export function pieces(text: string, size = 4): string[] {
@@ -21,21 +30,40 @@ function frame(value: unknown): string {
   return `data: ${JSON.stringify(value)}\n\n`;
 }
 
+/** The deltas of an answer after the role chunk, and where a mid-stream failure cuts them. */
+function deltas(answer: Answer, reasoningField: string): { list: Record<string, unknown>[]; cutAt: number } {
+  const list: Record<string, unknown>[] = [];
+  for (const piece of pieces(answer.reasoning ?? "")) list.push({ [reasoningField]: piece });
+  for (const piece of pieces(answer.content ?? "")) list.push({ content: piece });
+  let cutAt = Math.max(1, Math.ceil(list.length / 2));
+  if (answer.toolCall) {
+    const { id, name, arguments: args } = answer.toolCall;
+    list.push({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] });
+    const argPieces = pieces(args, 8);
+    // Mid-call: the head and half the argument deltas (C6: a partial call must never run).
+    cutAt = list.length + Math.ceil(argPieces.length / 2);
+    for (const piece of argPieces) list.push({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+  }
+  return { list, cutAt: Math.min(cutAt, list.length) };
+}
+
 /**
- * The SSE frames of one streamed answer, in vLLM's shapes: a role chunk, reasoning and content
- * deltas, a tool-call head (`index`, `id`, `type`, `function.name`) then argument deltas under
- * the same `index`, a chunk with `finish_reason`, a usage chunk with `choices: []` when asked,
- * and `data: [DONE]`. A dropped answer stops after half its argument deltas — no
- * finish_reason, no usage, no `[DONE]` (field case C6).
+ * The SSE frames of one streamed answer, in vLLM's shapes: a role chunk, reasoning deltas (in
+ * `meta.reasoningField`), content deltas, a tool-call head (`index`, `id`, `type`,
+ * `function.name`) then argument deltas under the same `index`, a chunk with `finish_reason`, a
+ * usage chunk with `choices: []` when `usage` is given, and `data: [DONE]`. A failing `ending`
+ * stops after half the answer (mid-call when there is a call).
  *
+ * @param usage - the usage chunk's `usage`, or null for none (not asked, or the `nousage` fault).
  * @param msPerPiece - latency before each token-sized piece (the `slow` policy); 0 = none.
  * @see SPEC §9
  */
 export async function* answerFrames(
   answer: Answer,
   meta: AnswerMeta,
-  usage: SimUsage | null,
+  usage: Record<string, unknown> | null,
   msPerPiece: number,
+  ending: StreamEnding = "complete",
 ): AsyncGenerator<string> {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
     frame({
@@ -45,32 +73,15 @@ export async function* answerFrames(
       model: meta.model,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     });
-  const pace = async () => {
-    if (msPerPiece > 0) await sleep(msPerPiece);
-  };
-
   yield chunk({ role: "assistant", content: "" });
-  for (const piece of pieces(answer.reasoning ?? "")) {
-    await pace();
-    yield chunk({ reasoning_content: piece });
+  const { list, cutAt } = deltas(answer, meta.reasoningField);
+  const sent = ending === "complete" ? list.length : cutAt;
+  for (const delta of list.slice(0, sent)) {
+    if (msPerPiece > 0) await sleep(msPerPiece);
+    yield chunk(delta);
   }
-  for (const piece of pieces(answer.content ?? "")) {
-    await pace();
-    yield chunk({ content: piece });
-  }
-  if (answer.toolCall) {
-    const { id, name, arguments: args } = answer.toolCall;
-    await pace();
-    yield chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] });
-    const argPieces = pieces(args, 8);
-    const sent = answer.finishReason === null ? Math.ceil(argPieces.length / 2) : argPieces.length;
-    for (const piece of argPieces.slice(0, sent)) {
-      await pace();
-      yield chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
-    }
-  }
-  if (answer.finishReason === null) return;
-  yield chunk({}, answer.finishReason);
+  if (ending === "drop" || ending === "cut") return;
+  yield chunk({}, ending === "abort" ? "abort" : answer.finishReason);
   if (usage) {
     yield frame({
       id: meta.id,
@@ -84,10 +95,15 @@ export async function* answerFrames(
   yield "data: [DONE]\n\n";
 }
 
-/** The non-streamed `chat.completion` body of an answer. */
-export function completionBody(answer: Answer, meta: AnswerMeta, usage: SimUsage): Record<string, unknown> {
+/** The non-streamed `chat.completion` body of an answer; `usage` null leaves it out. */
+export function completionBody(
+  answer: Answer,
+  meta: AnswerMeta,
+  usage: Record<string, unknown> | null,
+  finishReason: string | null = answer.finishReason,
+): Record<string, unknown> {
   const message: Record<string, unknown> = { role: "assistant", content: answer.content };
-  if (answer.reasoning !== null) message.reasoning_content = answer.reasoning;
+  if (answer.reasoning !== null) message[meta.reasoningField] = answer.reasoning;
   if (answer.toolCall) {
     const { id, name, arguments: args } = answer.toolCall;
     message.tool_calls = [{ id, type: "function", function: { name, arguments: args } }];
@@ -97,7 +113,7 @@ export function completionBody(answer: Answer, meta: AnswerMeta, usage: SimUsage
     object: "chat.completion",
     created: meta.created,
     model: meta.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
-    usage,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+    ...(usage ? { usage } : {}),
   };
 }

@@ -132,3 +132,53 @@ describe("pi-ai openai-completions against model-sim", () => {
     expect(truncated.stopReason).toBe("length");
   });
 });
+
+/**
+ * What a client built on pi-ai sees of each fault (maxRetries 0: the OpenAI SDK's own retries
+ * off), so the Harness's classification can be checked against it: several classes reach pi as
+ * an ordinary end and must be caught by the Harness itself.
+ */
+describe("each fault as pi-ai's openai-completions client sees it", () => {
+  const ask = async (id: string, maxTokens = 4096) => {
+    const context: Context = {
+      systemPrompt: "You review diffs.",
+      messages: [{ role: "user", content: "Review.\nAllowed now: approve.", timestamp: Date.now() }],
+      tools,
+    };
+    const events = streamSimple(simModel(id), context, { apiKey: "model-sim", maxTokens, maxRetries: 0 });
+    for await (const _event of events) {
+      // drain
+    }
+    return events.result();
+  };
+
+  it.each([
+    ["abort", "error", /finish_reason: abort/],
+    ["cut", "error", /terminated|socket|other side closed/i],
+    ["loading:1", "error", /503/],
+    ["ratelimit:1,0", "error", /429/],
+    ["overflow:10", "error", /400/],
+  ])("%s → stopReason %s", async (id, stopReason, message) => {
+    const result = await ask(id);
+    expect(result.stopReason).toBe(stopReason);
+    expect(result.errorMessage ?? "").toMatch(message);
+  });
+
+  it("answers that pi takes as an ordinary end, for the Harness to catch", async () => {
+    const dropped = await ask("dropper");
+    expect(dropped.stopReason).toBe("stop"); // no finish_reason at all (C6): pi calls it a stop
+    const text = await ask("textcall");
+    expect(text.stopReason).toBe("stop");
+    expect(text.content.some((c) => c.type === "toolCall")).toBe(false);
+    const long = await ask("overlong", 200);
+    expect(long.stopReason).toBe("length");
+    const thinking = await ask("obedient+think:50");
+    expect(thinking.content.find((c) => c.type === "thinking")).toMatchObject({
+      thinkingSignature: "reasoning",
+    });
+    const bare = await ask("nodetails");
+    expect(bare.usage.cacheRead).toBe(0); // not reported, read as 0 by pi: the Harness must say "unknown"
+    const none = await ask("nousage");
+    expect(none.usage.input).toBe(0);
+  });
+});

@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import type { Simulator } from "../simulator.js";
 import { answerFrames, completionBody } from "../sse.js";
@@ -6,6 +5,9 @@ import { answerFrames, completionBody } from "../sse.js";
 /**
  * `POST /v1/chat/completions`: streamed (SSE) or not, per the body's `stream`.
  * The body reaches the handler as the raw string (see app.ts) so it is recorded byte-exact.
+ * A streamed answer is written by hand on the raw response so a fault can end it the way a
+ * real failure does: cleanly without a finish reason (`dropper`) or by destroying the socket
+ * after the first bytes (`cut`).
  *
  * @see SPEC §9
  */
@@ -13,20 +15,39 @@ export function chatCompletionsRoute(app: FastifyInstance, sim: Simulator): void
   app.post("/v1/chat/completions", async (request, reply) => {
     const raw = typeof request.body === "string" ? request.body : "";
     const outcome = sim.chat(raw);
-    if (outcome.kind === "refused") return reply.code(outcome.status).send(outcome.body);
-    const { answer, usage, meta, model } = outcome;
+    if (outcome.kind === "refused") {
+      return reply.code(outcome.status).headers(outcome.headers).send(outcome.body);
+    }
+    const { answer, wireUsage, meta, model, ending } = outcome;
     const msPerPiece = model.policy.kind === "slow" ? model.policy.msPerToken : 0;
     if (outcome.request.stream === true) {
       const includeUsage = outcome.request.stream_options?.include_usage === true;
-      reply.header("content-type", "text/event-stream; charset=utf-8").header("cache-control", "no-cache");
-      return reply.send(Readable.from(answerFrames(answer, meta, includeUsage ? usage : null, msPerPiece)));
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+      for await (const frame of answerFrames(
+        answer,
+        meta,
+        includeUsage ? wireUsage : null,
+        msPerPiece,
+        ending,
+      )) {
+        if (res.destroyed) return reply;
+        // Each frame is flushed before the next: a `cut` then destroys a socket the client read from.
+        await new Promise<void>((resolve) => res.write(frame, () => resolve()));
+      }
+      if (ending === "cut") res.socket?.destroy();
+      else res.end();
+      return reply;
     }
-    if (answer.finishReason === null) {
-      // A dropped answer without streaming: the connection closes with no response at all.
+    if (ending === "drop" || ending === "cut") {
+      // Without streaming a cut-off answer is a connection closed with no response at all.
       reply.hijack();
       reply.raw.destroy();
       return reply;
     }
-    return reply.send(completionBody(answer, meta, usage));
+    return reply.send(
+      completionBody(answer, meta, wireUsage, ending === "abort" ? "abort" : answer.finishReason),
+    );
   });
 }

@@ -1,5 +1,5 @@
 // The built `model-sim` bin: listens where asked, says so on stdout, answers, and stops on SIGTERM.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -56,5 +56,22 @@ describe("model-sim bin", () => {
     child!.kill("SIGTERM");
     expect(await exited).toBe(0);
     child = undefined;
+  });
+
+  it("runs as the README says, `pnpm model-sim`, from the repo root (and refuses a bad flag by name)", () => {
+    const root = fileURLToPath(new URL("../../../../", import.meta.url));
+    const help = execFileSync("pnpm", ["--silent", "model-sim", "--help"], { cwd: root, encoding: "utf8" });
+    expect(help).toContain("model-sim — an OpenAI-compatible model simulator (not a model)");
+    expect(help).toContain("--template qwen3|qwen3.6|llama3");
+    let refused = "";
+    try {
+      execFileSync(process.execPath, [bin, "--reasoning-field", "thoughts"], {
+        encoding: "utf8",
+        stdio: "pipe",
+      });
+    } catch (err) {
+      refused = String((err as { stderr?: string }).stderr);
+    }
+    expect(refused).toContain('--reasoning-field must be reasoning or reasoning_content, not "thoughts"');
   });
 });
