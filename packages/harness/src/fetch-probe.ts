@@ -23,6 +23,8 @@ export interface FetchProbe {
   errorBody?: string;
   /** fetch threw before any answer: the error code (`ECONNREFUSED`, …) or message. */
   transportError?: string;
+  /** The transport error came from the network (a code such as `ECONNREFUSED`), not the request's shape. */
+  networkError?: boolean;
   /** Response body bytes received. */
   bytes: number;
   /** The body failed after its first bytes (a cut socket): the error's code or message. */
@@ -57,6 +59,8 @@ export function installFetchProbe(): void {
       res = await original(input, init);
     } catch (err) {
       probe.transportError = errorCode(err);
+      const e = err as { code?: unknown; cause?: { code?: unknown } };
+      probe.networkError = typeof e?.cause?.code === "string" || typeof e?.code === "string";
       throw err;
     }
     probe.status = res.status;

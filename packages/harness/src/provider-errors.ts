@@ -48,6 +48,13 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
     if (isOverflow(body)) return overflow(body, site, where);
     return { kind: "retry", cause: "stream-cut", message: `${where}: the stream carried an error — ${body.text}` };
   }
+  if (probe.status === undefined && (probe.url === undefined || probe.networkError === false))
+    // No request left (a URL fetch refuses, such as one with credentials): configuration.
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: the request could not be sent (${probe.transportError ?? piError ?? "not sent"}); check the model entry's baseUrl`,
+    };
   if (probe.status === undefined) {
     const what = probe.transportError ?? piError ?? "no answer";
     return { kind: "wait", cause: "unavailable", message: `${where}: cannot reach the endpoint (${what})` };
