@@ -203,7 +203,11 @@ export function createSeat(cfg: SeatConfig): Seat {
     });
   };
 
-  const streamFn = createStreamFn({ limiter: cfg.limiter, temperature: cfg.temperature, current: () => current });
+  const streamFn = createStreamFn({
+    limiter: cfg.limiter,
+    temperature: cfg.temperature,
+    current: () => current,
+  });
   const agent = new Agent({
     initialState: { systemPrompt: cfg.systemPrompt, tools: piTools(cfg.workingTools, cfg.menu, dispatch) },
     steeringMode: "all",
@@ -256,7 +260,8 @@ export function createSeat(cfg: SeatConfig): Seat {
         }
         // An answer cut at the output limit with no call would end the loop: ask once more (the
         // second cut in a row ends the Submission with `output-limit`).
-        const cut = m.stopReason === "length" && event.toolResults.length === 0 ? run.req.hooks.outputCut() : undefined;
+        const cut =
+          m.stopReason === "length" && event.toolResults.length === 0 ? run.req.hooks.outputCut() : undefined;
         if (cut !== undefined && !run.aborted && !run.turnOver) {
           agent.steer({ role: "user", content: [{ type: "text", text: cut }], timestamp: Date.now() });
         }
@@ -341,7 +346,11 @@ export function createSeat(cfg: SeatConfig): Seat {
           error: run.failure ?? { type: "provider", message: last.errorMessage ?? "model request failed" },
         };
       }
-      if (last?.role === "assistant" && last.stopReason === "stop" && !last.content.some((c) => c.type === "toolCall")) {
+      if (
+        last?.role === "assistant" &&
+        last.stopReason === "stop" &&
+        !last.content.some((c) => c.type === "toolCall")
+      ) {
         if (isTextCall(textOf(last))) {
           req.hooks.trouble(
             "warn",
@@ -373,5 +382,10 @@ function isDropped(m: AssistantMessage): boolean {
 
 /** The stand-in the payload lint turns into `content: ""` (nothing else of it is sent). */
 function emptyAnswer(m: AssistantMessage): AssistantMessage {
-  return { ...m, stopReason: "stop", errorMessage: undefined, content: [{ type: "text", text: EMPTY_ANSWER_MARK }] };
+  return {
+    ...m,
+    stopReason: "stop",
+    errorMessage: undefined,
+    content: [{ type: "text", text: EMPTY_ANSWER_MARK }],
+  };
 }

@@ -195,7 +195,10 @@ export function argumentsNotObjectReceipt(
  * After an answer cut off at the output limit with no tool call (issue 10 §3): one `<jr2-turn>`
  * block asking once more; a second cut in a row ends the Submission (`output-limit`).
  */
-export function outputCutRestatement(allowed: readonly string[] | undefined, menuOrder: readonly string[]): string {
+export function outputCutRestatement(
+  allowed: readonly string[] | undefined,
+  menuOrder: readonly string[],
+): string {
   const line = allowed === undefined ? "" : ` ${allowedLine(allowed, menuOrder)}`;
   return `<jr2-turn>Your previous answer was cut off at the output limit before it made a pick. Your turn is not over. Answer again, more briefly, and end with a pick.${line}</jr2-turn>`;
 }

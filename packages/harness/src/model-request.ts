@@ -105,7 +105,10 @@ export function createStreamFn(cfg: StreamFnConfig) {
       onPayload,
     };
     void (async () => {
-      const outcome = await requestWithRetry<{ message: AssistantMessage | undefined; raw: Map<number, string> }>({
+      const outcome = await requestWithRetry<{
+        message: AssistantMessage | undefined;
+        raw: Map<number, string>;
+      }>({
         policy: run.policy,
         site,
         signal: options?.signal,

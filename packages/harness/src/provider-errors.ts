@@ -46,7 +46,11 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
     // An error object inside the SSE stream (llama-server can send one after the headers).
     const body = readErrorBody(probe.errorBody);
     if (isOverflow(body)) return overflow(body, site, where);
-    return { kind: "retry", cause: "stream-cut", message: `${where}: the stream carried an error — ${body.text}` };
+    return {
+      kind: "retry",
+      cause: "stream-cut",
+      message: `${where}: the stream carried an error — ${body.text}`,
+    };
   }
   if (probe.status === undefined && (probe.url === undefined || probe.networkError === false))
     // No request left (a URL fetch refuses, such as one with credentials): configuration.

@@ -131,7 +131,11 @@ export async function requestWithRetry<T>(opts: RetryOptions<T>): Promise<RetryO
  * Backoff before retry `n` (from 1): `initialBackoffMs · 2^(n−1)` capped at `maxBackoffMs`,
  * with equal jitter (half fixed, half random), so concurrent seats do not retry in step.
  */
-export function backoffMs(policy: ResolvedRetryPolicy, n: number, random: () => number = Math.random): number {
+export function backoffMs(
+  policy: ResolvedRetryPolicy,
+  n: number,
+  random: () => number = Math.random,
+): number {
   const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** Math.min(n - 1, 30));
   return Math.round(base / 2 + (random() * base) / 2);
 }

@@ -81,7 +81,8 @@ export function lintPayload(params: { messages?: unknown }, mode: LintMode): str
   const problems: string[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as WireMessage;
-    if (m.role === "assistant" && m.content === EMPTY_ANSWER_MARK) messages[i] = { role: "assistant", content: "" };
+    if (m.role === "assistant" && m.content === EMPTY_ANSWER_MARK)
+      messages[i] = { role: "assistant", content: "" };
   }
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as WireMessage;

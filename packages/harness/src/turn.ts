@@ -5,8 +5,8 @@ import { createSeat, type NotRunReason, type RunHooks, type RunOutcome, type Sea
 import type { EndpointLimiter } from "./limiter.js";
 import * as menu from "./menu.js";
 import { type ModelTable, modelEntry, retryPolicy, toPiModel } from "./models.js";
-import { withoutServerText } from "./provider-errors.js";
 import type { OrchestratorClient } from "./orchestrator-client.js";
+import { withoutServerText } from "./provider-errors.js";
 import { refusedPickAnswer } from "./refused-pick.js";
 import { createWorkingDirectory } from "./working-directory.js";
 import { createWorkingTools } from "./working-tools.js";
@@ -135,7 +135,9 @@ export async function runTurn(
       });
       return settle("failed", outcome.error);
     }
-    return outcome.kind === "completed" ? settle("completed", undefined, outcome.textCall) : settle(outcome.kind);
+    return outcome.kind === "completed"
+      ? settle("completed", undefined, outcome.textCall)
+      : settle(outcome.kind);
   } catch (err) {
     return settle("failed", { type: "internal", message: err instanceof Error ? err.message : String(err) });
   }

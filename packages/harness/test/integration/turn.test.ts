@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai.js";
+import { type FakeOpenAI, type ScriptedReply, startFakeOpenAI } from "../fixtures/fake-openai.js";
 import { answer, type FakeOrchestrator, startFakeOrchestrator } from "../fixtures/fake-orchestrator.js";
 import { harnessFor, parsed } from "../fixtures/harness.js";
 
@@ -125,12 +125,17 @@ describe("one Submission", () => {
     expect(model.bodies).toHaveLength(2);
     expect(model.bodies[1]).toBe(model.bodies[0]);
     expect(events.filter((e) => e.type === "retry")).toMatchObject([{ attempt: 1, cause: "stream-cut" }]);
-    expect(orch.picks).toEqual([{ name: "approve", arguments: { summary: "ok" }, toolCallId: expect.any(String) }]);
+    expect(orch.picks).toEqual([
+      { name: "approve", arguments: { summary: "ok" }, toolCallId: expect.any(String) },
+    ]);
   });
 
   it("C6: a stream that keeps ending without a finish reason settles failed stream-cut after the attempts bound", async () => {
     const h = harnessFor(model, orch, { models: fastRetryModels(model) });
-    const cut = { toolCalls: [{ name: "approve", arguments: '{"summary": "o' }], finish: null } as const;
+    const cut: ScriptedReply = {
+      toolCalls: [{ name: "approve", arguments: '{"summary": "o' }],
+      finish: null,
+    };
     model.script([cut, cut, cut]);
     const { settlement } = await h.run("r1/coder/c6b");
     expect(settlement).toMatchObject({

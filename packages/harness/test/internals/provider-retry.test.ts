@@ -1,9 +1,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { newProbe } from "../../src/fetch-probe.js";
 import { DEFAULT_RETRY } from "../../src/models.js";
-import { abortableSleep, backoffMs, requestWithRetry, type AttemptSeen } from "../../src/provider-retry.js";
+import { type AttemptSeen, abortableSleep, backoffMs, requestWithRetry } from "../../src/provider-retry.js";
 
-const site = { entry: "sim", id: "qwen3", baseUrl: "http://gpu:8000/v1", maxTokens: 1024, contextWindow: 8192 };
+const site = {
+  entry: "sim",
+  id: "qwen3",
+  baseUrl: "http://gpu:8000/v1",
+  maxTokens: 1024,
+  contextWindow: 8192,
+};
 const seen = (probe: Partial<ReturnType<typeof newProbe>>, done = false): AttemptSeen<null> => ({
   kind: "ended",
   done,
@@ -94,7 +100,11 @@ describe("requestWithRetry", () => {
   });
 
   it("an answer after two 503s is returned; the waits are reported with their attempt numbers", async () => {
-    const answers = [seen({ url: "x", status: 503 }), seen({ url: "x", status: 503 }), seen({ url: "x", status: 200, sawFinishReason: true }, true)];
+    const answers = [
+      seen({ url: "x", status: 503 }),
+      seen({ url: "x", status: 503 }),
+      seen({ url: "x", status: 200, sawFinishReason: true }, true),
+    ];
     const notices: number[] = [];
     const out = await requestWithRetry({
       policy: DEFAULT_RETRY,

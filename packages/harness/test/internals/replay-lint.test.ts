@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { isTextCall } from "../../src/text-call.js";
-import { EMPTY_ANSWER_MARK, lintModeFromEnv, lintPayload, normalizeArguments } from "../../src/replay-lint.js";
 import { reportedUsage } from "../../src/provider-usage.js";
+import {
+  EMPTY_ANSWER_MARK,
+  lintModeFromEnv,
+  lintPayload,
+  normalizeArguments,
+} from "../../src/replay-lint.js";
+import { isTextCall } from "../../src/text-call.js";
 
 describe("normalizeArguments", () => {
   it.each([
@@ -40,7 +45,13 @@ describe("lintPayload", () => {
   });
 
   it("the empty-answer mark becomes exactly {role: assistant, content: ''}", () => {
-    const p = { messages: [{ role: "user", content: "a" }, { role: "assistant", content: EMPTY_ANSWER_MARK, reasoning_content: "t" }, { role: "user", content: "b" }] };
+    const p = {
+      messages: [
+        { role: "user", content: "a" },
+        { role: "assistant", content: EMPTY_ANSWER_MARK, reasoning_content: "t" },
+        { role: "user", content: "b" },
+      ],
+    };
     expect(lintPayload(p, "strict")).toEqual([]);
     expect(p.messages[1]).toEqual({ role: "assistant", content: "" });
   });
@@ -66,7 +77,11 @@ describe("text calls and usage", () => {
       completionTokens: 12,
       unreported: ["cachedTokens"],
     });
-    expect(reportedUsage({ usage: { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 0 } } }).unreported).toEqual([]);
+    expect(
+      reportedUsage({
+        usage: { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 0 } },
+      }).unreported,
+    ).toEqual([]);
     expect(reportedUsage({}).unreported).toEqual(["promptTokens", "cachedTokens", "completionTokens"]);
   });
 });

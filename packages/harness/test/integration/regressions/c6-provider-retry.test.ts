@@ -10,9 +10,18 @@
  */
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { answer as pickAnswer, type FakeOrchestrator, startFakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
+import {
+  type FakeOrchestrator,
+  answer as pickAnswer,
+  startFakeOrchestrator,
+} from "../../fixtures/fake-orchestrator.js";
 import { auth } from "../../fixtures/harness.js";
-import { answer, freePort, type ScriptedUpstream, startScriptedUpstream } from "../../fixtures/scripted-upstream.js";
+import {
+  answer,
+  freePort,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+} from "../../fixtures/scripted-upstream.js";
 import { upstreamHarness } from "../../fixtures/upstream-harness.js";
 
 let upstream: ScriptedUpstream;
@@ -34,7 +43,10 @@ const retries = (events: StreamEvent[]) =>
 describe("mid-stream failures are retried with the same bytes", () => {
   it('finish_reason "abort" (vLLM engine abort, hand-written): retried, identical bytes, then the answer; the partial text is never delivered', async () => {
     const h = upstreamHarness(upstream, orch);
-    upstream.script([{ sse: answer({ content: "PARTIAL", finish: "abort", usage: null }) }, { sse: answer(approve) }]);
+    upstream.script([
+      { sse: answer({ content: "PARTIAL", finish: "abort", usage: null }) },
+      { sse: answer(approve) },
+    ]);
     const { events, settlement } = await h.run("r1/coder/abort", { turnId: "t-1" });
     expect(settlement.outcome).toBe("completed");
     expect(upstream.bodies).toHaveLength(2);
@@ -56,21 +68,35 @@ describe("mid-stream failures are retried with the same bytes", () => {
   it("a socket cut after the first bytes: retried with identical bytes; the partial call is never executed", async () => {
     const h = upstreamHarness(upstream, orch);
     upstream.script([
-      { sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary":"o' }], finish: null }), end: "cut" },
+      {
+        sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary":"o' }], finish: null }),
+        end: "cut",
+      },
       { sse: answer(approve) },
     ]);
     const { events, settlement } = await h.run("r1/coder/cut");
     expect(settlement.outcome).toBe("completed");
     expect(upstream.bodies[1]).toBe(upstream.bodies[0]);
     expect(retries(events)).toMatchObject([{ attempt: 1, cause: "stream-cut" }]);
-    expect(orch.picks).toEqual([{ name: "approve", arguments: { summary: "ok" }, toolCallId: expect.any(String) }]);
+    expect(orch.picks).toEqual([
+      { name: "approve", arguments: { summary: "ok" }, toolCallId: expect.any(String) },
+    ]);
   });
 });
 
 describe("an endpoint that is down or loading is waited for", () => {
   it("503 three times, then 200: three retry events (cause unavailable), then the answer", async () => {
     const h = upstreamHarness(upstream, orch);
-    const loading = { status: 503, body: JSON.stringify({ object: "error", message: "loading", type: "ServiceUnavailableError", param: null, code: 503 }) };
+    const loading = {
+      status: 503,
+      body: JSON.stringify({
+        object: "error",
+        message: "loading",
+        type: "ServiceUnavailableError",
+        param: null,
+        code: 503,
+      }),
+    };
     upstream.script([loading, loading, loading, { sse: answer(approve) }]);
     const { events, settlement } = await h.run("r1/coder/503");
     expect(settlement.outcome).toBe("completed");
@@ -117,11 +143,16 @@ describe("an endpoint that is down or loading is waited for", () => {
   });
 
   it("past retry.maxWaitMs the Submission settles failed, cause unavailable, naming the endpoint and model entry", async () => {
-    const h = upstreamHarness(upstream, orch, { retry: { maxWaitMs: 20, initialBackoffMs: 5, maxBackoffMs: 10 } });
+    const h = upstreamHarness(upstream, orch, {
+      retry: { maxWaitMs: 20, initialBackoffMs: 5, maxBackoffMs: 10 },
+    });
     const down = { status: 502, body: "" };
     upstream.script(Array.from({ length: 50 }, () => down));
     const { settlement } = await h.run("r1/coder/gone");
-    expect(settlement).toMatchObject({ outcome: "failed", error: { type: "provider", cause: "unavailable" } });
+    expect(settlement).toMatchObject({
+      outcome: "failed",
+      error: { type: "provider", cause: "unavailable" },
+    });
     expect(settlement.error?.message).toContain(`${upstream.baseUrl}/chat/completions`);
     expect(settlement.error?.message).toContain("model entry `sim`");
     expect(settlement.error?.message).toContain("HTTP 502 (no body)");

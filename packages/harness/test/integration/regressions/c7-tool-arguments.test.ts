@@ -8,7 +8,11 @@
  * and every later request extends the previous one byte for byte.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { answer as pickAnswer, type FakeOrchestrator, startFakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
+import {
+  type FakeOrchestrator,
+  answer as pickAnswer,
+  startFakeOrchestrator,
+} from "../../fixtures/fake-orchestrator.js";
 import { auth } from "../../fixtures/harness.js";
 import { answer, type ScriptedUpstream, startScriptedUpstream } from "../../fixtures/scripted-upstream.js";
 import { isByteExtension, messagesOf, upstreamHarness } from "../../fixtures/upstream-harness.js";

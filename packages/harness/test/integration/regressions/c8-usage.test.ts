@@ -8,8 +8,17 @@
  */
 import { readUsage, type StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { answer as pickAnswer, type FakeOrchestrator, startFakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
-import { answer, chunk, type ScriptedUpstream, startScriptedUpstream } from "../../fixtures/scripted-upstream.js";
+import {
+  type FakeOrchestrator,
+  answer as pickAnswer,
+  startFakeOrchestrator,
+} from "../../fixtures/fake-orchestrator.js";
+import {
+  answer,
+  chunk,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+} from "../../fixtures/scripted-upstream.js";
 import { upstreamHarness } from "../../fixtures/upstream-harness.js";
 
 let upstream: ScriptedUpstream;
@@ -35,7 +44,12 @@ describe("usage a server did not report is unknown, never 0", () => {
     upstream.script([{ sse: answer({ toolCalls: approve, usage: c8 }) }]);
     const { events } = await h.run("r1/coder/c8");
     const [u] = usageEvents(events);
-    expect(u).toMatchObject({ promptTokens: 472, completionTokens: 12, unreported: ["cachedTokens"], finishReason: "tool_calls" });
+    expect(u).toMatchObject({
+      promptTokens: 472,
+      completionTokens: 12,
+      unreported: ["cachedTokens"],
+      finishReason: "tool_calls",
+    });
     expect(readUsage(u!)).toEqual({ promptTokens: 472, cachedTokens: null, completionTokens: 12 });
   });
 
@@ -65,7 +79,11 @@ describe("usage a server did not report is unknown, never 0", () => {
     });
     upstream.script([{ sse: answer({ toolCalls: approve, usage: withTimings }) }]);
     const { events } = await h.run("r1/coder/timings");
-    expect(readUsage(usageEvents(events)[0]!)).toEqual({ promptTokens: 568, cachedTokens: 512, completionTokens: 8 });
+    expect(readUsage(usageEvents(events)[0]!)).toEqual({
+      promptTokens: 568,
+      cachedTokens: 512,
+      completionTokens: 8,
+    });
   });
 
   it("llama-server without include_usage (recorded r2_stream_nousage): the usage is read from timings", async () => {
@@ -73,7 +91,12 @@ describe("usage a server did not report is unknown, never 0", () => {
     upstream.script([{ recorded: "r2_stream_nousage" }, { sse: answer({ toolCalls: approve }) }]);
     const { events } = await h.run("r1/coder/r2");
     const [u] = usageEvents(events);
-    expect(u).toMatchObject({ promptTokens: 568, cachedTokens: 567, completionTokens: 8, finishReason: "length" });
+    expect(u).toMatchObject({
+      promptTokens: 568,
+      cachedTokens: 567,
+      completionTokens: 8,
+      finishReason: "length",
+    });
     expect(u?.unreported).toBeUndefined();
   });
 });

@@ -29,7 +29,10 @@ describe("answers cut at maxTokens", () => {
     const h = upstreamHarness(upstream, orch);
     upstream.script([{ recorded: "r1_stream" }, { recorded: "r1_stream" }]);
     const { settlement } = await h.run("r1/coder/cut2");
-    expect(settlement).toMatchObject({ outcome: "failed", error: { type: "runaway", cause: "output-limit" } });
+    expect(settlement).toMatchObject({
+      outcome: "failed",
+      error: { type: "runaway", cause: "output-limit" },
+    });
     expect(settlement.error?.message).toContain("maxTokens 1024");
     expect(settlement.error?.message).toContain("model entry `sim`");
     expect(upstream.bodies).toHaveLength(2);
@@ -55,10 +58,15 @@ describe("answers cut at maxTokens", () => {
 
   it("a tool call cut twice → output-limit, not 'identical consecutive tool calls'; nothing is POSTed", async () => {
     const h = upstreamHarness(upstream, orch);
-    const cut = { sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary": "ha' }], finish: "length" }) };
+    const cut = {
+      sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary": "ha' }], finish: "length" }),
+    };
     upstream.script([cut, cut, cut, cut]);
     const { settlement } = await h.run("r1/coder/cutcall");
-    expect(settlement).toMatchObject({ outcome: "failed", error: { type: "runaway", cause: "output-limit" } });
+    expect(settlement).toMatchObject({
+      outcome: "failed",
+      error: { type: "runaway", cause: "output-limit" },
+    });
     expect(orch.picks).toHaveLength(0);
     expect(upstream.bodies).toHaveLength(2);
   });

@@ -39,7 +39,12 @@ const CASES: Array<[string, Step, string, string]> = [
     "context-overflow",
     "request (52458 tokens) exceeds the available context size (40960 tokens)",
   ],
-  ["vLLM's context-length 400 (hand-written)", vllm(400, "BadRequestError", VLLM_OVERFLOW), "context-overflow", VLLM_OVERFLOW],
+  [
+    "vLLM's context-length 400 (hand-written)",
+    vllm(400, "BadRequestError", VLLM_OVERFLOW),
+    "context-overflow",
+    VLLM_OVERFLOW,
+  ],
   [
     "vLLM's other 400 (a template error, hand-written)",
     vllm(400, "BadRequestError", "Chat template error: 'str object' has no attribute 'items'"),

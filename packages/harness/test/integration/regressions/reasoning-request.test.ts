@@ -52,14 +52,22 @@ describe("reasoning models, request side", () => {
     it(`reasoning streamed as \`${field}\` arrives as reasoning, not content`, async () => {
       const h = upstreamHarness(upstream, orch, QWEN);
       upstream.script([
-        { sse: answer({ reasoning: "THINKING about it", reasoningField: field, content: "I have finished." }) },
+        {
+          sse: answer({ reasoning: "THINKING about it", reasoningField: field, content: "I have finished." }),
+        },
       ]);
       const iid = `r1/coder/${field}`;
       const { events } = await h.run(iid);
       const said = events.filter((e) => e.type === "message-appended" && e.role === "assistant");
       expect(said).toMatchObject([{ text: "I have finished." }]);
-      const history = await h.app.inject({ method: "GET", url: `/conversations/${encodeURIComponent(iid)}/history`, headers: auth });
-      const blocks = (history.json().messages as Array<{ role: string; content: Array<Record<string, unknown>> }>)
+      const history = await h.app.inject({
+        method: "GET",
+        url: `/conversations/${encodeURIComponent(iid)}/history`,
+        headers: auth,
+      });
+      const blocks = (
+        history.json().messages as Array<{ role: string; content: Array<Record<string, unknown>> }>
+      )
         .filter((m) => m.role === "assistant")
         .flatMap((m) => m.content);
       expect(blocks).toEqual([
