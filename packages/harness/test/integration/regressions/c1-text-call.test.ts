@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOrchestrator, startFakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
+import { auth } from "../../fixtures/harness.js";
 import { answer, type ScriptedUpstream, startScriptedUpstream } from "../../fixtures/scripted-upstream.js";
 import { upstreamHarness } from "../../fixtures/upstream-harness.js";
 
@@ -36,6 +37,8 @@ describe("C1: a tool call written as text", () => {
     const warn = h.warns().find((l) => /tool-call parser may be off/.test(l.msg));
     expect(warn).toMatchObject({ iid: "r1/coder/c1", turnId: "t-c1", model: "sim" });
     expect(JSON.stringify(h.warns())).not.toContain("SECRET");
+    const history = await h.app.inject({ method: "GET", url: "/conversations/r1%2Fcoder%2Fc1/history", headers: auth });
+    expect(history.json().settlements).toMatchObject([{ outcome: "completed", textCall: true }]);
   });
 
   it("plain text without markup (C5) settles completed without textCall", async () => {
