@@ -43,6 +43,8 @@ export function newProbe(): FetchProbe {
 const store = new AsyncLocalStorage<FetchProbe>();
 const INSTALLED = Symbol.for("jr2.harness.fetchProbe");
 const ERROR_BODY_CAP = 64 * 1024;
+/** A longer SSE line is not read (a hostile or broken server); the bytes still pass through. */
+const LINE_CAP = 4 * 1024 * 1024;
 
 /** Installs the scoped wrapper once per process (idempotent). */
 export function installFetchProbe(): void {
@@ -106,6 +108,7 @@ function watch(body: ReadableStream<Uint8Array>, probe: FetchProbe): ReadableStr
       probe.bytes += chunk.value.byteLength;
       const lines = (line + decoder.decode(chunk.value, { stream: true })).split("\n");
       line = lines.pop() ?? "";
+      if (line.length > LINE_CAP) line = "";
       for (const l of lines) readLine(l, probe);
       controller.enqueue(chunk.value);
     },

@@ -37,7 +37,11 @@ describe("C1: a tool call written as text", () => {
     const warn = h.warns().find((l) => /tool-call parser may be off/.test(l.msg));
     expect(warn).toMatchObject({ iid: "r1/coder/c1", turnId: "t-c1", model: "sim" });
     expect(JSON.stringify(h.warns())).not.toContain("SECRET");
-    const history = await h.app.inject({ method: "GET", url: "/conversations/r1%2Fcoder%2Fc1/history", headers: auth });
+    const history = await h.app.inject({
+      method: "GET",
+      url: "/conversations/r1%2Fcoder%2Fc1/history",
+      headers: auth,
+    });
     expect(history.json().settlements).toMatchObject([{ outcome: "completed", textCall: true }]);
   });
 

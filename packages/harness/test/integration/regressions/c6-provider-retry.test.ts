@@ -84,6 +84,30 @@ describe("mid-stream failures are retried with the same bytes", () => {
   });
 });
 
+describe("a stalled stream", () => {
+  it("is cut at retry.requestTimeoutMs and retried with the same bytes", async () => {
+    const h = upstreamHarness(upstream, orch, {
+      retry: { attempts: 2, requestTimeoutMs: 300, initialBackoffMs: 1 },
+    });
+    upstream.script([{ stall: true }, { sse: answer(approve) }]);
+    const { events, settlement } = await h.run("r1/coder/stall");
+    expect(settlement.outcome).toBe("completed");
+    expect(upstream.bodies[1]).toBe(upstream.bodies[0]);
+    expect(retries(events)[0]!.message).toMatch(/no complete answer within 0\.3 s/);
+    expect(JSON.stringify(events)).not.toContain("STALLED");
+  });
+
+  it("stalling every time settles failed stream-cut after the attempts", async () => {
+    const h = upstreamHarness(upstream, orch, {
+      retry: { attempts: 2, requestTimeoutMs: 200, initialBackoffMs: 1 },
+    });
+    upstream.script([{ stall: true }, { stall: true }]);
+    const { settlement } = await h.run("r1/coder/stall2");
+    expect(settlement).toMatchObject({ outcome: "failed", error: { cause: "stream-cut" } });
+    expect(upstream.bodies).toHaveLength(2);
+  });
+});
+
 describe("an endpoint that is down or loading is waited for", () => {
   it("503 three times, then 200: three retry events (cause unavailable), then the answer", async () => {
     const h = upstreamHarness(upstream, orch);
