@@ -100,7 +100,9 @@ export function createStreamFn(cfg: StreamFnConfig) {
       cacheRetention: "short",
       // Retries are ours (bounded, reported, same bytes); the OpenAI client's are off.
       maxRetries: 0,
-      timeoutMs: run.policy.requestTimeoutMs,
+      // Our attempt timer (retry.requestTimeoutMs) covers the whole request; the client's own
+      // timeout must never fire first (its abort would read as a request that was never sent).
+      timeoutMs: 2 ** 31 - 1,
       sessionId: undefined,
       onPayload,
     };
