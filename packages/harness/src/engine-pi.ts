@@ -30,6 +30,8 @@ export interface SeatConfig {
   limiter: EndpointLimiter;
   /** Pinned for the conversation (§7.7). */
   temperature: number | undefined;
+  /** See model-request.ts `StreamFnConfig.shapePayload`; none by default. */
+  shapePayload?: (params: Record<string, unknown>) => void;
 }
 
 /** The Turn's side of a run: pick delivery, texts, boundary reads, observers. From turn.ts. */

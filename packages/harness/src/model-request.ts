@@ -53,6 +53,11 @@ export interface StreamFnConfig {
   /** The run in progress, or `undefined` between runs. */
   current(): AnswerRun | undefined;
   lintMode?: LintMode;
+  /**
+   * Shapes each request body before the replay-lint (e.g. a per-template reasoning-echo policy);
+   * it must be a pure function of the body, so every request stays a byte extension.
+   */
+  shapePayload?: (params: Record<string, unknown>) => void;
 }
 
 /** Builds the seat's streamFn. */
@@ -83,6 +88,7 @@ export function createStreamFn(cfg: StreamFnConfig) {
       // A retry sends the first attempt's bytes again (they hit the prefix cache).
       if (payload !== undefined) return JSON.parse(payload);
       try {
+        cfg.shapePayload?.(params as Record<string, unknown>);
         const problems = lintPayload(params as { messages?: unknown }, lintMode);
         if (problems.length > 0) run.lintRepaired(problems);
       } catch (err) {

@@ -48,6 +48,16 @@ export function retryPolicy(entry: ModelEntry | undefined, harnessTimeoutMs?: nu
   };
 }
 
+/** pi-ai 0.73.1's `compat.thinkingFormat` values; another would be ignored silently. */
+const THINKING_FORMATS: readonly string[] = [
+  "openai",
+  "openrouter",
+  "deepseek",
+  "zai",
+  "qwen",
+  "qwen-chat-template",
+];
+
 /**
  * One row of the model table (§7.7): where a model name is served and how requests to it are
  * shaped. Every request-shaping field is read once per conversation and kept constant.
@@ -66,7 +76,12 @@ export const ModelEntry = z.object({
    * `chat_template_kwargs: { enable_thinking: false }`.
    */
   reasoning: z.boolean().optional(),
-  compat: z.record(z.string(), z.unknown()).optional(),
+  compat: z
+    .record(z.string(), z.unknown())
+    .refine((c) => c.thinkingFormat === undefined || THINKING_FORMATS.includes(c.thinkingFormat as string), {
+      message: `compat.thinkingFormat must be one of pi-ai's: ${THINKING_FORMATS.join(", ")}`,
+    })
+    .optional(),
   retry: RetryPolicy.optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
