@@ -8,7 +8,7 @@ import { type AnswerRun, createStreamFn, type NeverRun } from "./model-request.j
 import type { ResolvedRetryPolicy } from "./models.js";
 import type { RetryNotice } from "./provider-retry.js";
 import type { ReportedUsage } from "./provider-usage.js";
-import { EMPTY_ANSWER_MARK } from "./replay-lint.js";
+import { EMPTY_ANSWER_MARK, type LintMode } from "./replay-lint.js";
 import { isTextCall } from "./text-call.js";
 import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
 
@@ -32,6 +32,8 @@ export interface SeatConfig {
   temperature: number | undefined;
   /** See model-request.ts `StreamFnConfig.shapePayload`; none by default. */
   shapePayload?: (params: Record<string, unknown>) => void;
+  /** The replay-lint's mode; default from the environment (`lintModeFromEnv`). */
+  lintMode?: LintMode;
 }
 
 /** The Turn's side of a run: pick delivery, texts, boundary reads, observers. From turn.ts. */
@@ -209,6 +211,8 @@ export function createSeat(cfg: SeatConfig): Seat {
     limiter: cfg.limiter,
     temperature: cfg.temperature,
     current: () => current,
+    ...(cfg.shapePayload ? { shapePayload: cfg.shapePayload } : {}),
+    ...(cfg.lintMode ? { lintMode: cfg.lintMode } : {}),
   });
   const agent = new Agent({
     initialState: { systemPrompt: cfg.systemPrompt, tools: piTools(cfg.workingTools, cfg.menu, dispatch) },
