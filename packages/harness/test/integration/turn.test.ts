@@ -150,6 +150,13 @@ describe("one Submission", () => {
     expect(again.settlement.outcome).toBe("completed");
     expect(model.refused).toEqual([]);
     prefixes(model.bodies.slice(2));
+    // The failed answer keeps its place as an empty assistant message: never two users in a row.
+    const nudge = parsed(model)[3]!.messages;
+    expect(nudge.slice(-3).map((m) => [m.role, m.role === "assistant" ? m.content : "…"])).toEqual([
+      ["user", "…"],
+      ["assistant", ""],
+      ["user", "…"],
+    ]);
   });
 
   it("arguments that are not JSON get a receipt and no POST; the history replays as JSON", async () => {
