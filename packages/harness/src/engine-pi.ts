@@ -1,19 +1,15 @@
 import type { ThinkingLevel, Tool } from "@jr2/wire";
 import { Agent, type AgentEvent, type AgentMessage, type AgentTool } from "@mariozechner/pi-agent-core";
-import {
-  type AssistantMessage,
-  type AssistantMessageEvent,
-  createAssistantMessageEventStream,
-  type Model,
-  type SimpleStreamOptions,
-  streamSimple,
-  validateToolArguments,
-} from "@mariozechner/pi-ai";
+import { type AssistantMessage, type Model, validateToolArguments } from "@mariozechner/pi-ai";
 import { benchNarrowTools, menuForSubmission } from "./bench-narrow.js";
-import { installFetchProbe, withFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import { isJr2Result, piTools, presentedTools, type ToolCallKind, type ToolOutcome } from "./menu-tools.js";
-import { replayPayloadHook } from "./replay-policy.js";
+import { type AnswerRun, createStreamFn, type NeverRun } from "./model-request.js";
+import type { ResolvedRetryPolicy } from "./models.js";
+import type { RetryNotice } from "./provider-retry.js";
+import type { ReportedUsage } from "./provider-usage.js";
+import { EMPTY_ANSWER_MARK, type LintMode } from "./replay-lint.js";
+import { isTextCall } from "./text-call.js";
 import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
 
 /**
@@ -21,7 +17,8 @@ import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
  * system prompt are fixed when the seat is built; request-shaping options are pinned per seat.
  * Where pi would speak or act on its own (unknown tool, schema failure, `length`-cut calls, a
  * stream without a finish reason, a Turn that ended mid-batch) the seat intercepts (ADR 0151).
- * @see SPEC §7.2, §13
+ * The model request itself — retries, the replay-lint, ingestion — is model-request.ts's.
+ * @see SPEC §7.2, §13; docs/adr/0402-replayed-history.md
  */
 
 /** Everything a seat is built from; fixed for the conversation. */
@@ -31,10 +28,12 @@ export interface SeatConfig {
   menu: readonly Tool[];
   cwd: string | undefined;
   limiter: EndpointLimiter;
-  /** Per model request (ms). */
-  requestTimeoutMs: number;
   /** Pinned for the conversation (§7.7). */
   temperature: number | undefined;
+  /** See model-request.ts `StreamFnConfig.shapePayload`; none by default. */
+  shapePayload?: (params: Record<string, unknown>) => void;
+  /** The replay-lint's mode; default from the environment (`lintModeFromEnv`). */
+  lintMode?: LintMode;
 }
 
 /** The Turn's side of a run: pick delivery, texts, boundary reads, observers. From turn.ts. */
@@ -44,22 +43,34 @@ export interface RunHooks {
     arguments: unknown;
     toolCallId: string;
   }): Promise<{ text: string; turnOver: boolean }>;
-  /** Receipt text for calls that are never run (unknown tool, cut off, not JSON, after the end). */
-  notRun(reason: NotRunReason, name: string): string;
+  /**
+   * Receipt text for calls that are never run (unknown tool, cut off, not JSON, not an object,
+   * after the end); `detail` carries what the model sent when the history no longer shows it.
+   */
+  notRun(reason: NotRunReason, name: string, detail?: { sent: string; kind?: string }): string;
   /** After each model answer's tool results: the restatement to steer, if any (§7.5). */
   boundary(modelStopped: boolean): Promise<string | undefined>;
-  usage(u: { promptTokens: number; cachedTokens: number; completionTokens: number }): void;
+  /** After an answer cut at the output limit with no tool call: the text to steer, if any. */
+  outputCut(): string | undefined;
+  usage(u: ReportedUsage & { finishReason?: string }): void;
+  /** A model request is retried or its endpoint waited for (issue 10 §3). */
+  retry(n: RetryNotice): void;
+  /** Model-side trouble for the operator's log (never prompt or argument text). */
+  trouble(level: "warn" | "error", msg: string, fields?: Record<string, unknown>): void;
   message(role: "user" | "assistant" | "toolResult", text: string): void;
   /** Text for a Working tool's bad arguments / outside-cwd path / failure. */
   workingText(kind: "arguments" | "outside-cwd" | "failed", name: string, detail: string): string;
 }
 
-export type NotRunReason = "unknown-tool" | "truncated" | "not-json" | "turn-over" | "stopped";
+export type NotRunReason = "unknown-tool" | "truncated" | "not-json" | "not-object" | "turn-over" | "stopped";
 
 /** One Submission's run on the seat. */
 export interface RunRequest {
   userText: string;
   model: Model<"openai-completions">;
+  /** The model entry's name in the table (messages name it). */
+  entry: string;
+  policy: ResolvedRetryPolicy;
   apiKey: string;
   thinkingLevel: ThinkingLevel;
   maxSteps: number;
@@ -70,22 +81,24 @@ export interface RunRequest {
 
 /** How the run ended (turn.ts maps it to a settlement). */
 export type RunOutcome =
-  | { kind: "completed" }
-  | { kind: "failed"; error: { type: string; message: string } }
+  /** `textCall`: the last answer wrote a tool call as text (case C1); nothing was run. */
+  | { kind: "completed"; textCall?: boolean }
+  | { kind: "failed"; error: { type: string; message: string; cause?: string } }
   | { kind: "aborted" };
 
+/** Answers in a row cut at `maxTokens` that end a Submission (`output-limit`, issue 10 §3). */
+export const OUTPUT_CUTS_LIMIT = 2;
+
 /** Per-run bookkeeping, replaced at every run. */
-interface RunState {
+interface RunState extends AnswerRun {
   req: RunRequest;
-  aborted: boolean;
   turnOver: boolean;
-  halt: { type: "runaway"; message: string } | undefined;
+  halt: { type: "runaway"; message: string; cause?: string } | undefined;
   steps: number;
+  /** Consecutive answers cut at the output limit. */
+  cuts: number;
   callKeys: string[];
-  rawArgs: Map<string, unknown>;
-  neverRun: Map<string, NotRunReason>;
   batch: Array<{ terminate?: boolean }>;
-  failure: { type: string; message: string } | undefined;
 }
 
 /** A conversation's pi seat. */
@@ -111,7 +124,6 @@ export const IDENTICAL_CALLS_LIMIT = 4;
 
 /** Builds a seat. */
 export function createSeat(cfg: SeatConfig): Seat {
-  installFetchProbe();
   let current: RunState | undefined;
   const tools = presentedTools(cfg.workingTools, cfg.menu);
   // BENCHMARK-ONLY (bench-narrow.ts): off by default; when on, the tools block changes per Turn.
@@ -130,9 +142,9 @@ export function createSeat(cfg: SeatConfig): Seat {
       return { text: run ? run.req.hooks.notRun("turn-over", call.name) : "", terminate: true };
     if (run.halt) return { text: run.req.hooks.notRun("stopped", call.name), terminate: true };
     const never = run.neverRun.get(call.toolCallId);
-    if (never) return { text: run.req.hooks.notRun(never, call.name) };
+    if (never) return { text: notRunText(run, never, call.name) };
     if (target.kind === "menu") {
-      const args = run.rawArgs.has(call.toolCallId) ? run.rawArgs.get(call.toolCallId) : call.args;
+      const args = run.parsedArgs.has(call.toolCallId) ? run.parsedArgs.get(call.toolCallId) : call.args;
       const out = await run.req.hooks.menuCall({
         name: call.name,
         arguments: args,
@@ -183,110 +195,35 @@ export function createSeat(cfg: SeatConfig): Seat {
     }
   };
 
+  const notRunText = (run: RunState, never: NeverRun, name: string): string => {
+    run.req.hooks.trouble("warn", "a tool call of the model was not run", {
+      tool: name.slice(0, 64),
+      reason: never.reason,
+    });
+    if (never.reason === "truncated") return run.req.hooks.notRun("truncated", name);
+    return run.req.hooks.notRun(never.reason, name, {
+      sent: never.sent,
+      ...(never.reason === "not-object" ? { kind: never.kind } : {}),
+    });
+  };
+
+  const streamFn = createStreamFn({
+    limiter: cfg.limiter,
+    temperature: cfg.temperature,
+    current: () => current,
+    ...(cfg.shapePayload ? { shapePayload: cfg.shapePayload } : {}),
+    ...(cfg.lintMode ? { lintMode: cfg.lintMode } : {}),
+  });
   const agent = new Agent({
     initialState: { systemPrompt: cfg.systemPrompt, tools: piTools(cfg.workingTools, cfg.menu, dispatch) },
     steeringMode: "all",
     toolExecution: "sequential",
     convertToLlm: (messages) =>
-      messages.filter((m) => m.role === "user" || m.role === "assistant" || m.role === "toolResult"),
-    streamFn: (model, context, options) => streamOnce(model, { ...context, tools: toolsBlock() }, options),
+      messages
+        .filter((m) => m.role === "user" || m.role === "assistant" || m.role === "toolResult")
+        .map((m) => (m.role === "assistant" && isDropped(m) ? emptyAnswer(m) : m)),
+    streamFn: (model, context, options) => streamFn(model, { ...context, tools: toolsBlock() }, options),
   });
-
-  /** One model request: endpoint slot, pinned options, finish-reason probe, interceptions. */
-  const streamOnce = async (
-    model: Parameters<typeof streamSimple>[0],
-    context: Parameters<typeof streamSimple>[1],
-    options: SimpleStreamOptions | undefined,
-  ) => {
-    const out = createAssistantMessageEventStream();
-    const run = current;
-    const fail = (message: string, aborted = false) => {
-      const msg = emptyAssistant(model, aborted ? "aborted" : "error", message);
-      out.push({ type: "error", reason: aborted ? "aborted" : "error", error: msg });
-      out.end();
-      return out;
-    };
-    if (!run || options?.signal?.aborted || run.aborted) return fail("aborted", true);
-    const release = await cfg.limiter.acquire(model.baseUrl, options?.signal);
-    if (!release) return fail("aborted", true);
-    const probe = { sawFinishReason: false };
-    const pinned: SimpleStreamOptions = {
-      ...options,
-      apiKey: run.req.apiKey,
-      maxTokens: model.maxTokens,
-      temperature: cfg.temperature,
-      cacheRetention: "short",
-      maxRetries: 2,
-      timeoutMs: cfg.requestTimeoutMs,
-      sessionId: undefined,
-      onPayload: replayPayloadHook, // ADR-0310: reasoning dropped or echoed per model entry
-    };
-    const inner = withFetchProbe(probe, () => streamSimple(model, context, pinned));
-    void (async () => {
-      const raw = new Map<number, string>();
-      try {
-        for await (const ev of inner as AsyncIterable<AssistantMessageEvent>) {
-          if (ev.type === "toolcall_delta")
-            raw.set(ev.contentIndex, (raw.get(ev.contentIndex) ?? "") + ev.delta);
-          if (ev.type === "done") {
-            const msg = ev.message;
-            reportUsage(run, msg);
-            if (!probe.sawFinishReason) {
-              const failed = {
-                ...msg,
-                stopReason: "error" as const,
-                errorMessage: "the model stream ended without a finish reason",
-              };
-              run.failure = { type: "stream-incomplete", message: failed.errorMessage };
-              out.push({ type: "error", reason: "error", error: failed });
-              continue;
-            }
-            noteCalls(run, msg, raw);
-            out.push(ev);
-            continue;
-          }
-          if (ev.type === "error") {
-            reportUsage(run, ev.error);
-            if (ev.reason === "error")
-              run.failure = { type: "provider", message: ev.error.errorMessage ?? "provider error" };
-          }
-          out.push(ev);
-        }
-      } finally {
-        release();
-        out.end();
-      }
-    })();
-    return out;
-  };
-
-  const reportUsage = (run: RunState, msg: AssistantMessage) => {
-    const u = msg.usage;
-    const cached = u.cacheWrite > 0 ? u.cacheRead + u.cacheWrite : u.cacheRead;
-    run.req.hooks.usage({
-      promptTokens: u.input + u.cacheRead + u.cacheWrite,
-      cachedTokens: cached,
-      completionTokens: u.output,
-    });
-  };
-
-  /** Records raw arguments; marks calls of a cut-off answer and non-JSON arguments never-run. */
-  const noteCalls = (run: RunState, msg: AssistantMessage, raw: Map<number, string>) => {
-    msg.content.forEach((block, index) => {
-      if (block.type !== "toolCall") return;
-      if (msg.stopReason === "length") {
-        run.neverRun.set(block.id, "truncated");
-        return;
-      }
-      const text = (raw.get(index) ?? "").trim();
-      if (text === "") return;
-      try {
-        run.rawArgs.set(block.id, JSON.parse(text));
-      } catch {
-        run.neverRun.set(block.id, "not-json");
-      }
-    });
-  };
 
   const names = new Set(tools.map((t) => t.name));
   agent.subscribe(async (event: AgentEvent) => {
@@ -304,6 +241,10 @@ export function createSeat(cfg: SeatConfig): Seat {
         if (!isJr2Result(event.result)) {
           // pi's own text (unknown tool, schema failure) never reaches the model (§7.2 step 4).
           const reason: NotRunReason = names.has(event.toolName) ? "stopped" : "unknown-tool";
+          if (reason === "unknown-tool")
+            run.req.hooks.trouble("warn", "the model called a tool that is not in its tools block", {
+              tool: event.toolName.slice(0, 64),
+            });
           const text = run.turnOver
             ? run.req.hooks.notRun("turn-over", event.toolName)
             : run.req.hooks.notRun(reason, event.toolName);
@@ -323,6 +264,13 @@ export function createSeat(cfg: SeatConfig): Seat {
         if (text !== undefined && !run.aborted && !run.turnOver) {
           agent.steer({ role: "user", content: [{ type: "text", text }], timestamp: Date.now() });
         }
+        // An answer cut at the output limit with no call would end the loop: ask once more (the
+        // second cut in a row ends the Submission with `output-limit`).
+        const cut =
+          m.stopReason === "length" && event.toolResults.length === 0 ? run.req.hooks.outputCut() : undefined;
+        if (cut !== undefined && !run.aborted && !run.turnOver) {
+          agent.steer({ role: "user", content: [{ type: "text", text: cut }], timestamp: Date.now() });
+        }
         return;
       }
       default:
@@ -335,6 +283,16 @@ export function createSeat(cfg: SeatConfig): Seat {
     run.req.hooks.message("assistant", textOf(m));
     if (m.stopReason === "error" || m.stopReason === "aborted") return;
     const calls = m.content.filter((c) => c.type === "toolCall");
+    run.cuts = m.stopReason === "length" ? run.cuts + 1 : 0;
+    if (run.cuts >= OUTPUT_CUTS_LIMIT) {
+      const model = run.req.model;
+      run.halt = {
+        type: "runaway",
+        cause: "output-limit",
+        message: `${run.cuts} answers in a row were cut at the output limit (maxTokens ${model.maxTokens} of model entry \`${run.req.entry}\`); raise maxTokens in JR2_MODELS, or leave room for thinking`,
+      };
+      return;
+    }
     for (const c of calls) run.callKeys.push(`${c.name}\u0000${JSON.stringify(c.arguments)}`);
     const lastKeys = run.callKeys.slice(-IDENTICAL_CALLS_LIMIT);
     if (
@@ -350,17 +308,26 @@ export function createSeat(cfg: SeatConfig): Seat {
 
   return {
     async run(req) {
+      const hooks = req.hooks;
       current = {
         req,
+        entry: req.entry,
+        policy: req.policy,
+        apiKey: req.apiKey,
         aborted: false,
         turnOver: false,
         halt: undefined,
         steps: 0,
+        cuts: 0,
         callKeys: [],
-        rawArgs: new Map(),
+        parsedArgs: new Map(),
         neverRun: new Map(),
         batch: [],
         failure: undefined,
+        usage: (u) => hooks.usage(u),
+        retry: (n) => hooks.retry(n),
+        lintRepaired: (problems) =>
+          hooks.trouble("error", "replay-lint repaired the request's history", { problems }),
       };
       const run = current;
       agent.state.model = req.model;
@@ -385,6 +352,19 @@ export function createSeat(cfg: SeatConfig): Seat {
           error: run.failure ?? { type: "provider", message: last.errorMessage ?? "model request failed" },
         };
       }
+      if (
+        last?.role === "assistant" &&
+        last.stopReason === "stop" &&
+        !last.content.some((c) => c.type === "toolCall")
+      ) {
+        if (isTextCall(textOf(last))) {
+          req.hooks.trouble(
+            "warn",
+            "the model wrote a tool call as text and made none; the server's tool-call parser may be off (vLLM: --enable-auto-tool-choice --tool-call-parser hermes)",
+          );
+          return { kind: "completed", textCall: true };
+        }
+      }
       return { kind: "completed" };
     },
     abort() {
@@ -396,27 +376,22 @@ export function createSeat(cfg: SeatConfig): Seat {
   };
 }
 
-function emptyAssistant(
-  model: Parameters<typeof streamSimple>[0],
-  stopReason: "error" | "aborted",
-  errorMessage: string,
-): AssistantMessage {
+/**
+ * An answer pi-ai would leave out of the replay: errored or aborted, or with neither text nor a
+ * tool call (empty, reasoning-only). It is replayed as `{"role":"assistant","content":""}` so
+ * the history alternates roles (issue 10 §1).
+ */
+function isDropped(m: AssistantMessage): boolean {
+  if (m.stopReason === "error" || m.stopReason === "aborted") return true;
+  return !m.content.some((c) => c.type === "toolCall" || (c.type === "text" && c.text.trim().length > 0));
+}
+
+/** The stand-in the payload lint turns into `content: ""` (nothing else of it is sent). */
+function emptyAnswer(m: AssistantMessage): AssistantMessage {
   return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason,
-    errorMessage,
-    timestamp: Date.now(),
+    ...m,
+    stopReason: "stop",
+    errorMessage: undefined,
+    content: [{ type: "text", text: EMPTY_ANSWER_MARK }],
   };
 }

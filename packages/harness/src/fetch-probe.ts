@@ -1,20 +1,50 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * Sees whether a model stream carried a `finish_reason`. pi-ai treats a stream that ends
- * without one as a normal stop (§13); the Harness must call it a failure (§7.2, case C6).
- * pi-ai builds its OpenAI client per request with the global `fetch`, and offers no hook on the
- * raw chunks, so a scoped wrapper around the global `fetch` watches the bytes — only for
- * requests made inside {@link withFetchProbe}; every other fetch passes through untouched.
- * @see docs/adr/0151-pi-interception.md
+ * A tap on one model request's HTTP exchange. pi-ai builds its OpenAI client per request with
+ * the global `fetch` and offers no hook on the raw chunks, so a scoped wrapper around the
+ * global `fetch` watches the bytes — only for requests made inside {@link withFetchProbe};
+ * every other fetch passes through untouched. What it records is what pi-ai drops: whether a
+ * `finish_reason` came and which (C6, vLLM's `abort`), the usage and llama-server `timings`
+ * objects as sent (C8), the status, `Retry-After` and error body of a refused request, a
+ * transport error's code, and a body cut after its first bytes.
+ * @see docs/adr/0151-pi-interception.md, docs/adr/0401-provider-failures.md
  */
 export interface FetchProbe {
   sawFinishReason: boolean;
+  /** The last non-null `finish_reason` of the stream. */
+  finishReason?: string;
+  /** The request URL (for messages; redacted where it is shown). */
+  url?: string;
+  status?: number;
+  /** `Retry-After` in ms (seconds or an HTTP date), when the server sent one. */
+  retryAfterMs?: number;
+  /** A non-2xx answer's body text (first 64 KiB), or an SSE `error` object's JSON. */
+  errorBody?: string;
+  /** fetch threw before any answer: the error code (`ECONNREFUSED`, …) or message. */
+  transportError?: string;
+  /** The transport error came from the network (a code such as `ECONNREFUSED`), not the request's shape. */
+  networkError?: boolean;
+  /** Response body bytes received. */
+  bytes: number;
+  /** The body failed after its first bytes (a cut socket): the error's code or message. */
+  bodyError?: string;
+  /** The last `usage` object seen (chunk-level or choice-level). */
+  usage?: Record<string, unknown>;
+  /** The last llama-server `timings` object seen. */
+  timings?: Record<string, unknown>;
+}
+
+/** A fresh, empty probe. */
+export function newProbe(): FetchProbe {
+  return { sawFinishReason: false, bytes: 0 };
 }
 
 const store = new AsyncLocalStorage<FetchProbe>();
 const INSTALLED = Symbol.for("jr2.harness.fetchProbe");
-const FINISH = /"finish_reason"\s*:\s*"/;
+const ERROR_BODY_CAP = 64 * 1024;
+/** A longer SSE line is not read (a hostile or broken server); the bytes still pass through. */
+const LINE_CAP = 4 * 1024 * 1024;
 
 /** Installs the scoped wrapper once per process (idempotent). */
 export function installFetchProbe(): void {
@@ -24,21 +54,25 @@ export function installFetchProbe(): void {
   const original = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const probe = store.getStore();
-    const res = await original(input, init);
-    if (!probe || !res.body) return res;
-    const decoder = new TextDecoder();
-    let tail = "";
-    const watch = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        if (!probe.sawFinishReason) {
-          const text = tail + decoder.decode(chunk, { stream: true });
-          if (FINISH.test(text)) probe.sawFinishReason = true;
-          tail = text.slice(-64);
-        }
-        controller.enqueue(chunk);
-      },
-    });
-    return new Response(res.body.pipeThrough(watch), {
+    if (!probe) return original(input, init);
+    probe.url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    let res: Response;
+    try {
+      res = await original(input, init);
+    } catch (err) {
+      probe.transportError = errorCode(err);
+      const e = err as { code?: unknown; cause?: { code?: unknown } };
+      probe.networkError = typeof e?.cause?.code === "string" || typeof e?.code === "string";
+      throw err;
+    }
+    probe.status = res.status;
+    probe.retryAfterMs = retryAfter(res.headers.get("retry-after"));
+    if (!res.body) return res;
+    if (!res.ok) {
+      probe.errorBody = await readCapped(res.clone());
+      return res;
+    }
+    return new Response(watch(res.body, probe), {
       status: res.status,
       statusText: res.statusText,
       headers: res.headers,
@@ -46,7 +80,103 @@ export function installFetchProbe(): void {
   };
 }
 
-/** Runs `fn` (which starts a model request) with `probe` watching its response bytes. */
+/** Runs `fn` (which starts a model request) with `probe` watching its exchange. */
 export function withFetchProbe<T>(probe: FetchProbe, fn: () => T): T {
   return store.run(probe, fn);
+}
+
+/** Passes the body through unchanged while reading its SSE `data:` lines into the probe. */
+function watch(body: ReadableStream<Uint8Array>, probe: FetchProbe): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let line = "";
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        probe.bodyError = errorCode(err);
+        controller.error(err);
+        return;
+      }
+      if (chunk.done) {
+        readLine(line, probe);
+        controller.close();
+        return;
+      }
+      probe.bytes += chunk.value.byteLength;
+      const lines = (line + decoder.decode(chunk.value, { stream: true })).split("\n");
+      line = lines.pop() ?? "";
+      if (line.length > LINE_CAP) line = "";
+      for (const l of lines) readLine(l, probe);
+      controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** One SSE line: `data: {…}` updates the probe; anything else is ignored. */
+function readLine(raw: string, probe: FetchProbe): void {
+  const l = raw.trim();
+  if (!l.startsWith("data:")) return;
+  const data = l.slice(5).trim();
+  if (data === "" || data === "[DONE]") return;
+  let chunk: Record<string, unknown>;
+  try {
+    chunk = JSON.parse(data) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  if (!chunk || typeof chunk !== "object") return;
+  if (isObject(chunk.error)) probe.errorBody = JSON.stringify(chunk);
+  if (isObject(chunk.usage)) probe.usage = chunk.usage;
+  if (isObject(chunk.timings)) probe.timings = chunk.timings;
+  const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Record<string, unknown>) : undefined;
+  if (!isObject(choice)) return;
+  if (!isObject(chunk.usage) && isObject(choice.usage)) probe.usage = choice.usage;
+  if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
+    probe.sawFinishReason = true;
+    probe.finishReason = choice.finish_reason;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A transport error's code (`ECONNREFUSED`, `UND_ERR_SOCKET`, …), else its message. */
+function errorCode(err: unknown): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+  if (e?.name === "AbortError") return "aborted";
+  return e?.cause?.code ?? e?.code ?? e?.message ?? String(err);
+}
+
+/** `Retry-After`: seconds, or an HTTP date; `undefined` when absent or unreadable. */
+function retryAfter(raw: string | null): number | undefined {
+  if (raw === null || raw.trim() === "") return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+async function readCapped(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (text.length < ERROR_BODY_CAP) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // A body cut while reading the error: what came is enough.
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  return text.slice(0, ERROR_BODY_CAP);
 }

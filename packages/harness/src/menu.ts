@@ -50,7 +50,7 @@ export function noticeLine(notice: Notice): string {
     case "readmitted":
       return "Your turn was interrupted and is given to you again.";
     case "text-call":
-      return "Your previous answer wrote a tool call out as text, so nothing was run or picked. Call the tool itself instead of writing it out.";
+      return "Your previous answer wrote a tool call out as text (tool-call markup in your reply), so nothing was run or picked. Call the tool itself, as a tool call, instead of writing it out.";
     case "pick-answer": {
       const a = notice.answer;
       const body = receiptBody(notice.pick, {
@@ -151,17 +151,56 @@ export function truncatedCallReceipt(
   );
 }
 
-/** Arguments that are not JSON: never run, never delivered. */
+/** Longest quote of the model's own argument bytes in a receipt (characters). */
+export const SENT_QUOTE_LIMIT = 200;
+
+/** What the model sent, quoted for its receipt (the history replays `{}` in its place). */
+function sentQuote(sent: string): string {
+  const text = sent.length > SENT_QUOTE_LIMIT ? `${sent.slice(0, SENT_QUOTE_LIMIT)}…` : sent;
+  return text === "" ? "" : ` You sent: ${text}`;
+}
+
+/** Arguments that are not JSON: never run, never delivered; the receipt quotes what was sent. */
 export function argumentsNotJsonReceipt(
   name: string,
   allowed: readonly string[] | undefined,
   menuOrder: readonly string[],
+  sent = "",
 ): string {
   return withAllowed(
-    `The arguments of this call of "${name}" are not valid JSON, so it was not run and nothing was delivered. Your turn is not over. Call it again with a JSON object as its arguments.`,
+    `The arguments of this call of "${name}" are not valid JSON, so it was not run and nothing was delivered.${sentQuote(sent)}\nYour turn is not over. Call it again with a JSON object as its arguments.`,
     allowed,
     menuOrder,
   );
+}
+
+/**
+ * Arguments that are JSON but not an object (a string — often an object encoded twice — a
+ * number, an array; case C7): never run, never delivered; the receipt says what was sent.
+ */
+export function argumentsNotObjectReceipt(
+  name: string,
+  got: { sent: string; kind: string },
+  allowed: readonly string[] | undefined,
+  menuOrder: readonly string[],
+): string {
+  return withAllowed(
+    `The arguments of this call of "${name}" are ${got.kind}, not a JSON object, so it was not run and nothing was delivered.${sentQuote(got.sent)}\nYour turn is not over. Call it again with the arguments as one JSON object, not encoded as a string.`,
+    allowed,
+    menuOrder,
+  );
+}
+
+/**
+ * After an answer cut off at the output limit with no tool call (issue 10 §3): one `<jr2-turn>`
+ * block asking once more; a second cut in a row ends the Submission (`output-limit`).
+ */
+export function outputCutRestatement(
+  allowed: readonly string[] | undefined,
+  menuOrder: readonly string[],
+): string {
+  const line = allowed === undefined ? "" : ` ${allowedLine(allowed, menuOrder)}`;
+  return `<jr2-turn>Your previous answer was cut off at the output limit before it made a pick. Your turn is not over. Answer again, more briefly, and end with a pick.${line}</jr2-turn>`;
 }
 
 /** A call in the same answer after the Turn ended: not run. */

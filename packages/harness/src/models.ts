@@ -4,6 +4,62 @@ import { z } from "zod";
 import { ReasoningReplay, withReplayPolicy } from "./replay-policy.js";
 
 /**
+ * How one model entry's failed requests are retried (issue 10 §3); every key optional, each
+ * defaulting to {@link DEFAULT_RETRY}. Unknown keys are refused (a typo must not silently
+ * fall back to a default).
+ */
+export const RetryPolicy = z
+  .object({
+    /** Model requests for one answer when it fails mid-stream (abort, cut, no finish reason, 5xx). */
+    attempts: z.number().int().min(1).max(20),
+    /** Total wait (ms) for an endpoint that is down or loading (refused, 429, 502–504). */
+    maxWaitMs: z.number().int().min(0),
+    /** First backoff (ms); doubled per retry up to `maxBackoffMs`, with jitter. */
+    initialBackoffMs: z.number().int().min(1),
+    maxBackoffMs: z.number().int().min(1),
+    /** One model request, from send to its last byte (ms). */
+    requestTimeoutMs: z.number().int().min(1),
+  })
+  .partial()
+  .strict();
+export type RetryPolicy = z.infer<typeof RetryPolicy>;
+
+/** A policy with every key set. */
+export type ResolvedRetryPolicy = Required<RetryPolicy>;
+
+/**
+ * Defaults: 4 attempts for a mid-stream failure; 300 s of waiting for an endpoint that is
+ * down or loading; backoff 0.5 s → 15 s with jitter; a request may take 600 s (the Harness's
+ * `requestTimeoutMs` when the entry sets none).
+ */
+export const DEFAULT_RETRY: ResolvedRetryPolicy = {
+  attempts: 4,
+  maxWaitMs: 300_000,
+  initialBackoffMs: 500,
+  maxBackoffMs: 15_000,
+  requestTimeoutMs: 600_000,
+};
+
+/** The entry's policy over the defaults; `requestTimeoutMs` falls back to the Harness's. */
+export function retryPolicy(entry: ModelEntry | undefined, harnessTimeoutMs?: number): ResolvedRetryPolicy {
+  return {
+    ...DEFAULT_RETRY,
+    ...(harnessTimeoutMs !== undefined ? { requestTimeoutMs: harnessTimeoutMs } : {}),
+    ...(entry?.retry ?? {}),
+  };
+}
+
+/** pi-ai 0.73.1's `compat.thinkingFormat` values; another would be ignored silently. */
+const THINKING_FORMATS: readonly string[] = [
+  "openai",
+  "openrouter",
+  "deepseek",
+  "zai",
+  "qwen",
+  "qwen-chat-template",
+];
+
+/**
  * One row of the model table (§7.7): where a model name is served and how requests to it are
  * shaped. Every request-shaping field is read once per conversation and kept constant.
  */
@@ -14,8 +70,20 @@ export const ModelEntry = z.object({
   contextWindow: z.number().int().positive(),
   maxTokens: z.number().int().positive(),
   temperature: z.number().min(0).max(2).optional(),
+  /**
+   * The model thinks (pi-ai's `reasoning`); defaults to true when `compat.thinkingFormat` is
+   * set, since pi-ai ignores the format otherwise. Qwen3 on vLLM or llama-server:
+   * `compat: { thinkingFormat: "qwen-chat-template" }` → `thinkingLevel: "off"` sends
+   * `chat_template_kwargs: { enable_thinking: false }`.
+   */
   reasoning: z.boolean().optional(),
-  compat: z.record(z.string(), z.unknown()).optional(),
+  compat: z
+    .record(z.string(), z.unknown())
+    .refine((c) => c.thinkingFormat === undefined || THINKING_FORMATS.includes(c.thinkingFormat as string), {
+      message: `compat.thinkingFormat must be one of pi-ai's: ${THINKING_FORMATS.join(", ")}`,
+    })
+    .optional(),
+  retry: RetryPolicy.optional(),
   /** How earlier reasoning is replayed: `drop` (default) or `echo` (ADR-0310, replay-policy.ts). */
   reasoningReplay: ReasoningReplay.optional(),
 });
@@ -64,7 +132,7 @@ function pi(name: string, entry: ModelEntry): Model<"openai-completions"> {
     api: "openai-completions",
     provider: "jr2",
     baseUrl: entry.baseUrl,
-    reasoning: entry.reasoning ?? false,
+    reasoning: entry.reasoning ?? entry.compat?.thinkingFormat !== undefined,
     input: ["text"],
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     contextWindow: entry.contextWindow,

@@ -110,6 +110,8 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     maxSteps: opts.maxSteps ?? 256,
     requestTimeoutMs: opts.requestTimeoutMs ?? 600_000,
     log: (msg, fields) => app.log.info(fields ?? {}, msg),
+    warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
+    error: (msg, fields) => app.log.error(fields ?? {}, msg),
     ttlMs: opts.conversationTtlMs ?? DEFAULT_CONVERSATION_TTL_MS,
   });
   app.decorate("conversations", conversations);

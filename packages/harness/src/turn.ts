@@ -4,8 +4,9 @@ import { systemPrompt, turnPart, userMessageText } from "./briefing.js";
 import { createSeat, type NotRunReason, type RunHooks, type RunOutcome, type Seat } from "./engine-pi.js";
 import type { EndpointLimiter } from "./limiter.js";
 import * as menu from "./menu.js";
-import { type ModelTable, modelEntry, toPiModel } from "./models.js";
+import { type ModelTable, modelEntry, retryPolicy, toPiModel } from "./models.js";
 import type { OrchestratorClient } from "./orchestrator-client.js";
+import { withoutServerText } from "./provider-errors.js";
 import { refusedPickAnswer } from "./refused-pick.js";
 import { createWorkingDirectory } from "./working-directory.js";
 import { createWorkingTools } from "./working-tools.js";
@@ -27,8 +28,16 @@ export interface TurnDeps {
   /** The bounded boundary read (ms, §7.5). */
   boundaryReadMs: number;
   maxSteps: number;
+  /** Per model request (ms), unless the model entry's `retry.requestTimeoutMs` says otherwise. */
   requestTimeoutMs: number;
   log: (msg: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Model-side trouble (provider errors, retries, invented tools, not-run calls, text calls) at
+   * warn, the replay-lint's repairs at error; each line names iid, turnId and model, never prompt
+   * or argument text. Absent: `log` with a `level` field.
+   */
+  warn?: (msg: string, fields?: Record<string, unknown>) => void;
+  error?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
 /** The conversation-level state a Submission reads and (once) writes. */
@@ -58,11 +67,16 @@ export async function runTurn(
   emit: (e: StreamEvent) => void,
   signal: AbortSignal,
 ): Promise<Settlement> {
-  const settle = (outcome: Settlement["outcome"], error?: { type: string; message: string }): Settlement => ({
+  const settle = (
+    outcome: Settlement["outcome"],
+    error?: { type: string; message: string; cause?: string },
+    textCall?: boolean,
+  ): Settlement => ({
     type: "submission-settled",
     submissionId,
     outcome,
     ...(error ? { error } : {}),
+    ...(textCall ? { textCall } : {}),
   });
   try {
     const surface = await readSurfacePhase(slot.iid, deps, signal);
@@ -74,7 +88,12 @@ export async function runTurn(
     const seat = seated.seat;
     const modelName = req.model ?? req.definition.model;
     const entry = modelEntry(deps.models, modelName);
-    if (!entry) return settle("failed", { type: "model", message: `unknown model \`${modelName}\`` });
+    if (!entry)
+      return settle("failed", {
+        type: "model",
+        cause: "unknown-model",
+        message: `unknown model \`${modelName}\`: the Harness's model table (JR2_MODELS) has no entry of that name`,
+      });
     const dials = {
       model: modelName,
       thinkingLevel: req.thinkingLevel ?? req.definition.thinkingLevel ?? "off",
@@ -96,15 +115,29 @@ export async function runTurn(
     const outcome: RunOutcome = await seat.run({
       userText,
       model: toPiModel(modelName, entry),
+      entry: modelName,
+      policy: retryPolicy(entry, deps.requestTimeoutMs),
       apiKey: entry.apiKey ?? "jr2-no-key",
       thinkingLevel: dials.thinkingLevel as never,
       maxSteps: deps.maxSteps,
       allowed: surface.allowed,
-      hooks: turnHooks(slot, submissionId, req.turnId, state, deps, emit),
+      hooks: turnHooks(slot, submissionId, { turnId: req.turnId, model: modelName }, state, deps, emit),
     });
     signal.removeEventListener("abort", onAbort);
     if (signal.aborted) return settle("aborted");
-    return outcome.kind === "failed" ? settle("failed", outcome.error) : settle(outcome.kind);
+    if (outcome.kind === "failed") {
+      logAt(deps, "warn", "the Submission failed on the model side", {
+        iid: slot.iid,
+        turnId: req.turnId,
+        model: modelName,
+        type: outcome.error.type,
+        cause: outcome.error.cause,
+      });
+      return settle("failed", outcome.error);
+    }
+    return outcome.kind === "completed"
+      ? settle("completed", undefined, outcome.textCall)
+      : settle(outcome.kind);
   } catch (err) {
     return settle("failed", { type: "internal", message: err instanceof Error ? err.message : String(err) });
   }
@@ -151,7 +184,6 @@ async function seatPhase(
     menu: menuItems,
     cwd,
     limiter: deps.limiter,
-    requestTimeoutMs: deps.requestTimeoutMs,
     temperature: entry?.temperature,
   });
   slot.menuOrder = menuItems.map((t) => t.name);
@@ -195,12 +227,14 @@ function turnHooks(
   slot: SeatSlot,
   submissionId: string,
   /** The Submission's turnId: sent with each pick, so a re-send finds its own Turn's answer (ADR-0252). */
-  turnId: string | undefined,
+  who: { turnId: string | undefined; model: string },
   state: TurnState,
   deps: TurnDeps,
   emit: (e: StreamEvent) => void,
 ): RunHooks {
   const order = slot.menuOrder;
+  const turnId = who.turnId;
+  const where = { iid: slot.iid, turnId, model: who.model };
   let picks = 0;
   return {
     async menuCall(call) {
@@ -233,14 +267,21 @@ function turnHooks(
       state.lastRead = a.allowed ? { kind: "known", allowed: a.allowed } : { kind: "unknown", ownPick: true };
       return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete };
     },
-    notRun(reason: NotRunReason, name) {
+    notRun(reason: NotRunReason, name, detail) {
       switch (reason) {
         case "unknown-tool":
           return menu.unknownToolReceipt(name, lastAllowed(state), order);
         case "truncated":
           return menu.truncatedCallReceipt(name, lastAllowed(state), order);
         case "not-json":
-          return menu.argumentsNotJsonReceipt(name, lastAllowed(state), order);
+          return menu.argumentsNotJsonReceipt(name, lastAllowed(state), order, detail?.sent);
+        case "not-object":
+          return menu.argumentsNotObjectReceipt(
+            name,
+            { sent: detail?.sent ?? "", kind: detail?.kind ?? "not a JSON object" },
+            lastAllowed(state),
+            order,
+          );
         case "turn-over":
           return menu.NOT_RUN_TURN_OVER;
         case "stopped":
@@ -262,8 +303,33 @@ function turnHooks(
       state.lastRead = { kind: "known", allowed: d.allowed };
       return menu.restatement(d.allowed, order);
     },
-    usage(u) {
-      emit({ type: "usage", submissionId, ...u });
+    outputCut() {
+      const allowed = lastAllowed(state);
+      // Never ask a model that stopped to pick from an empty list (§7.5): the wake does.
+      if (allowed !== undefined && allowed.length === 0) return undefined;
+      return menu.outputCutRestatement(allowed, order);
+    },
+    usage({ unreported, finishReason, ...numbers }) {
+      emit({
+        type: "usage",
+        submissionId,
+        ...numbers,
+        ...(unreported.length > 0 ? { unreported } : {}),
+        ...(finishReason ? { finishReason } : {}),
+      });
+    },
+    retry(n) {
+      emit({ type: "retry", submissionId, model: who.model, ...n });
+      logAt(deps, "warn", "model request retried", {
+        ...where,
+        attempt: n.attempt,
+        waitMs: n.waitMs,
+        cause: n.cause,
+        detail: withoutServerText(n.message),
+      });
+    },
+    trouble(level, msg, fields) {
+      logAt(deps, level, msg, { ...where, ...fields });
     },
     message(role, text) {
       emit({ type: "message-appended", submissionId, role, text });
@@ -274,4 +340,11 @@ function turnHooks(
       return menu.workingToolFailed(name, detail);
     },
   };
+}
+
+/** Logs at `level` through the Harness's logger (or `log` with the level as a field). */
+function logAt(deps: TurnDeps, level: "warn" | "error", msg: string, fields: Record<string, unknown>): void {
+  const sink = level === "warn" ? deps.warn : deps.error;
+  if (sink) sink(msg, fields);
+  else deps.log(msg, { level, ...fields });
 }

@@ -226,7 +226,13 @@ export type AbortAnswer = z.infer<typeof AbortAnswer>;
 export const History = z.object({
   messages: z.array(z.unknown()),
   settlements: z.array(
-    z.object({ submissionId: z.string(), outcome: SettlementOutcome, error: SettlementError.optional() }),
+    z.object({
+      submissionId: z.string(),
+      outcome: SettlementOutcome,
+      error: SettlementError.optional(),
+      /** As on the stream's settlement: the last answer wrote a tool call as text. */
+      textCall: z.boolean().optional(),
+    }),
   ),
 });
 export type History = z.infer<typeof History>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai.js";
+import { type FakeOpenAI, type ScriptedReply, startFakeOpenAI } from "../fixtures/fake-openai.js";
 import { answer, type FakeOrchestrator, startFakeOrchestrator } from "../fixtures/fake-orchestrator.js";
 import { harnessFor, parsed } from "../fixtures/harness.js";
 
@@ -14,6 +14,17 @@ afterEach(async () => {
   await orch.close();
 });
 
+/** The fixture's model entry with a three-attempt, millisecond retry policy. */
+const fastRetryModels = (m: FakeOpenAI) => ({
+  sim: {
+    baseUrl: m.baseUrl,
+    id: "sim",
+    contextWindow: 32768,
+    maxTokens: 1024,
+    temperature: 0,
+    retry: { attempts: 3, initialBackoffMs: 1, maxBackoffMs: 2 },
+  },
+});
 const call = (name: string, args: unknown = {}) => ({ name, arguments: JSON.stringify(args) });
 const PI_TEXTS = [/not found/i, /Validation failed/, /No result provided/, /Tool execution was blocked/];
 const noPiTexts = () => {
@@ -62,6 +73,7 @@ describe("one Submission", () => {
         promptTokens: 100,
         cachedTokens: 40,
         completionTokens: 7,
+        finishReason: "tool_calls",
       },
     ]);
     expect(events.find((e) => e.type === "pick")).toMatchObject({
@@ -101,17 +113,50 @@ describe("one Submission", () => {
     noPiTexts();
   });
 
-  it("C6: a stream that ends without a finish reason settles failed, nothing is delivered, history stays replayable", async () => {
-    const h = harnessFor(model, orch);
-    model.script([{ toolCalls: [{ name: "approve", arguments: '{"summary": "o' }], finish: null }]);
-    const { settlement } = await h.run("r1/coder/c6");
-    expect(settlement).toMatchObject({ outcome: "failed", error: { type: "stream-incomplete" } });
+  it("C6: a stream that ends without a finish reason is retried with the same bytes; nothing partial is delivered", async () => {
+    const h = harnessFor(model, orch, { models: fastRetryModels(model) });
+    orch.answer = () => answer({ allowed: [], turnComplete: true });
+    model.script([
+      { toolCalls: [{ name: "approve", arguments: '{"summary": "o' }], finish: null },
+      { toolCalls: [call("approve", { summary: "ok" })] },
+    ]);
+    const { events, settlement } = await h.run("r1/coder/c6");
+    expect(settlement.outcome).toBe("completed");
+    expect(model.bodies).toHaveLength(2);
+    expect(model.bodies[1]).toBe(model.bodies[0]);
+    expect(events.filter((e) => e.type === "retry")).toMatchObject([{ attempt: 1, cause: "stream-cut" }]);
+    expect(orch.picks).toEqual([
+      { name: "approve", arguments: { summary: "ok" }, toolCallId: expect.any(String) },
+    ]);
+  });
+
+  it("C6: a stream that keeps ending without a finish reason settles failed stream-cut after the attempts bound", async () => {
+    const h = harnessFor(model, orch, { models: fastRetryModels(model) });
+    const cut: ScriptedReply = {
+      toolCalls: [{ name: "approve", arguments: '{"summary": "o' }],
+      finish: null,
+    };
+    model.script([cut, cut, cut]);
+    const { settlement } = await h.run("r1/coder/c6b");
+    expect(settlement).toMatchObject({
+      outcome: "failed",
+      error: { type: "stream-incomplete", cause: "stream-cut" },
+    });
+    expect(settlement.error?.message).toContain("model entry `sim`");
+    expect(model.bodies).toHaveLength(3);
     expect(orch.picks).toHaveLength(0);
     model.script([{ text: "I have finished." }]);
-    const again = await h.run("r1/coder/c6", { kind: "nudge", kept: true, prompt: undefined });
+    const again = await h.run("r1/coder/c6b", { kind: "nudge", kept: true, prompt: undefined });
     expect(again.settlement.outcome).toBe("completed");
     expect(model.refused).toEqual([]);
-    prefixes(model.bodies);
+    prefixes(model.bodies.slice(2));
+    // The failed answer keeps its place as an empty assistant message: never two users in a row.
+    const nudge = parsed(model)[3]!.messages;
+    expect(nudge.slice(-3).map((m) => [m.role, m.role === "assistant" ? m.content : "…"])).toEqual([
+      ["user", "…"],
+      ["assistant", ""],
+      ["user", "…"],
+    ]);
   });
 
   it("arguments that are not JSON get a receipt and no POST; the history replays as JSON", async () => {

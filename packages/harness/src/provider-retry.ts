@@ -1,0 +1,181 @@
+import type { ResolvedRetryPolicy } from "./models.js";
+import { classify, describeSite, type RequestSite, type Verdict } from "./provider-errors.js";
+
+/**
+ * The retry loop around one model answer (issue 10 §3): a mid-stream failure is retried with the
+ * same request bytes up to `attempts`; an endpoint that is down or loading is waited for with
+ * backoff until `maxWaitMs` of waiting is spent; every retry is reported before its wait; an
+ * abort ends a wait at once. Nothing of a failed attempt reaches pi: the caller forwards only
+ * the answer this returns. A wait holds no endpoint slot and spends no step budget.
+ * @see SPEC §5.6; docs/adr/0401-provider-failures.md
+ */
+
+/** What one attempt saw: pi-ai's last event and the wire probe. */
+export interface AttemptSeen<T> {
+  kind: "ended";
+  /** Whether pi-ai ended with `done` (an answer) rather than `error`. */
+  done: boolean;
+  piError: string | undefined;
+  probe: import("./fetch-probe.js").FetchProbe;
+  /** The attempt's payload (answer, raw arguments …), opaque here. */
+  value: T;
+}
+
+/** An attempt that never started: the abort came while it waited for an endpoint slot. */
+export interface AttemptSkipped {
+  kind: "skipped";
+}
+
+/** One retry, as the stream's `retry` event and the warn log carry it. */
+export interface RetryNotice {
+  /** The failed attempt's number, from 1. */
+  attempt: number;
+  /** Backoff before the next attempt (ms). */
+  waitMs: number;
+  cause: "stream-cut" | "unavailable";
+  message: string;
+}
+
+/** How the answer ended. */
+export type RetryOutcome<T> =
+  | { kind: "answer"; seen: AttemptSeen<T> }
+  | { kind: "aborted"; seen?: AttemptSeen<T> }
+  | {
+      kind: "failed";
+      /** `stream-incomplete` for a stream cut past the bound, else `provider`. */
+      type: "stream-incomplete" | "provider";
+      cause: string | undefined;
+      message: string;
+      seen?: AttemptSeen<T>;
+    };
+
+export interface RetryOptions<T> {
+  policy: ResolvedRetryPolicy;
+  site: RequestSite;
+  /** The Turn's abort (pi's signal). */
+  signal: AbortSignal | undefined;
+  /**
+   * Runs one attempt; never throws. It arms `startTimeout` once it holds its endpoint slot and
+   * passes the returned signal to the request.
+   */
+  attempt(startTimeout: () => AbortSignal): Promise<AttemptSeen<T> | AttemptSkipped>;
+  /** Whether a `done` attempt is a usable answer (it had a finish reason, …). */
+  usable(seen: AttemptSeen<T>): boolean;
+  onRetry(notice: RetryNotice): void;
+  /** [0, 1); injectable for tests. */
+  random?: () => number;
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+}
+
+/** Runs attempts until an answer, a fatal failure, the bound, or an abort. Never throws. */
+export async function requestWithRetry<T>(opts: RetryOptions<T>): Promise<RetryOutcome<T>> {
+  const { policy, site, signal } = opts;
+  const random = opts.random ?? Math.random;
+  const sleep = opts.sleep ?? abortableSleep;
+  let cuts = 0;
+  let waits = 0;
+  let waited = 0;
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) return { kind: "aborted" };
+    const timer = attemptTimer(signal, policy.requestTimeoutMs);
+    let seen: AttemptSeen<T> | AttemptSkipped;
+    try {
+      seen = await opts.attempt(timer.start);
+    } finally {
+      timer.clear();
+    }
+    if (seen.kind === "skipped" || signal?.aborted)
+      return seen.kind === "skipped" ? { kind: "aborted" } : { kind: "aborted", seen };
+    if (seen.done && opts.usable(seen)) return { kind: "answer", seen };
+    const verdict: Verdict = timer.timedOut()
+      ? {
+          kind: "retry",
+          cause: "stream-cut",
+          message: `${describeSite(site)}: no complete answer within ${seconds(policy.requestTimeoutMs)} (retry.requestTimeoutMs)`,
+        }
+      : classify(seen.probe, seen.piError, site);
+    if (verdict.kind === "fatal")
+      return { kind: "failed", type: "provider", cause: verdict.cause, message: verdict.message, seen };
+    let waitMs: number;
+    if (verdict.kind === "retry") {
+      cuts++;
+      if (cuts >= policy.attempts)
+        return {
+          kind: "failed",
+          type: "stream-incomplete",
+          cause: "stream-cut",
+          message: `${verdict.message}; gave up after ${cuts} attempt${cuts === 1 ? "" : "s"} (retry.attempts of model entry \`${site.entry}\`)`,
+          seen,
+        };
+      waitMs = backoffMs(policy, cuts, random);
+    } else {
+      waits++;
+      const left = policy.maxWaitMs - waited;
+      if (left <= 0)
+        return {
+          kind: "failed",
+          type: "provider",
+          cause: "unavailable",
+          message: `${verdict.message}; the endpoint stayed unavailable for ${seconds(waited)} (retry.maxWaitMs of model entry \`${site.entry}\`)`,
+          seen,
+        };
+      waitMs = Math.min(verdict.retryAfterMs ?? backoffMs(policy, waits, random), left);
+      waited += waitMs;
+    }
+    opts.onRetry({ attempt, waitMs, cause: verdict.cause, message: verdict.message });
+    await sleep(waitMs, signal);
+  }
+}
+
+/**
+ * Backoff before retry `n` (from 1): `initialBackoffMs · 2^(n−1)` capped at `maxBackoffMs`,
+ * with equal jitter (half fixed, half random), so concurrent seats do not retry in step.
+ */
+export function backoffMs(
+  policy: ResolvedRetryPolicy,
+  n: number,
+  random: () => number = Math.random,
+): number {
+  const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** Math.min(n - 1, 30));
+  return Math.round(base / 2 + (random() * base) / 2);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (an abort ends a wait within 1 s). */
+export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** A per-attempt signal: the Turn's abort, plus a timeout armed once the attempt starts. */
+function attemptTimer(outer: AbortSignal | undefined, timeoutMs: number) {
+  const ctl = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let fired = false;
+  const onOuter = () => ctl.abort(outer?.reason);
+  if (outer?.aborted) ctl.abort(outer.reason);
+  else outer?.addEventListener("abort", onOuter, { once: true });
+  return {
+    start: () => {
+      timer ??= setTimeout(() => {
+        fired = true;
+        ctl.abort(new Error("model request timed out"));
+      }, timeoutMs);
+      return ctl.signal;
+    },
+    timedOut: () => fired,
+    clear: () => {
+      if (timer) clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuter);
+    },
+  };
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;

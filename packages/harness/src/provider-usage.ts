@@ -1,0 +1,53 @@
+import type { UsageField } from "@jr2/wire";
+import type { FetchProbe } from "./fetch-probe.js";
+
+/**
+ * One model request's usage as the server reported it (issue 10 §2, case C8; ADR-0400). A field
+ * the server did not report is named in `unreported` and carried as a placeholder `0`, never a
+ * measured 0: the cache hit rate is the number jr2 exists to protect.
+ * - `usage.prompt_tokens_details.cached_tokens` is the cached count; without it (vLLM without
+ *   `--enable-prompt-tokens-details`) llama-server's `timings.cache_n` is read, else unreported.
+ * - No usage object at all: llama-server's `timings` (`prompt_n + cache_n`, `cache_n`,
+ *   `predicted_n`) when present, else all three unreported.
+ */
+export interface ReportedUsage {
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  unreported: UsageField[];
+}
+
+/** Reads the usage the probe saw. */
+export function reportedUsage(probe: Pick<FetchProbe, "usage" | "timings">): ReportedUsage {
+  const u = probe.usage;
+  const t = probe.timings;
+  const cacheN = count(t?.cache_n);
+  if (u) {
+    const details = u.prompt_tokens_details as Record<string, unknown> | undefined | null;
+    const fields = {
+      promptTokens: count(u.prompt_tokens),
+      cachedTokens: count(details?.cached_tokens) ?? count(u.prompt_cache_hit_tokens) ?? cacheN,
+      completionTokens: count(u.completion_tokens),
+    };
+    return withPlaceholders(fields);
+  }
+  const promptN = count(t?.prompt_n);
+  return withPlaceholders({
+    promptTokens: promptN !== undefined && cacheN !== undefined ? promptN + cacheN : undefined,
+    cachedTokens: cacheN,
+    completionTokens: count(t?.predicted_n),
+  });
+}
+
+const count = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
+
+function withPlaceholders(f: Record<UsageField, number | undefined>): ReportedUsage {
+  const unreported = (Object.keys(f) as UsageField[]).filter((k) => f[k] === undefined);
+  return {
+    promptTokens: f.promptTokens ?? 0,
+    cachedTokens: f.cachedTokens ?? 0,
+    completionTokens: f.completionTokens ?? 0,
+    unreported,
+  };
+}
