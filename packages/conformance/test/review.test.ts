@@ -119,10 +119,14 @@ describe.skipIf(missing.length > 0)(`the review workflow end to end (${target})`
     const detail = JSON.parse((await orchestratorClient(stack).run(runId)).body) as {
       usage: Record<string, number>;
     };
+    // model-sim reports every field, so every total is known and the cache base is all of it.
     expect(detail.usage).toEqual({
       promptTokens: sim.prompt,
       cachedTokens: sim.cached,
       completionTokens: sim.completion,
+      requests: recordings.length,
+      unreportedRequests: 0,
+      reported: { promptTokens: sim.prompt, cachedTokens: sim.cached },
     });
   });
 
