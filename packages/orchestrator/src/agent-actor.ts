@@ -6,10 +6,12 @@ import type {
   StreamEvent,
   SubmissionRequest,
 } from "@jr2/wire";
+import { readUsage } from "@jr2/wire";
 import { crashPoint } from "./crash-points.js";
 import type { HarnessClient } from "./harness-client.js";
 import type { OutboundQueues } from "./outbound-queue.js";
 import type { TurnInput } from "./run-binding.js";
+import { streamPosition, type UsageRecord } from "./usage-totals.js";
 
 /**
  * The Agent actor's mechanics for one Turn (SPEC §5): admit, ledger, follow the Submission,
@@ -31,12 +33,13 @@ export interface LedgerEntry {
 export type FaultReason = "infra" | "no-signal" | "runaway" | "deadline" | "placement" | "conflict";
 
 /**
- * Telemetry for the run feed; never carries an iid (§5.6). Picks are not here: the run host
+ * Telemetry for the run feed; never carries an iid (§5.6). A `usage` event carries its
+ * Submission and stream position: with the Turn's iid, the key it is stored once by (ADR-0255). Picks are not here: the run host
  * records every pick at delivery, hand-played ones included.
  */
 export type TurnTelemetry =
   | { type: "admission"; kind: "task" | "nudge"; allowed: string[] }
-  | { type: "usage"; promptTokens: number; cachedTokens: number; completionTokens: number }
+  | ({ type: "usage" } & Omit<UsageRecord, "iid">)
   | { type: "retry"; attempt: number; reason: string }
   | { type: "fault"; reason: FaultReason; detail?: string };
 
@@ -210,11 +213,20 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       }
       n = 0;
       if (page.kind === "idle") continue;
+      const pageStart = cursor;
       cursor = page.nextOffset;
-      for (const event of page.events) {
+      for (const [index, event] of page.events.entries()) {
         if (event.type === "usage") {
-          const { promptTokens, cachedTokens, completionTokens } = event;
-          ports.telemetry({ type: "usage", promptTokens, cachedTokens, completionTokens });
+          // Keyed by its place in the stream: read again after a restart, it is recorded once (ADR-0255).
+          const position = streamPosition(pageStart, index);
+          const finish = event.finishReason === undefined ? {} : { finishReason: event.finishReason };
+          ports.telemetry({
+            type: "usage",
+            submissionId: event.submissionId,
+            position,
+            ...readUsage(event),
+            ...finish,
+          });
         } else if (event.type === "submission-settled" && event.submissionId === submissionId) {
           return stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
         }

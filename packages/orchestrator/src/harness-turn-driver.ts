@@ -8,6 +8,7 @@ import {
 import { createHarnessClient, type HarnessClient, type HarnessEndpoint } from "./harness-client.js";
 import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
 import type { TurnTelemetry as FeedTelemetry, TurnDriver } from "./turn-driver.js";
+import { usageFeedEntry } from "./usage-totals.js";
 
 /** Settings of the Harness Turn driver. */
 export interface HarnessTurnDriverOptions {
@@ -54,7 +55,12 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         ledgerRead: (iid) => context.ledgerRead(iid),
         ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
         reseat: () => context.reseat(),
-        telemetry: (event) => context.telemetry(toFeed(event, turn.input.agentName)),
+        telemetry: (event) => {
+          if (event.type === "usage" && context.recordUsage) {
+            // Keyed with the conversation the Turn reads now (a reseat moves it, §5.3).
+            context.recordUsage({ ...event, iid: context.registration.iid });
+          } else context.telemetry(toFeed(event, turn.input.agentName));
+        },
         fault: (reason, detail) => context.fault(reason, detail),
         log: (level, msg, fields) => context.log[level](fields ?? {}, msg),
         setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -73,7 +79,7 @@ function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
     case "admission":
       return { type: "admission", agent, kind: event.kind, allowed: event.allowed };
     case "usage":
-      return event;
+      return usageFeedEntry(event);
     case "retry":
       return event;
     case "fault":

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { FeedEntry } from "./feed.js";
 import type { Registration } from "./registration-table.js";
 import type { TurnStart } from "./run-binding.js";
+import type { UsageRecord } from "./usage-totals.js";
 
 /** Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds it). */
 export type TurnTelemetry = FeedEntry extends infer E
@@ -45,6 +46,11 @@ export interface TurnContext {
   watch(onChange: () => void): () => void;
   /** Appends Turn telemetry to the run feed, as `<state path>#<agent>` (never the iid). */
   telemetry(event: TurnTelemetry): void;
+  /**
+   * Records one model request's usage once by its key (the store's usage rows, ADR-0255) and,
+   * when it is new, appends its `usage` feed event. Absent: the driver appends the feed event.
+   */
+  recordUsage?(record: UsageRecord): void;
   /**
    * Ends the Turn for the workflow: sends `agent.fault { reason, detail? }`, stamped with the
    * Agent's sender, to the invoker.

@@ -22,6 +22,9 @@ export const errorsPlugin = fp(
       });
       if (status >= 500) request.log.error({ err: error }, "request failed");
       else request.log.info({ code: body.code }, body.error);
+      // A 503 that says when to come back (JR2_ERR_STORE_FAILING, ADR-0253) says it in the header too.
+      if (status === 503 && typeof body.retryAfter === "number")
+        reply.header("retry-after", String(body.retryAfter));
       return reply.code(status).type("application/json").send(body);
     });
     app.setNotFoundHandler((request, reply) =>
