@@ -90,6 +90,12 @@ export function storeFileError(path: string, error: unknown): Error {
   );
 }
 
+/** The SQLite store: the port, plus its file and connection (`jr2 store check`/`backup`, tests). */
+export interface SqliteRunStore extends RunStore {
+  readonly path: string;
+  readonly db: Database.Database;
+}
+
 /** Options of {@link openSqliteStore}. */
 export interface OpenStoreOptions {
   /**
@@ -97,8 +103,6 @@ export interface OpenStoreOptions {
    * or gone (`jr2 serve --new-store`). Default false: refused.
    */
   newStore?: boolean;
-  /** Test hook: SQLite's `max_page_count`, to reproduce a full disk (SQLITE_FULL) without root. */
-  maxPageCount?: number;
 }
 
 /** The file name of the store inside `JR2_DATA_DIR`. */
@@ -110,7 +114,7 @@ export const STORE_FILE = "jr2.sqlite";
  * @param dataDir a directory (created if missing); the file is `<dataDir>/jr2.sqlite`
  * @throws Error naming the path when the file cannot be opened or is from a newer jr2
  */
-export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {}): RunStore {
+export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {}): SqliteRunStore {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, STORE_FILE);
   const marker = join(dataDir, STORE_MARKER);
@@ -127,7 +131,6 @@ export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {})
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
     db.pragma("busy_timeout = 5000");
-    if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${options.maxPageCount}`);
     refuseForeign(db, path);
     migrate(db, path);
     // Reads what restore reads first, so a damaged table is refused here, naming the file.
@@ -206,6 +209,8 @@ export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {})
   );
 
   return {
+    path,
+    db,
     async save(blob, picks, usage = []) {
       saveTx(blob, picks, usage);
     },
