@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createRunHost, INSTANCE_CALLER } from "../../src/index.js";
+import { createLogger, createRunHost, INSTANCE_CALLER } from "../../src/index.js";
 import { LiveRun } from "../../src/live-run.js";
 import { createRunPersistence } from "../../src/persistence.js";
 import { createMemoryStore, type RunStore } from "../../src/store/run-store.js";
@@ -179,5 +179,23 @@ describe("failing saves (issue 16 item 1)", () => {
     expect(host.listRuns().map((r) => r.runId)).toEqual([runId]);
     expect(host.readSurface(iid, INSTANCE_CALLER).iid).toBe(iid);
     await host.close();
+  });
+});
+
+describe("a failing log write (issue 16 item 1)", () => {
+  it("loses the line, never the process: the logger takes its stream's error", async () => {
+    let writes = 0;
+    const sink = new Writable({
+      write(_chunk, _enc, done) {
+        writes++;
+        done(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }));
+      },
+    });
+    const logger = createLogger({ destination: sink });
+    logger.error("saving the run failed");
+    // The stream's error event fires on a later tick: without a listener it is an uncaught exception.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toBe(1);
   });
 });
