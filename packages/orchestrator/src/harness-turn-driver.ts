@@ -8,6 +8,7 @@ import {
 import { createHarnessClient, type HarnessClient, type HarnessEndpoint } from "./harness-client.js";
 import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
 import type { TurnTelemetry as FeedTelemetry, TurnDriver } from "./turn-driver.js";
+import { drainUsage } from "./usage-drain.js";
 import { usageFeedEntry } from "./usage-totals.js";
 
 /** Settings of the Harness Turn driver. */
@@ -31,7 +32,11 @@ export interface HarnessTurnDriverOptions {
 export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): TurnDriver {
   const outbound = options.outbound ?? createOutboundQueues();
   const config: TurnConfig = { ...defaultTurnConfig, ...options.config };
+  const clientOf = (endpoint: HarnessEndpoint) =>
+    options.client ? options.client(endpoint) : createHarnessClient(endpoint, options.fetch);
   return {
+    drainUsage: (target, record, signal) =>
+      drainUsage(clientOf({ url: target.harnessUrl, token: options.harnessToken }), target, record, signal),
     start(context) {
       const { registration, turn } = context;
       if (!registration.harnessUrl) {

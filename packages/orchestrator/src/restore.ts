@@ -40,6 +40,8 @@ export interface RestoreDeps {
   log: Logger;
   /** Wall clock in epoch ms (timers' remaining delay). */
   nowMs(): number;
+  /** Called once a live run is restored and settled (the host reads ended Turns' usage, ADR-0255). */
+  restored?(run: LiveRun): void;
 }
 
 /**
@@ -161,6 +163,7 @@ export async function restoreRun(
     run.start();
     const timers = rearmTimers(run, blob, deps);
     await run.settle();
+    deps.restored?.(run);
     deps.log.info(
       {
         runId: blob.runId,

@@ -219,7 +219,26 @@ export function createRunHost(options: RunHostOptions): RunHost {
     hooks,
     log,
     nowMs: () => now().getTime(),
+    restored: (run: LiveRun) => drainEndedTurns(run),
   });
+  /** Ended Turns' usage reads after a restore (ADR-0255); aborted on close. */
+  const drains = new AbortController();
+  const drainEndedTurns = (run: LiveRun) => {
+    const drain = turnDriver.drainUsage?.bind(turnDriver);
+    if (!drain) return;
+    const live = new Set(registrations.ofRun(run.runId).map((r) => r.iid));
+    for (const [iid, entry] of run.ledger) {
+      const harnessUrl = entry.harnessUrl ?? options.placement?.instanceHarnessUrl;
+      if (live.has(iid) || !harnessUrl) continue;
+      drain(
+        { harnessUrl, iid, entry },
+        (record) => persistence.recordUsage(run, record),
+        drains.signal,
+      ).catch((error: unknown) =>
+        log.warn({ runId: run.runId, err: error }, "reading an ended Turn's usage failed"),
+      );
+    }
+  };
   const frozenRuns = createFrozenRuns({
     store,
     persistence,
@@ -540,6 +559,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
       if (stopping) return;
       stopping = true;
       frozenRuns.close();
+      drains.abort();
       // Commit what is pending, then stop without saving: the stop is not the run's state.
       await persistence.close();
       for (const run of runs.values()) run.actor.stop();

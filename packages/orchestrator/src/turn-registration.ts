@@ -144,7 +144,8 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
-      run.ledger.set(iid, entry);
+      // Where it was admitted: a restore reads the rest of an ended Turn's usage there (ADR-0255).
+      run.ledger.set(iid, current.harnessUrl ? { ...entry, harnessUrl: current.harnessUrl } : entry);
       await deps.save?.(run);
     },
     shuttingDown: () => deps.shuttingDown?.() === true,
