@@ -87,11 +87,19 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
   }
   /** What model-sim reported for the requests it answered after `seq`: the provider's totals. */
   async function providerTotals(seq: number) {
-    const answered = (await stack.requests()).filter((r) => r.seq > seq && r.status === 200 && r.usage);
+    // The conformance type names only the fields it reads; model-sim sends all of OpenAI's.
+    type Usage = {
+      prompt_tokens: number;
+      completion_tokens: number;
+      prompt_tokens_details: { cached_tokens: number };
+    };
+    const answered = (await stack.requests())
+      .filter((r) => r.seq > seq && r.status === 200 && r.usage)
+      .map((r) => r.usage as unknown as Usage);
     return {
-      promptTokens: answered.reduce((n, r) => n + r.usage!.prompt_tokens, 0),
-      cachedTokens: answered.reduce((n, r) => n + r.usage!.prompt_tokens_details.cached_tokens, 0),
-      completionTokens: answered.reduce((n, r) => n + r.usage!.completion_tokens, 0),
+      promptTokens: answered.reduce((n, u) => n + u.prompt_tokens, 0),
+      cachedTokens: answered.reduce((n, u) => n + u.prompt_tokens_details.cached_tokens, 0),
+      completionTokens: answered.reduce((n, u) => n + u.completion_tokens, 0),
       requests: answered.length,
     };
   }
