@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import type { LiveRun } from "./live-run.js";
 import type { RunPersistence } from "./persistence.js";
 import type { RestoreOutcome } from "./restore.js";
-import type { RunBlob, RunStore } from "./store/run-store.js";
+import { DamagedRunError, type RunBlob, type RunStore } from "./store/run-store.js";
 import type { UsageRecord } from "./usage-totals.js";
 
 /** Seconds a client is told to wait (`Retry-After`) while the store refuses writes. */
@@ -101,7 +101,20 @@ export function createFrozenRuns(deps: FrozenRunsDeps): FrozenRuns {
 
   async function reloadOne(runId: string, run: LiveRun): Promise<void> {
     if (closed || !frozen.has(runId)) return;
-    const blob = await deps.store.load(runId);
+    let blob: RunBlob | undefined;
+    try {
+      blob = await deps.store.load(runId);
+    } catch (error) {
+      if (!(error instanceof DamagedRunError)) throw error;
+      // Its last save cannot be read back: it stays out of service, reported like at start-up.
+      frozen.delete(runId);
+      deps.replace(runId, undefined);
+      deps.log.error(
+        { runId, code: "damaged", reason: error.message },
+        "the frozen run's last save cannot be read; see `jr2 store check`",
+      );
+      return;
+    }
     if (!blob) {
       // Never committed (its start's save failed, answered 503): nothing was promised.
       frozen.delete(runId);

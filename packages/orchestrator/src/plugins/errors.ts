@@ -20,7 +20,9 @@ export const errorsPlugin = fp(
         bodyLimit: options.bodyLimit,
         contentType: request.headers["content-type"],
       });
-      if (status >= 500) request.log.error({ err: error }, "request failed");
+      // A coded 503 (stopping, store failing) is expected and logged where it arose: no stack per retry.
+      if (status >= 500 && !(error instanceof Jr2Error && status === 503))
+        request.log.error({ err: error }, "request failed");
       else request.log.info({ code: body.code }, body.error);
       // A 503 that says when to come back (JR2_ERR_STORE_FAILING, ADR-0253) says it in the header too.
       if (status === 503 && typeof body.retryAfter === "number")
