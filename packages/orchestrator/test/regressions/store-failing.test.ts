@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLogger, createRunHost, INSTANCE_CALLER } from "../../src/index.js";
+import { buildOrchestrator, createLogger, createRunHost, INSTANCE_CALLER } from "../../src/index.js";
 import { LiveRun } from "../../src/live-run.js";
 import { createRunPersistence } from "../../src/persistence.js";
 import { createMemoryStore, type RunStore } from "../../src/store/run-store.js";
@@ -197,5 +197,43 @@ describe("a failing log write (issue 16 item 1)", () => {
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     expect(writes).toBe(1);
+  });
+});
+
+describe("the HTTP face of a failing store (issue 16 item 1, ADR-0253)", () => {
+  it("a pick answers 503 STORE_FAILING with Retry-After; /healthz answers 200 with store failing, then ok", async () => {
+    const { store, state } = fullableStore();
+    const token = "store-failing-token-0123456789abcdef";
+    const app = await buildOrchestrator({ workflows, auth: { instanceToken: token }, store });
+    const headers = { authorization: `Bearer ${token}` };
+    const started = await app.inject({
+      method: "POST",
+      url: "/workflows/notes/runs",
+      headers,
+      payload: { input: {} },
+    });
+    const { runId } = started.json() as { runId: string };
+    const run = (await app.inject({ method: "GET", url: `/runs/${runId}`, headers })).json();
+    const picks = `/agents/${encodeURIComponent(run.turns[0].iid)}/picks`;
+    state.full = true;
+    const pick = { name: "note", arguments: { text: "x" }, toolCallId: "c1" };
+    const refused = await app.inject({ method: "POST", url: picks, headers, payload: pick });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("2");
+    expect(refused.json()).toMatchObject({ code: "JR2_ERR_STORE_FAILING", retryAfter: 2 });
+    const health = await app.inject({ method: "GET", url: "/healthz" });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({ ok: true, store: "failing" });
+    state.full = false;
+    await vi.waitFor(
+      async () => {
+        const again = await app.inject({ method: "GET", url: "/healthz" });
+        expect(again.json()).toMatchObject({ store: "ok" });
+      },
+      { timeout: 10_000 },
+    );
+    const taken = await app.inject({ method: "POST", url: picks, headers, payload: pick });
+    expect(taken.json()).toMatchObject({ delivered: true, moved: true, turnComplete: false });
+    await app.close();
   });
 });
