@@ -15,7 +15,14 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildOrchestrator, createLogger, createRunHost, INSTANCE_CALLER } from "../../src/index.js";
+import type { HarnessClient } from "../../src/harness-client.js";
+import {
+  buildOrchestrator,
+  createHarnessTurnDriver,
+  createLogger,
+  createRunHost,
+  INSTANCE_CALLER,
+} from "../../src/index.js";
 import { LiveRun } from "../../src/live-run.js";
 import { createRunPersistence } from "../../src/persistence.js";
 import { createMemoryStore, type RunStore } from "../../src/store/run-store.js";
@@ -235,5 +242,69 @@ describe("the HTTP face of a failing store (issue 16 item 1, ADR-0253)", () => {
     const taken = await app.inject({ method: "POST", url: picks, headers, payload: pick });
     expect(taken.json()).toMatchObject({ delivered: true, moved: true, turnComplete: false });
     await app.close();
+  });
+});
+
+describe("a ledger write that fails (issue 16 item 1, ADR-0253)", () => {
+  it("freezes the run: its Turn stops without an abort, nothing more leaves; reloaded, the Turn is admitted again", async () => {
+    const { store, state, inner } = fullableStore();
+    const admissions: string[] = [];
+    const aborts: string[] = [];
+    let answerFirst = () => {};
+    const firstAnswered = new Promise<void>((resolve) => {
+      answerFirst = resolve;
+    });
+    const client: HarnessClient = {
+      endpoint: { url: "http://127.0.0.1:1", token: "t" },
+      async admit(iid) {
+        admissions.push(iid);
+        if (admissions.length === 1) {
+          await firstAnswered;
+          state.full = true; // the disk fills while the admission is out
+        }
+        return {
+          kind: "admitted",
+          admission: { submissionId: `s${admissions.length}`, offset: "0", streamUrl: `/c/${iid}` },
+        };
+      },
+      async read(_iid, _offset, _wait, signal) {
+        await new Promise<void>((resolve) =>
+          signal?.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        return { kind: "transport", error: "aborted" };
+      },
+      async abort(iid) {
+        aborts.push(iid);
+        return { ok: true, aborted: true };
+      },
+    };
+    const host = createRunHost({
+      workflows,
+      store,
+      turnDriver: createHarnessTurnDriver({ harnessToken: "t", client: () => client }),
+      placement: {
+        instanceHarnessUrl: "http://127.0.0.1:1",
+        workRoot: "/work",
+        allowExplicitEndpoints: false,
+      },
+      saveRetry: { minMs: 5, maxMs: 20 },
+    });
+    const { runId } = await host.startRun("notes", {});
+    answerFirst();
+    await vi.waitFor(() => expect(host.storeHealth().frozenRuns).toBe(1), { timeout: 10_000 });
+    expect(host.registrations.ofRun(runId)).toEqual([]);
+    expect(aborts).toEqual([]);
+    expect(admissions).toHaveLength(1);
+    expect(Object.keys((await inner.load(runId))!.ledger)).toEqual([]);
+
+    state.full = false;
+    await vi.waitFor(() => expect(admissions).toHaveLength(2), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(Object.keys((await inner.load(runId))!.ledger)).toHaveLength(1), {
+      timeout: 10_000,
+    });
+    expect(host.storeHealth()).toMatchObject({ store: "ok", frozenRuns: 0 });
+    expect(host.getRun(runId).turns).toHaveLength(1);
+    expect(aborts).toEqual([]);
+    await host.close();
   });
 });
