@@ -119,10 +119,11 @@ describe.skipIf(missing.length > 0)(`the review workflow end to end (${target})`
     const detail = JSON.parse((await orchestratorClient(stack).run(runId)).body) as {
       usage: Record<string, number>;
     };
-    expect(detail.usage).toEqual({
+    expect(detail.usage).toMatchObject({
       promptTokens: sim.prompt,
       cachedTokens: sim.cached,
       completionTokens: sim.completion,
+      requests: recordings.length,
     });
   });
 
