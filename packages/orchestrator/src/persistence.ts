@@ -134,18 +134,23 @@ export function createRunPersistence(
         (error: unknown) => {
           failing = error instanceof Error ? error.message : String(error);
           pendingUsage.set(runId, [...records, ...(pendingUsage.get(runId) ?? [])]);
-          if (usageRetry || closed) return;
-          const delay = Math.min(maxMs, minMs * 2 ** usageFailures++);
-          if (usageFailures === 1)
-            log.error({ runId, err: error }, "recording usage failed; retrying with backoff");
-          usageRetry = setTimeout(() => {
-            usageRetry = undefined;
-            flushUsage();
-          }, delay);
-          usageRetry.unref?.();
+          retryUsageLater(runId, error);
         },
       );
     }
+  }
+
+  /** Pending usage could not be written: flush again with backoff (logged on the first failure). */
+  function retryUsageLater(runId: string, error: unknown): void {
+    if (usageRetry || closed) return;
+    const delay = Math.min(maxMs, minMs * 2 ** usageFailures++);
+    if (usageFailures === 1)
+      log.error({ runId, err: error }, "recording usage failed; retrying with backoff");
+    usageRetry = setTimeout(() => {
+      usageRetry = undefined;
+      flushUsage();
+    }, delay);
+    usageRetry.unref?.();
   }
 
   /** The last snapshot of each run that could be taken (the fallback of {@link snapshotOf}). */
@@ -224,8 +229,11 @@ export function createRunPersistence(
           await store.save(blob, picks, usage);
         } catch (error) {
           failing = error instanceof Error ? error.message : String(error);
-          if (usage.length > 0)
+          if (usage.length > 0) {
+            // Facts from the Harness, whatever becomes of the run: written on their own later.
             pendingUsage.set(run.runId, [...usage, ...(pendingUsage.get(run.runId) ?? [])]);
+            retryUsageLater(run.runId, error);
+          }
           if (effects.length > 0 && !run.frozen) outbox.set(run, [...effects, ...(outbox.get(run) ?? [])]);
           throw error;
         }

@@ -18,7 +18,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ version: string }> = async (a
     },
     async () => {
       const host = (app as unknown as { runHost?: RunHost }).runHost;
-      return { ok: true, version, ...(host ? { store: host.storeHealth().store } : {}) };
+      return { ok: true, version, ...(host?.storeHealth ? { store: host.storeHealth().store } : {}) };
     },
   );
 };

@@ -167,6 +167,37 @@ describe("failing saves (issue 16 item 1)", () => {
     await persistence.close();
   });
 
+  it("usage read while the store refuses writes is kept and written once it takes them (never twice)", async () => {
+    const { store, state, inner } = fullableStore();
+    const { log } = capturedLog();
+    const persistence = createRunPersistence(store, log, () => new Date(), { minMs: 5, maxMs: 20 });
+    const run = new LiveRun({
+      runId: "run-u",
+      workflow: "notes",
+      machine,
+      input: {},
+      fingerprint: "fp",
+      log,
+      hooks: { startTurn: () => () => {}, settled() {}, now: () => new Date() },
+    });
+    const record = {
+      iid: "run-u/writer",
+      submissionId: "s1",
+      position: "4",
+      promptTokens: 10,
+      cachedTokens: 8,
+      completionTokens: 2,
+    };
+    state.full = true;
+    expect(persistence.recordUsage(run, record)).toBe(true);
+    expect(persistence.recordUsage(run, { ...record })).toBe(false); // the same stream position
+    await expect(persistence.save(run)).rejects.toThrow(/full/); // carried by a save that fails
+    await vi.waitFor(() => expect(state.attempts).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    state.full = false;
+    await vi.waitFor(async () => expect(await inner.usage("run-u")).toEqual([record]), { timeout: 10_000 });
+    await persistence.close();
+  });
+
   it("a cancel whose save fails answers 503 and leaves the run as last committed", async () => {
     const { store, state, inner } = fullableStore();
     const host = createRunHost({ workflows, store, saveRetry: { minMs: 5, maxMs: 20 } });
