@@ -124,7 +124,10 @@ export function createFrozenRuns(deps: FrozenRunsDeps): FrozenRuns {
     }
     // A write of the same size as the run's saves: the store takes writes again (throws if not).
     await deps.store.save({ ...blob, updatedAt: deps.now().toISOString() });
-    const outcome = await deps.restore(blob, run, [...run.usage.values()]);
+    const outcome: RestoreOutcome =
+      blob.status === "running"
+        ? await deps.restore(blob, run, [...run.usage.values()])
+        : { kind: "settled", blob };
     frozen.delete(runId);
     deps.replace(runId, outcome);
     deps.log.info({ runId, status: outcome.kind }, "the frozen run was reloaded from its last save");

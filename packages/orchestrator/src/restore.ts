@@ -110,7 +110,9 @@ export async function restoreRuns(
 export type RestoreOutcome =
   | { kind: "live"; run: LiveRun; timers: number }
   | { kind: "drifted"; blob: RunBlob; reason: string }
-  | { kind: "faulted"; blob: RunBlob };
+  | { kind: "faulted"; blob: RunBlob }
+  /** The blob was settled already (a frozen run whose end had been committed): served read-only. */
+  | { kind: "settled"; blob: RunBlob };
 
 /**
  * Restores one `running` blob: recreated and started (Turns re-attach, timers re-armed), or
