@@ -23,6 +23,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
+type Json = Record<string, any>;
+
 const packageDir = fileURLToPath(new URL("../../", import.meta.url));
 const repoDir = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../regressions/fixtures/notes/", import.meta.url));
@@ -108,7 +111,7 @@ describe.skipIf(!mount)("a full disk under jr2 serve (real tmpfs, issue 16 item 
       signal: AbortSignal.timeout(20_000), // a dead or hung service fails here, not at the test timeout
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
   };
   const startNotes = async () => {
     const started = await call("POST", "/workflows/notes/runs", { input: {} });

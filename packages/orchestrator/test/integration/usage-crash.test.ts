@@ -16,6 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import type { CrashPhase } from "../../src/crash-points.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
+type Json = Record<string, any>;
+
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
@@ -39,7 +42,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
         headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
         signal: AbortSignal.timeout(10_000),
       });
-      return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> | null };
+      return { status: res.status, body: (await res.json().catch(() => null)) as Json | null };
     } catch {
       return { status: 0, body: null }; // down (killed)
     }
@@ -51,7 +54,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
     });
     return res.status === 201 ? (res.body?.runId as string) : undefined;
   }
-  async function answerGates(workflow: Workflow, runId: string, body: Record<string, any>) {
+  async function answerGates(workflow: Workflow, runId: string, body: Json) {
     const gates = WORKFLOWS[workflow].gates as Record<string, string>;
     for (const gate of (body.gates as Array<{ id: string; acceptsNow: string[] }>) ?? []) {
       const event = gates[gate.id];
@@ -108,12 +111,12 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
    * Token counts are per run (the prompts carry the run's ids; the prefix cache is shared), so
    * they are compared with model-sim's recordings of that very run.
    */
-  const shape = (final: { status?: unknown; value?: unknown; usage?: any }) => ({
+  const shape = (final: { status?: unknown; value?: unknown; usage?: Json }) => ({
     status: final.status,
     value: final.value,
     requests: final.usage?.requests,
   });
-  const jr2Totals = (usage: any) => ({
+  const jr2Totals = (usage: Json | undefined) => ({
     promptTokens: usage?.promptTokens,
     cachedTokens: usage?.cachedTokens,
     completionTokens: usage?.completionTokens,

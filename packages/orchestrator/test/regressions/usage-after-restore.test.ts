@@ -155,6 +155,7 @@ describe("usage totals across a restart (issue 16 item 4)", () => {
     await first.close();
 
     pageSize.n = 1; // the restored Turn re-attaches at offset 0 and reads one event per page
+    const before = served.events;
     const second = host();
     await second.restore();
     const feedUsage = () =>
@@ -163,7 +164,7 @@ describe("usage totals across a restart (issue 16 item 4)", () => {
         .since()
         .filter((e) => e.type === "usage").length;
     // The re-read events are recognised by their stream position: no new rows, no feed events.
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => served.events === before + 3, "the stream read again");
     expect(second.getRun(runId).usage).toEqual(expectedTotals);
     expect(feedUsage()).toBe(0);
     await second.close();
