@@ -20,7 +20,7 @@ import { type Caller, mayReach } from "./auth.js";
 import { crashPoint } from "./crash-points.js";
 import { decidePick } from "./delivery.js";
 import type { RunFeed } from "./feed.js";
-import { createFrozenRuns } from "./frozen-runs.js";
+import { createFrozenRuns, storeFailing } from "./frozen-runs.js";
 import { decideGateEvent } from "./gates.js";
 import { LiveRun } from "./live-run.js";
 import { type MachineInfo, machineInfoOf } from "./menu.js";
@@ -442,7 +442,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
       return serialized(runId, async () => {
         // Check 0 per Turn (ADR-0252): a continued conversation's next Turn may reuse a toolCallId.
         const { toolCallId, turnId } = pick;
-        const known = await persistence.pickAnswer(runId, { iid, toolCallId, ...(turnId ? { turnId } : {}) });
+        // A store that cannot be read (an I/O error) answers 503 like one that cannot be written.
+        const known = await persistence
+          .pickAnswer(runId, { iid, toolCallId, ...(turnId ? { turnId } : {}) })
+          .catch((error: unknown) => {
+            log.error({ runId, iid, err: error }, "reading the stored answer failed");
+            throw storeFailing(error instanceof Error ? error.message : String(error), { runId });
+          });
         if (known && mayReach(caller, known.scope)) {
           log.info(
             { runId, iid, turnId: known.turnId, pick: pick.name, toolCallId },

@@ -198,6 +198,31 @@ describe("failing saves (issue 16 item 1)", () => {
     await persistence.close();
   });
 
+  it("a store that cannot be read answers a pick 503, not 500, and takes nothing", async () => {
+    const { store } = fullableStore();
+    let failReads = false;
+    const reading: RunStore = {
+      ...store,
+      pickAnswer: async (...args) => {
+        if (failReads) throw Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR_READ" });
+        return store.pickAnswer(...args);
+      },
+    };
+    const host = createRunHost({ workflows, store: reading });
+    const { runId } = await host.startRun("notes", {});
+    const iid = host.getRun(runId).turns[0]!.iid;
+    failReads = true;
+    const pick = { name: "note", arguments: { text: "x" }, toolCallId: "c1" };
+    await expect(host.deliverPick(iid, INSTANCE_CALLER, pick)).rejects.toMatchObject({
+      code: "JR2_ERR_STORE_FAILING",
+      fields: { detail: "disk I/O error" },
+    });
+    expect(host.getRun(runId).context).toEqual({ notes: [] });
+    failReads = false;
+    expect(await host.deliverPick(iid, INSTANCE_CALLER, pick)).toMatchObject({ delivered: true });
+    await host.close();
+  });
+
   it("a cancel whose save fails answers 503 and leaves the run as last committed", async () => {
     const { store, state, inner } = fullableStore();
     const host = createRunHost({ workflows, store, saveRetry: { minMs: 5, maxMs: 20 } });
