@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import Database from "better-sqlite3";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { HarnessClient } from "../../src/harness-client.js";
@@ -26,7 +27,7 @@ import {
 import { LiveRun } from "../../src/live-run.js";
 import { createRunPersistence } from "../../src/persistence.js";
 import { createMemoryStore, type RunStore } from "../../src/store/run-store.js";
-import { openSqliteStore } from "../../src/store/sqlite.js";
+import { openSqliteStore, STORE_FILE } from "../../src/store/sqlite.js";
 import { machine } from "./fixtures/notes/notes.js";
 
 const dirs: string[] = [];
@@ -114,6 +115,34 @@ describe("a full store (issue 16 item 1, PRAGMA max_page_count)", () => {
     expect(lines.some((l) => l.msg.includes("the run is frozen"))).toBe(true);
     await host.close();
   });
+});
+
+describe("a busy store (issue 16 item 1)", () => {
+  it("another writer holding the lock past busy_timeout: the pick answers 503, the run is reloaded once the lock is gone", async () => {
+    const dir = tempDir();
+    const store = openSqliteStore(dir);
+    const host = createRunHost({ workflows, store, saveRetry: { minMs: 10, maxMs: 50 } });
+    const { runId } = await host.startRun("notes", {});
+    const iid = host.getRun(runId).turns[0]!.iid;
+    const other = new Database(join(dir, STORE_FILE));
+    other.exec("BEGIN IMMEDIATE"); // holds the write lock (a second jr2 on the same dir, a backup tool)
+    const pick = { name: "note", arguments: { text: "busy" }, toolCallId: "c1" };
+    await expect(host.deliverPick(iid, INSTANCE_CALLER, pick)).rejects.toMatchObject({
+      code: "JR2_ERR_STORE_FAILING",
+      fields: { detail: "database is locked" },
+    });
+    other.exec("ROLLBACK");
+    other.close();
+    await vi.waitFor(() => expect(host.storeHealth()).toMatchObject({ store: "ok", frozenRuns: 0 }), {
+      timeout: 20_000,
+    });
+    expect(await host.deliverPick(iid, INSTANCE_CALLER, pick)).toMatchObject({
+      delivered: true,
+      moved: true,
+    });
+    expect(host.getRun(runId).context).toEqual({ notes: ["busy"] });
+    await host.close();
+  }, 30_000);
 });
 
 /** A store whose writes fail while `full` is set, as a full disk does (better-sqlite3's error). */
