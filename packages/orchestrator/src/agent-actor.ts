@@ -7,6 +7,7 @@ import type {
   StreamEvent,
   SubmissionRequest,
 } from "@jr2/wire";
+import { readUsage } from "@jr2/wire";
 import type { AgentFaultReason } from "./authoring/agent-fault.js";
 import { crashPoint } from "./crash-points.js";
 import { bounded, faultOfRefusal, faultOfSettlement } from "./fault-causes.js";
@@ -14,6 +15,7 @@ import type { HarnessClient, HealthResult } from "./harness-client.js";
 import { judgeInTransit } from "./lost-admission.js";
 import type { OutboundQueues } from "./outbound-queue.js";
 import type { TurnInput } from "./run-binding.js";
+import { streamPosition, type UsageRecord } from "./usage-totals.js";
 
 /**
  * The Agent actor's mechanics for one Turn (SPEC §5): admit, ledger, follow the Submission,
@@ -35,16 +37,20 @@ export interface LedgerEntry {
 export type FaultReason = AgentFaultReason;
 
 /**
- * Telemetry for the run feed; never carries an iid (§5.6). Picks are not here: the run host
- * records every pick at delivery, hand-played ones included.
+ * Telemetry for the run feed; never carries an iid (§5.6). A `usage` event carries its
+ * Submission and stream position: with the Turn's iid, the key it is stored once by
+ * (ADR-0255). Picks are not here: the run host records every pick at delivery, hand-played
+ * ones included.
  */
 export type TurnTelemetry =
   | { type: "admission"; kind: "task" | "nudge"; allowed: string[] }
-  | { type: "usage"; promptTokens: number; cachedTokens: number; completionTokens: number }
-  | { type: "retry"; attempt: number; reason: string }
+  | ({ type: "usage" } & Omit<UsageRecord, "iid">)
   | { type: "fault"; reason: FaultReason; detail?: string; cause?: FaultCause }
-  /** The Harness retries a model request or waits for the model endpoint (issue 10 §3). */
-  | { type: "retry"; attempt: number; reason: string; waitMs: number; model: string; message: string }
+  /**
+   * An admission sent again, or the Harness retrying a model request / waiting for the model
+   * endpoint (issue 10 §3: then `waitMs`, `model` and `message` are set).
+   */
+  | { type: "retry"; attempt: number; reason: string; waitMs?: number; model?: string; message?: string }
   /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
   | { type: "text-call" };
 
@@ -297,11 +303,20 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       }
       n = 0;
       if (page.kind === "idle") continue;
+      const pageStart = cursor;
       cursor = page.nextOffset;
-      for (const event of page.events) {
+      for (const [index, event] of page.events.entries()) {
         if (event.type === "usage") {
-          const { promptTokens, cachedTokens, completionTokens } = event;
-          ports.telemetry({ type: "usage", promptTokens, cachedTokens, completionTokens });
+          // Keyed by its place in the stream: read again after a restart, it is recorded once (ADR-0255).
+          const position = streamPosition(pageStart, index);
+          const finish = event.finishReason === undefined ? {} : { finishReason: event.finishReason };
+          ports.telemetry({
+            type: "usage",
+            submissionId: event.submissionId,
+            position,
+            ...readUsage(event),
+            ...finish,
+          });
         } else if (event.type === "submission-settled" && event.submissionId === submissionId) {
           return stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
         } else if (event.type === "retry") {

@@ -8,6 +8,8 @@ import {
 import { createHarnessClient, type HarnessClient, type HarnessEndpoint } from "./harness-client.js";
 import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
 import type { TurnTelemetry as FeedTelemetry, TurnDriver } from "./turn-driver.js";
+import { drainUsage } from "./usage-drain.js";
+import { usageFeedEntry } from "./usage-totals.js";
 
 /** Settings of the Harness Turn driver. */
 export interface HarnessTurnDriverOptions {
@@ -30,7 +32,11 @@ export interface HarnessTurnDriverOptions {
 export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): TurnDriver {
   const outbound = options.outbound ?? createOutboundQueues();
   const config: TurnConfig = { ...defaultTurnConfig, ...options.config };
+  const clientOf = (endpoint: HarnessEndpoint) =>
+    options.client ? options.client(endpoint) : createHarnessClient(endpoint, options.fetch);
   return {
+    drainUsage: (target, record, signal) =>
+      drainUsage(clientOf({ url: target.harnessUrl, token: options.harnessToken }), target, record, signal),
     start(context) {
       const { registration, turn } = context;
       if (!registration.harnessUrl) {
@@ -54,7 +60,12 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         ledgerRead: (iid) => context.ledgerRead(iid),
         ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
         reseat: () => context.reseat(),
-        telemetry: (event) => context.telemetry(toFeed(event, turn.input.agentName)),
+        telemetry: (event) => {
+          if (event.type === "usage" && context.recordUsage) {
+            // Keyed with the conversation the Turn reads now (a reseat moves it, §5.3).
+            context.recordUsage({ ...event, iid: context.registration.iid });
+          } else context.telemetry(toFeed(event, turn.input.agentName));
+        },
         fault: (reason, detail, cause) => context.fault(reason, detail, cause),
         log: (level, msg, fields) => context.log[level](fields ?? {}, msg),
         setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -73,7 +84,7 @@ function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
     case "admission":
       return { type: "admission", agent, kind: event.kind, allowed: event.allowed };
     case "usage":
-      return event;
+      return usageFeedEntry(event);
     case "retry":
       return event;
     case "text-call":

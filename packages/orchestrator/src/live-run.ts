@@ -10,6 +10,7 @@ import {
 import { createRunFeed, type RunFeed } from "./feed.js";
 import { bindRun, type GateStart, type RunBinding, type TurnStart } from "./run-binding.js";
 import type { TurnLedgerEntry } from "./turn-driver.js";
+import type { UsageRecord } from "./usage-totals.js";
 
 /** An open Gate of a run, as its `gate` actor announced it (§6). */
 export interface OpenGate {
@@ -45,11 +46,21 @@ export class LiveRun {
   readonly gates = new Map<string, OpenGate>();
   readonly ledger = new Map<string, TurnLedgerEntry>();
   readonly epochs = new Map<string, number>();
+  /**
+   * The run's recorded model requests by {@link usageKey} (ADR-0255): loaded from the store on
+   * restore, each new one also written to it. The run's totals are summed from these.
+   */
+  readonly usage = new Map<string, UsageRecord>();
   /** The validated run input (saved in the RunBlob). */
   readonly input: unknown;
   /** The Machine's fingerprint when the run started (§8). */
   readonly fingerprint: string;
   readonly createdAt: Date;
+  /**
+   * A foreground save of the run failed (ADR-0253): its actors are stopped, it takes nothing and
+   * is never saved from memory; it is reloaded from its last committed save.
+   */
+  frozen = false;
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved = false;
   status: RunStatus = "running";
@@ -74,6 +85,8 @@ export class LiveRun {
     /** Restore (§8): the persisted snapshot to recreate the run from, instead of starting it fresh. */
     snapshot?: unknown;
     createdAt?: Date;
+    /** The feed to go on with (a frozen run reloaded keeps its followers); default a new one. */
+    feed?: RunFeed;
   }) {
     this.runId = options.runId;
     this.workflow = options.workflow;
@@ -83,7 +96,7 @@ export class LiveRun {
     this.#log = options.log;
     this.updatedAt = options.hooks.now();
     this.createdAt = options.createdAt ?? this.updatedAt;
-    this.feed = createRunFeed(options.hooks.now);
+    this.feed = options.feed ?? createRunFeed(options.hooks.now);
     const binding = this.#binding();
     let bound = false;
     this.actor = createActor(options.machine, {

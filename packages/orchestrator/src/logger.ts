@@ -29,5 +29,17 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
     base: { service: "jr2-orchestrator" },
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
   };
-  return options.destination ? pino(config, options.destination) : pino(config);
+  const destination = options.destination ?? pino.destination({ dest: process.stdout.fd ?? 1, sync: false });
+  survivesWriteErrors(destination);
+  return pino(config, destination);
+}
+
+/**
+ * A log line that cannot be written (a full disk under the log file, a closed pipe) is lost,
+ * never the process: without an `error` listener the stream's error event ends it (issue 16
+ * item 1). The stream goes on writing once the write succeeds again.
+ */
+export function survivesWriteErrors(destination: unknown): void {
+  const emitter = destination as { on?: (event: string, listener: (error: unknown) => void) => unknown };
+  if (typeof emitter.on === "function") emitter.on("error", () => {});
 }

@@ -4,13 +4,12 @@
  * transaction as the snapshot it produced (§4.3). Decisions: ADR-0250.
  * @see SPEC §4.3, §5.4, §8
  */
-import type { UsageTotals } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { EventObject } from "xstate";
 import { crashPoint } from "./crash-points.js";
 import type { LiveRun } from "./live-run.js";
 import type { PickKey, RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
-import { sumUsage } from "./usage-totals.js";
+import { sumUsage, type UsageRecord, usageKey } from "./usage-totals.js";
 import { actorPathOf, pendingDelayedEvents } from "./xstate-adapter.js";
 
 /**
@@ -47,10 +46,38 @@ export interface RunPersistence {
    */
   pickAnswer(runId: string, key: PickKey): Promise<StoredPickAnswer | undefined>;
   /**
+   * Records one model request's usage of `run` once by its key (ADR-0255): written to the store
+   * on its own (never by re-saving the blob), retried until it is; also carried by the run's
+   * next save. @returns false when that key was recorded already (a stream read again)
+   */
+  recordUsage(run: LiveRun, record: UsageRecord): boolean;
+  /**
+   * Whether the store accepts writes: `failing` from a failed commit until the next one
+   * succeeds (any run's), with the last error's text (ADR-0253).
+   */
+  storeState(): { failing: boolean; error?: string };
+  /**
+   * Drops what is pending for `run` — its scheduled retry, its outbox of effects — and saves it
+   * no more: a frozen run is reloaded from its last committed save, never saved from memory.
+   */
+  forget(run: LiveRun): void;
+  /**
    * Waits for pending saves; later background saves are skipped and foreground ones reject
    * (shutdown: the stop must not be saved, and nothing may be answered as saved).
    */
   close(): Promise<void>;
+}
+
+/** How background saves retry (ADR-0253); times in milliseconds. */
+export interface SaveRetryOptions {
+  /** First retry delay; doubles per failure. Default 500. */
+  minMs?: number;
+  /** Largest retry delay. Default 30 000. */
+  maxMs?: number;
+  /** A run's failing saves are logged at most once per this long. Default 60 000. */
+  logEveryMs?: number;
+  /** Called once when a commit succeeds after the store failed (frozen runs can be reloaded). */
+  onRecovered?: () => void;
 }
 
 interface Held {
@@ -65,8 +92,20 @@ interface Held {
  * Creates the saves of a run host over `store`. Save errors of background saves are logged
  * (the next save retries the whole blob); foreground saves reject.
  */
-export function createRunPersistence(store: RunStore, log: Logger, now: () => Date): RunPersistence {
+export function createRunPersistence(
+  store: RunStore,
+  log: Logger,
+  now: () => Date,
+  retry: SaveRetryOptions = {},
+): RunPersistence {
+  const minMs = retry.minMs ?? 500;
+  const maxMs = retry.maxMs ?? 30_000;
+  const logEveryMs = retry.logEveryMs ?? 60_000;
   let closed = false;
+  /** The last commit failed (and none succeeded since): its error text. */
+  let failing: string | undefined;
+  /** Per run: failed background saves in a row, the retry timer, when it was last logged. */
+  const retries = new Map<LiveRun, { failures: number; timer?: NodeJS.Timeout; loggedAt?: number }>();
   const scheduled = new Set<LiveRun>();
   const held = new Map<LiveRun, Held>();
   /** Per-run save chain: saves of one run commit in call order even on an async store. */
@@ -75,6 +114,44 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   const outbox = new Map<LiveRun, Array<() => void>>();
   /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
   const savedTimers = new WeakMap<LiveRun, Set<string>>();
+
+  /** Usage records not yet committed, by run id (kept across a freeze: they are facts). */
+  const pendingUsage = new Map<string, UsageRecord[]>();
+  let usageFlushScheduled = false;
+  let usageRetry: NodeJS.Timeout | undefined;
+  let usageFailures = 0;
+
+  /** Writes every pending usage record; a failure keeps them and retries with backoff. */
+  function flushUsage(): void {
+    usageFlushScheduled = false;
+    if (closed) return;
+    for (const [runId, records] of [...pendingUsage]) {
+      pendingUsage.delete(runId);
+      store.recordUsage(runId, records).then(
+        () => {
+          usageFailures = 0;
+        },
+        (error: unknown) => {
+          failing = error instanceof Error ? error.message : String(error);
+          pendingUsage.set(runId, [...records, ...(pendingUsage.get(runId) ?? [])]);
+          retryUsageLater(runId, error);
+        },
+      );
+    }
+  }
+
+  /** Pending usage could not be written: flush again with backoff (logged on the first failure). */
+  function retryUsageLater(runId: string, error: unknown): void {
+    if (usageRetry || closed) return;
+    const delay = Math.min(maxMs, minMs * 2 ** usageFailures++);
+    if (usageFailures === 1)
+      log.error({ runId, err: error }, "recording usage failed; retrying with backoff");
+    usageRetry = setTimeout(() => {
+      usageRetry = undefined;
+      flushUsage();
+    }, delay);
+    usageRetry.unref?.();
+  }
 
   /** The last snapshot of each run that could be taken (the fallback of {@link snapshotOf}). */
   const lastSnapshots = new WeakMap<LiveRun, unknown>();
@@ -121,7 +198,7 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
       ledger: Object.fromEntries(run.ledger),
       epochs: Object.fromEntries(run.epochs),
       timers,
-      usage: usageOf(run),
+      usage: sumUsage(run.usage.values()),
       ...((hold ? hold.fault : run.fault) ? { fault: hold ? hold.fault : run.fault } : {}),
       createdAt: run.createdAt.toISOString(),
       updatedAt: now().toISOString(),
@@ -131,6 +208,8 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
   /** Takes the blob now (so a hold applies as of this call) and commits it after the earlier ones. */
   function enqueue(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void> {
     if (closed) return Promise.reject(new Error("the run store is closed (shutting down)"));
+    // A frozen run's memory is not its state (its last save failed): it is never saved again.
+    if (run.frozen) return Promise.reject(new Error("the run is frozen: its last save failed"));
     let blob: RunBlob;
     try {
       blob = blobOf(run);
@@ -140,15 +219,32 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
     }
     const effects = held.has(run) ? [] : (outbox.get(run) ?? []);
     if (effects.length > 0) outbox.delete(run);
+    const usage = pendingUsage.get(run.runId) ?? [];
+    pendingUsage.delete(run.runId);
     const previous = chains.get(run) ?? Promise.resolve();
     const next = previous
       .catch(() => {})
       .then(async () => {
         try {
-          await store.save(blob, picks);
+          await store.save(blob, picks, usage);
         } catch (error) {
-          if (effects.length > 0) outbox.set(run, [...effects, ...(outbox.get(run) ?? [])]);
+          failing = error instanceof Error ? error.message : String(error);
+          if (usage.length > 0) {
+            // Facts from the Harness, whatever becomes of the run: written on their own later.
+            pendingUsage.set(run.runId, [...usage, ...(pendingUsage.get(run.runId) ?? [])]);
+            retryUsageLater(run.runId, error);
+          }
+          if (effects.length > 0 && !run.frozen) outbox.set(run, [...effects, ...(outbox.get(run) ?? [])]);
           throw error;
+        }
+        if (failing !== undefined) {
+          failing = undefined;
+          log.info({ runId: run.runId }, "the run store accepts writes again");
+          try {
+            retry.onRecovered?.();
+          } catch (error) {
+            log.error({ err: error }, "reacting to the store's recovery threw");
+          }
         }
         afterCommit(run, blob);
         for (const effect of effects) {
@@ -160,9 +256,13 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
         }
       });
     chains.set(run, next);
-    void next.finally(() => {
-      if (chains.get(run) === next) chains.delete(run);
-    });
+    // The cleanup's own promise rejects with `next`: handled here, or a failed save (a full
+    // disk) is an unhandled rejection that ends the process (issue 16 item 1).
+    next
+      .finally(() => {
+        if (chains.get(run) === next) chains.delete(run);
+      })
+      .catch(() => {});
     return next;
   }
 
@@ -178,17 +278,72 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
     if ([...ids].some((id) => !before.has(id))) crashPoint("timer-armed");
   }
 
+  /** A background save of `run` failed: retry with backoff, log at most once a minute. */
+  function backgroundFailed(run: LiveRun, error: unknown): void {
+    if (closed || run.frozen) return;
+    const state = retries.get(run) ?? { failures: 0 };
+    retries.set(run, state);
+    const delay = Math.min(maxMs, minMs * 2 ** state.failures);
+    state.failures++;
+    const at = now().getTime();
+    if (state.loggedAt === undefined || at - state.loggedAt >= logEveryMs) {
+      state.loggedAt = at;
+      log.error(
+        { runId: run.runId, err: error, failures: state.failures, retryInMs: delay },
+        "saving the run failed; retrying with backoff",
+      );
+    }
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = setTimeout(() => {
+      state.timer = undefined;
+      background(run);
+    }, delay);
+    state.timer.unref?.();
+  }
+
+  /** A background save: never rejects (a failure schedules the retry). */
+  function background(run: LiveRun): void {
+    if (closed || run.frozen) return;
+    enqueue(run).then(
+      () => {
+        const state = retries.get(run);
+        if (state?.timer) clearTimeout(state.timer);
+        retries.delete(run);
+      },
+      (error: unknown) => backgroundFailed(run, error),
+    );
+  }
+
   return {
     changed(run) {
-      if (closed || scheduled.has(run)) return;
+      if (closed || run.frozen || scheduled.has(run)) return;
       scheduled.add(run);
       queueMicrotask(() => {
         scheduled.delete(run);
-        if (closed) return;
-        enqueue(run).catch((error: unknown) =>
-          log.error({ runId: run.runId, err: error }, "saving the run failed; the next change retries"),
-        );
+        background(run);
       });
+    },
+    recordUsage(run, record) {
+      const key = usageKey(record);
+      if (run.usage.has(key)) return false;
+      run.usage.set(key, record);
+      if (closed) return true;
+      const list = pendingUsage.get(run.runId) ?? [];
+      list.push(record);
+      pendingUsage.set(run.runId, list);
+      if (!usageFlushScheduled && !usageRetry) {
+        usageFlushScheduled = true;
+        queueMicrotask(flushUsage);
+      }
+      return true;
+    },
+    storeState: () => (failing === undefined ? { failing: false } : { failing: true, error: failing }),
+    forget(run) {
+      const state = retries.get(run);
+      if (state?.timer) clearTimeout(state.timer);
+      retries.delete(run);
+      outbox.delete(run);
+      held.delete(run);
     },
     save: (run, picks) => enqueue(run, picks),
     afterCommit(run, fn) {
@@ -222,6 +377,12 @@ export function createRunPersistence(store: RunStore, log: Logger, now: () => Da
     },
     async close() {
       closed = true;
+      for (const state of retries.values()) if (state.timer) clearTimeout(state.timer);
+      retries.clear();
+      if (usageRetry) clearTimeout(usageRetry);
+      // Usage read before the stop is a fact: written now if the store takes it.
+      for (const [runId, records] of pendingUsage) await store.recordUsage(runId, records).catch(() => {});
+      pendingUsage.clear();
       await Promise.allSettled([...chains.values()]);
     },
   };
@@ -238,9 +399,4 @@ export function timersOf(run: LiveRun): SavedTimer[] {
     startedAt: e.startedAt,
     dueAt: e.startedAt + e.delay,
   }));
-}
-
-/** Usage totals of the run's feed. */
-function usageOf(run: LiveRun): UsageTotals {
-  return sumUsage(run.feed.since().filter((event) => event.type === "usage"));
 }

@@ -12,7 +12,8 @@ import type { Logger } from "pino";
 import type { AnyStateMachine, EventObject } from "xstate";
 import { createRunFeed, type RunFeed } from "./feed.js";
 import { LiveRun, type LiveRunHooks } from "./live-run.js";
-import type { RunBlob, RunStore } from "./store/run-store.js";
+import { DamagedRunError, type RunBlob, type RunStore } from "./store/run-store.js";
+import { sumUsage, type UsageRecord, usageKey } from "./usage-totals.js";
 import { actorAtPath, rearmDelayedEvent } from "./xstate-adapter.js";
 
 /** What a restore did, for the log and `GET /runs`. */
@@ -21,6 +22,8 @@ export interface RestoreReport {
   restored: string[];
   /** Runs not restored because their Machine changed shape (or is no longer served). */
   drifted: Array<{ runId: string; workflow: string; reason: string }>;
+  /** Runs whose stored row cannot be decoded: served as `faulted`, the row left untouched. */
+  damaged: Array<{ runId: string; reason: string }>;
   /** Settled runs kept readable (done, faulted, cancelled, drifted earlier). */
   settled: number;
   /** Saved timers re-armed across all restored runs. */
@@ -37,6 +40,8 @@ export interface RestoreDeps {
   log: Logger;
   /** Wall clock in epoch ms (timers' remaining delay). */
   nowMs(): number;
+  /** Called once a live run is restored and settled (the host reads ended Turns' usage, ADR-0255). */
+  restored?(run: LiveRun): void;
 }
 
 /**
@@ -48,83 +53,161 @@ export interface RestoreDeps {
 export async function restoreRuns(
   deps: RestoreDeps,
 ): Promise<{ live: LiveRun[]; stored: RunBlob[]; report: RestoreReport }> {
-  const report: RestoreReport = { restored: [], drifted: [], settled: 0, timers: 0 };
+  const report: RestoreReport = { restored: [], drifted: [], damaged: [], settled: 0, timers: 0 };
   const live: LiveRun[] = [];
   const stored: RunBlob[] = [];
   for (const summary of await deps.store.list()) {
-    const blob = await deps.store.load(summary.runId);
+    let blob: RunBlob | undefined;
+    try {
+      blob = await deps.store.load(summary.runId);
+    } catch (error) {
+      // One damaged row (issue 16 item 3): that run is reported faulted, the others restored.
+      // Its row is left as it is (quarantined), so a backup or a fix can still read it.
+      if (!(error instanceof DamagedRunError)) throw error;
+      const damaged = damagedRunBlob(summary, error.message);
+      stored.push(damaged);
+      report.damaged.push({ runId: summary.runId, reason: error.message });
+      deps.log.error(
+        { runId: summary.runId, code: "damaged", reason: error.message },
+        "run not restored: its stored row cannot be decoded; kept as faulted (see `jr2 store check`)",
+      );
+      continue;
+    }
     if (!blob) continue;
     if (blob.status !== "running") {
+      // Totals from the recorded rows (ADR-0255); a blob saved before usage rows keeps its own.
+      const usage = await deps.store.usage(blob.runId);
+      if (usage.length > 0) blob.usage = sumUsage(usage);
       stored.push(blob);
       report.settled++;
       continue;
     }
-    const served = deps.machineOf(blob.workflow);
-    const reason = !served
-      ? `workflow \`${blob.workflow}\` is no longer served`
-      : served.fingerprint !== blob.machineFingerprint
-        ? `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`
-        : undefined;
-    if (!served || reason) {
-      const drifted: RunBlob = { ...blob, status: "drifted", fault: { reason: reason ?? "drifted" } };
-      await deps.store.save(drifted);
-      stored.push(drifted);
-      report.drifted.push({ runId: blob.runId, workflow: blob.workflow, reason: reason ?? "drifted" });
-      deps.log.warn(
-        { runId: blob.runId, workflow: blob.workflow, code: "drifted", reason },
-        "run not restored: drifted",
-      );
-      continue;
-    }
-    try {
-      const run = new LiveRun({
-        runId: blob.runId,
-        workflow: blob.workflow,
-        machine: served.machine,
-        input: blob.input,
-        fingerprint: blob.machineFingerprint,
-        snapshot: blob.snapshot,
-        createdAt: new Date(blob.createdAt),
-        log: deps.log,
-        hooks: deps.hooks,
-      });
-      for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
-      for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
-      run.start();
-      report.timers += rearmTimers(run, blob, deps);
-      await run.settle();
-      live.push(run);
+    const outcome = await restoreRun(blob, deps);
+    if (outcome.kind === "live") {
+      live.push(outcome.run);
       report.restored.push(blob.runId);
-      deps.log.info(
-        {
-          runId: blob.runId,
-          workflow: blob.workflow,
-          ledgered: Object.keys(blob.ledger).length,
-          timers: blob.timers.length,
-        },
-        "run restored",
-      );
-    } catch (error) {
-      const failed: RunBlob = {
-        ...blob,
-        status: "faulted",
-        fault: { reason: `restore failed: ${error instanceof Error ? error.message : String(error)}` },
-      };
-      await deps.store.save(failed);
-      stored.push(failed);
-      deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
+      report.timers += outcome.timers;
+    } else {
+      stored.push(outcome.blob);
+      if (outcome.kind === "drifted")
+        report.drifted.push({ runId: blob.runId, workflow: blob.workflow, reason: outcome.reason });
     }
   }
   deps.log.info(
     {
       restored: report.restored.length,
       drifted: report.drifted.length,
+      damaged: report.damaged.length,
       settled: report.settled,
       timers: report.timers,
     },
     "runs restored",
   );
   return { live, stored, report };
+}
+
+/** What restoring one live run's blob gave. */
+export type RestoreOutcome =
+  | { kind: "live"; run: LiveRun; timers: number }
+  | { kind: "drifted"; blob: RunBlob; reason: string }
+  | { kind: "faulted"; blob: RunBlob }
+  /** The blob was settled already (a frozen run whose end had been committed): served read-only. */
+  | { kind: "settled"; blob: RunBlob };
+
+/**
+ * Restores one `running` blob: recreated and started (Turns re-attach, timers re-armed), or
+ * `drifted` (the Machine changed shape), or `faulted` when recreating it throws — the blob
+ * re-saved with that status. Used at start-up and to reload a frozen run (ADR-0253).
+ * @param feed - the feed the run goes on with (a reloaded frozen run keeps its followers)
+ * @param extraUsage - usage recorded in memory and not yet stored (a frozen run's), kept
+ * @throws what the store throws when re-saving a drifted or faulted blob
+ */
+export async function restoreRun(
+  blob: RunBlob,
+  deps: RestoreDeps,
+  feed?: RunFeed,
+  extraUsage?: readonly UsageRecord[],
+): Promise<RestoreOutcome> {
+  const served = deps.machineOf(blob.workflow);
+  const reason = !served
+    ? `workflow \`${blob.workflow}\` is no longer served`
+    : served.fingerprint !== blob.machineFingerprint
+      ? `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`
+      : undefined;
+  if (!served || reason) {
+    const why = reason ?? "drifted";
+    const drifted: RunBlob = { ...blob, status: "drifted", fault: { reason: why } };
+    await deps.store.save(drifted);
+    deps.log.warn(
+      { runId: blob.runId, workflow: blob.workflow, code: "drifted", reason },
+      "run not restored: drifted",
+    );
+    return { kind: "drifted", blob: drifted, reason: why };
+  }
+  try {
+    const run = new LiveRun({
+      runId: blob.runId,
+      workflow: blob.workflow,
+      machine: served.machine,
+      input: blob.input,
+      fingerprint: blob.machineFingerprint,
+      snapshot: blob.snapshot,
+      createdAt: new Date(blob.createdAt),
+      log: deps.log,
+      hooks: deps.hooks,
+      ...(feed ? { feed } : {}),
+    });
+    for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
+    for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
+    // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
+    for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
+      run.usage.set(usageKey(record), record);
+    run.start();
+    const timers = rearmTimers(run, blob, deps);
+    await run.settle();
+    deps.restored?.(run);
+    deps.log.info(
+      {
+        runId: blob.runId,
+        workflow: blob.workflow,
+        ledgered: Object.keys(blob.ledger).length,
+        timers: blob.timers.length,
+      },
+      "run restored",
+    );
+    return { kind: "live", run, timers };
+  } catch (error) {
+    const failed: RunBlob = {
+      ...blob,
+      status: "faulted",
+      fault: { reason: `restore failed: ${error instanceof Error ? error.message : String(error)}` },
+    };
+    await deps.store.save(failed);
+    deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
+    return { kind: "faulted", blob: failed };
+  }
+}
+
+/** The read-only stand-in of a run whose row cannot be decoded: faulted, naming why. */
+function damagedRunBlob(
+  summary: Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">,
+  reason: string,
+): RunBlob {
+  return {
+    runId: summary.runId,
+    workflow: summary.workflow,
+    machineFingerprint: "",
+    status: "faulted",
+    snapshot: null,
+    input: null,
+    ledger: {},
+    epochs: {},
+    timers: [],
+    usage: sumUsage([]),
+    fault: { reason: `the stored run cannot be read: ${reason}` },
+    createdAt: summary.updatedAt,
+    updatedAt: summary.updatedAt,
+  };
 }
 
 /** Re-arms the blob's saved delayed events with their remaining delay; returns how many. */

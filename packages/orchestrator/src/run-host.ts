@@ -20,6 +20,7 @@ import { type Caller, mayReach } from "./auth.js";
 import { crashPoint } from "./crash-points.js";
 import { decidePick } from "./delivery.js";
 import type { RunFeed } from "./feed.js";
+import { createFrozenRuns, storeFailing } from "./frozen-runs.js";
 import { decideGateEvent } from "./gates.js";
 import { LiveRun } from "./live-run.js";
 import { type MachineInfo, machineInfoOf } from "./menu.js";
@@ -28,6 +29,7 @@ import { type PlacementOptions, placeTurn } from "./placement.js";
 import { createRegistrationTable, type Registration, type RegistrationTable } from "./registration-table.js";
 import {
   type RestoreReport,
+  restoreRun,
   restoreRuns,
   storedRunDetail,
   storedRunFeed,
@@ -63,6 +65,8 @@ export interface RunHostOptions {
   placement?: PlacementOptions;
   /** Mints run ids (no `/`); default `run-<12 hex>`. */
   mintRunId?: () => string;
+  /** Backoff of background save retries and frozen-run reloads (ADR-0253); default 0.5 s → 30 s. */
+  saveRetry?: { minMs?: number; maxMs?: number; logEveryMs?: number };
 }
 
 /**
@@ -121,6 +125,11 @@ export interface RunHost {
   /** The registration table (read-only use: tests, the Agent actor). */
   readonly registrations: RegistrationTable;
   /**
+   * The run store's health for `/healthz` (ADR-0253): `failing` while its last commit failed;
+   * `frozenRuns` counts runs waiting to be reloaded from their last save.
+   */
+  storeHealth(): { store: "ok" | "failing"; frozenRuns: number; error?: string };
+  /**
    * Shutdown (§8): agent routes answer 503 from now on, pending saves commit, then every run's
    * actors stop without being saved (Turns stop with `shuttingDown()` true: no remote abort),
    * so each live run stays restorable; the store is closed.
@@ -137,7 +146,10 @@ export function createRunHost(options: RunHostOptions): RunHost {
   const log = options.logger ?? pino({ level: "silent" });
   const now = options.clock ?? (() => new Date());
   const store = options.store ?? createMemoryStore();
-  const persistence = createRunPersistence(store, log, now);
+  const persistence = createRunPersistence(store, log, now, {
+    ...options.saveRetry,
+    onRecovered: () => frozenRuns.recovered(),
+  });
   const registrations = options.registrations ?? createRegistrationTable();
   const turnDriver = options.turnDriver ?? handPlayedTurnDriver;
   const mintRunId = options.mintRunId ?? (() => `run-${randomBytes(6).toString("hex")}`);
@@ -182,15 +194,68 @@ export function createRunHost(options: RunHostOptions): RunHost {
       if (runChains.get(runId) === next) runChains.delete(runId);
     }
   };
-  /** Saves in the foreground: a failure (or a closed store while stopping) answers 503, never "saved". */
+  /**
+   * Saves in the foreground: a failure answers 503, never "saved" — `JR2_ERR_SERVICE_STOPPING`
+   * while stopping, else `JR2_ERR_STORE_FAILING` with the run frozen (ADR-0253).
+   */
   const saveOrStop = async (run: LiveRun, picks?: Parameters<typeof persistence.save>[1]) => {
     try {
       await persistence.save(run, picks);
     } catch (error) {
-      log.error({ runId: run.runId, err: error }, "saving the run failed");
-      throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+      if (stopping) {
+        log.error({ runId: run.runId, err: error }, "saving the run failed");
+        throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+      }
+      throw frozenRuns.freeze(run, error);
     }
   };
+  const restoreDeps = () => ({
+    store,
+    machineOf(workflow: string) {
+      const machine = options.workflows.get(workflow);
+      const info = infos.get(workflow);
+      return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
+    },
+    hooks,
+    log,
+    nowMs: () => now().getTime(),
+    restored: (run: LiveRun) => drainEndedTurns(run),
+  });
+  /** Ended Turns' usage reads after a restore (ADR-0255); aborted on close. */
+  const drains = new AbortController();
+  const drainEndedTurns = (run: LiveRun) => {
+    const drain = turnDriver.drainUsage?.bind(turnDriver);
+    if (!drain) return;
+    const live = new Set(registrations.ofRun(run.runId).map((r) => r.iid));
+    for (const [iid, entry] of run.ledger) {
+      const harnessUrl = entry.harnessUrl ?? options.placement?.instanceHarnessUrl;
+      if (live.has(iid) || !harnessUrl) continue;
+      drain(
+        { harnessUrl, iid, entry },
+        (record) => persistence.recordUsage(run, record),
+        drains.signal,
+      ).catch((error: unknown) =>
+        log.warn({ runId: run.runId, err: error }, "reading an ended Turn's usage failed"),
+      );
+    }
+  };
+  const frozenRuns = createFrozenRuns({
+    store,
+    persistence,
+    log,
+    now,
+    serialized,
+    ...(options.saveRetry?.minMs === undefined ? {} : { minMs: options.saveRetry.minMs }),
+    ...(options.saveRetry?.maxMs === undefined ? {} : { maxMs: options.saveRetry.maxMs }),
+    restore: (blob, run, usage) => restoreRun(blob, restoreDeps(), run.feed, usage),
+    replace(runId, outcome) {
+      if (outcome?.kind === "live") runs.set(runId, outcome.run);
+      else {
+        runs.delete(runId);
+        if (outcome) stored.set(runId, outcome.blob);
+      }
+    },
+  });
   const liveRegistration = (iid: string, caller: Caller): Registration => {
     if (stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
     const registration = registrations.get(iid);
@@ -209,8 +274,10 @@ export function createRunHost(options: RunHostOptions): RunHost {
         log,
         allowedOf,
         rememberScope: (iid, scope) => scopeOfIid.set(iid, scope),
-        save: (r) => persistence.save(r),
-        shuttingDown: () => stopping,
+        save: (r) => saveOrStop(r),
+        recordUsage: (r, record) => persistence.recordUsage(r, record),
+        // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253).
+        shuttingDown: () => stopping || run.frozen,
         afterCommit: (r, fn) => persistence.afterCommit(r, fn),
         ...(options.placement
           ? {
@@ -267,6 +334,16 @@ export function createRunHost(options: RunHostOptions): RunHost {
 
   const host: RunHost = {
     registrations,
+
+    storeHealth() {
+      const state = persistence.storeState();
+      const failing = state.failing || frozenRuns.size > 0;
+      return {
+        store: failing ? "failing" : "ok",
+        frozenRuns: frozenRuns.size,
+        ...(state.error === undefined ? {} : { error: state.error }),
+      };
+    },
 
     listWorkflows: () =>
       [...infos].map(([name, info]) => ({
@@ -346,6 +423,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     },
 
     readSurface(iid, caller) {
+      frozenRuns.refuseIfFrozen(iid.split("/", 1)[0] ?? iid);
       const registration = liveRegistration(iid, caller);
       return {
         iid,
@@ -364,7 +442,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
       return serialized(runId, async () => {
         // Check 0 per Turn (ADR-0252): a continued conversation's next Turn may reuse a toolCallId.
         const { toolCallId, turnId } = pick;
-        const known = await persistence.pickAnswer(runId, { iid, toolCallId, ...(turnId ? { turnId } : {}) });
+        // A store that cannot be read (an I/O error) answers 503 like one that cannot be written.
+        const known = await persistence
+          .pickAnswer(runId, { iid, toolCallId, ...(turnId ? { turnId } : {}) })
+          .catch((error: unknown) => {
+            log.error({ runId, iid, err: error }, "reading the stored answer failed");
+            throw storeFailing(error instanceof Error ? error.message : String(error), { runId });
+          });
         if (known && mayReach(caller, known.scope)) {
           log.info(
             { runId, iid, turnId: known.turnId, pick: pick.name, toolCallId },
@@ -372,6 +456,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
           );
           return known.answer;
         }
+        // A frozen run takes no pick: the Harness re-sends it once the run is reloaded.
+        frozenRuns.refuseIfFrozen(runId);
         const registration = liveRegistration(iid, caller);
         if (turnId !== undefined && turnId !== registration.turnId) {
           // A pick of an ended Turn: never delivered into the Turn that now holds the iid.
@@ -440,6 +526,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
 
     sendGateEvent: (runId, gateId, body) =>
       serialized(runId, async () => {
+        frozenRuns.refuseIfFrozen(runId);
         const run = runOf(runId);
         if (run.status !== "running")
           throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
@@ -457,6 +544,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
       }),
 
     async cancelRun(runId) {
+      frozenRuns.refuseIfFrozen(runId);
       const run = runOf(runId);
       if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
       run.cancel();
@@ -467,21 +555,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     },
 
     async restore() {
-      const {
-        live,
-        stored: blobs,
-        report,
-      } = await restoreRuns({
-        store,
-        machineOf(workflow) {
-          const machine = options.workflows.get(workflow);
-          const info = infos.get(workflow);
-          return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
-        },
-        hooks,
-        log,
-        nowMs: () => now().getTime(),
-      });
+      const { live, stored: blobs, report } = await restoreRuns(restoreDeps());
       for (const blob of blobs) stored.set(blob.runId, blob);
       for (const run of live) runs.set(run.runId, run);
       return report;
@@ -490,6 +564,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
     async close() {
       if (stopping) return;
       stopping = true;
+      frozenRuns.close();
+      drains.abort();
       // Commit what is pending, then stop without saving: the stop is not the run's state.
       await persistence.close();
       for (const run of runs.values()) run.actor.stop();

@@ -1,6 +1,5 @@
-import type { Gate, RunDetail, RunSummary, UsageTotals } from "@jr2/wire";
+import type { Gate, RunDetail, RunSummary } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
-import type { RunFeed } from "./feed.js";
 import { readGate } from "./gates.js";
 import type { LiveRun } from "./live-run.js";
 import type { Registration } from "./registration-table.js";
@@ -8,7 +7,7 @@ import { sumUsage } from "./usage-totals.js";
 
 /**
  * `GET /runs/:runId` of one run: status, value and context (JSON-safe), open Gates, live Turns
- * and usage totals from the feed.
+ * and usage totals summed from its recorded model requests (ADR-0255), never the feed.
  * @see SPEC §4.1
  */
 export function runDetailOf(run: LiveRun, turns: readonly Registration[]): RunDetail {
@@ -21,7 +20,7 @@ export function runDetailOf(run: LiveRun, turns: readonly Registration[]): RunDe
     context: toJson(snapshot.context ?? null),
     gates: run.status === "running" ? [...run.gates.values()].map((gate) => gateOf(gate.actor)) : [],
     turns: turns.map((r) => ({ iid: r.iid, agent: r.agent, state: r.statePath, turnId: r.turnId })),
-    usage: usageOf(run.feed),
+    usage: sumUsage(run.usage.values()),
     ...(run.fault ? { fault: run.fault } : {}),
     updatedAt: run.updatedAt.toISOString(),
   };
@@ -47,10 +46,6 @@ export function gateOf(actor: AnyActorRef): Gate {
     acceptsNow: reading.acceptsNow,
     meta: toJson(reading.meta),
   };
-}
-
-function usageOf(feed: RunFeed): UsageTotals {
-  return sumUsage(feed.since().filter((event) => event.type === "usage"));
 }
 
 /** A JSON-safe copy: context may hold actor refs or cycles, which must not break an answer. */

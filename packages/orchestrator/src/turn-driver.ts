@@ -3,6 +3,8 @@ import type { Logger } from "pino";
 import type { FeedEntry } from "./feed.js";
 import type { Registration } from "./registration-table.js";
 import type { TurnStart } from "./run-binding.js";
+import type { DrainTarget } from "./usage-drain.js";
+import type { UsageRecord } from "./usage-totals.js";
 
 /** Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds it). */
 export type TurnTelemetry = FeedEntry extends infer E
@@ -17,6 +19,8 @@ export interface TurnLedgerEntry {
   submissionId: string;
   offset: string;
   streamUrl: string;
+  /** The Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255). */
+  harnessUrl?: string;
 }
 
 /**
@@ -45,6 +49,11 @@ export interface TurnContext {
   watch(onChange: () => void): () => void;
   /** Appends Turn telemetry to the run feed, as `<state path>#<agent>` (never the iid). */
   telemetry(event: TurnTelemetry): void;
+  /**
+   * Records one model request's usage once by its key (the store's usage rows, ADR-0255) and,
+   * when it is new, appends its `usage` feed event. Absent: the driver appends the feed event.
+   */
+  recordUsage?(record: UsageRecord): void;
   /**
    * Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }`, stamped
    * with the Agent's sender, to the invoker. `cause` is what a workflow may route on (§5.6).
@@ -81,6 +90,11 @@ export interface TurnContext {
  */
 export interface TurnDriver {
   start(context: TurnContext): () => void;
+  /**
+   * After a restore: reads the usage left on the stream of an admission whose Turn is not live
+   * again (ADR-0255), handing each record to `record`. Optional; never rejects.
+   */
+  drainUsage?(target: DrainTarget, record: (usage: UsageRecord) => void, signal: AbortSignal): Promise<void>;
 }
 
 /**

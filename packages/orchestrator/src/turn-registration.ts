@@ -10,6 +10,7 @@ import { isAtRest } from "./rest.js";
 import type { TurnStart } from "./run-binding.js";
 import { type Sender, stampSender } from "./sender.js";
 import type { TurnContext, TurnDriver } from "./turn-driver.js";
+import { type UsageRecord, usageFeedEntry } from "./usage-totals.js";
 import { actorPathOf, parentOf } from "./xstate-adapter.js";
 
 /** The newest pick answer of each Turn, by its Turn actor (a Turn keeps it across a reseat). */
@@ -33,6 +34,8 @@ export interface TurnRegistrationDeps {
   place?(runId: string, statePath: string, turn: TurnStart): Placement;
   /** Saves the run's RunBlob now; resolves after the commit (a ledger write, §5.4, §8). */
   save?(run: LiveRun): Promise<void>;
+  /** Records a usage record once by its key; false when already recorded (ADR-0255). */
+  recordUsage?(run: LiveRun, record: UsageRecord): boolean;
   /** Is the host shutting down (Turns stop leaving their Submissions running, §5.1)? */
   shuttingDown?(): boolean;
   /** Runs `fn` once the run's next save (of its current state) committed; absent: at once. */
@@ -127,6 +130,11 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     lastAnswer: () => lastAnswers.get(turn.self),
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
+    recordUsage: (record) => {
+      // Once per stream position (ADR-0255): a stream read again after a restart adds nothing.
+      if (deps.recordUsage && !deps.recordUsage(run, record)) return;
+      run.feed.append({ ...usageFeedEntry(record), child } as never);
+    },
     fault: (reason, detail, cause) => {
       // A terminal fault on a continued conversation bumps its epoch: the next `continue`
       // lands on a new conversation (§5.3).
@@ -135,7 +143,8 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
-      run.ledger.set(iid, entry);
+      // Where it was admitted: a restore reads the rest of an ended Turn's usage there (ADR-0255).
+      run.ledger.set(iid, current.harnessUrl ? { ...entry, harnessUrl: current.harnessUrl } : entry);
       await deps.save?.(run);
     },
     shuttingDown: () => deps.shuttingDown?.() === true,

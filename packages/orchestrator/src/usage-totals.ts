@@ -1,10 +1,28 @@
 import type { UsageTotals } from "@jr2/wire";
+import type { FeedEntry } from "./feed.js";
 
 /** One model request's usage as recorded: `null` = the provider did not report it. */
 export interface RequestUsage {
   promptTokens: number | null;
   cachedTokens: number | null;
   completionTokens: number | null;
+}
+
+/**
+ * One model request's usage as the store records it (ADR-0255): once per key — the
+ * conversation (`iid`), its Submission and the event's position in that conversation's stream
+ * (the Harness offset it was read at) — so a stream read again after a restart adds nothing.
+ */
+export interface UsageRecord extends RequestUsage {
+  iid: string;
+  submissionId: string;
+  position: string;
+  finishReason?: string;
+}
+
+/** The identity of a usage record: `[iid, submissionId, position]` as JSON. */
+export function usageKey(record: Pick<UsageRecord, "iid" | "submissionId" | "position">): string {
+  return JSON.stringify([record.iid, record.submissionId, record.position]);
 }
 
 /**
@@ -53,4 +71,27 @@ export function cachePercent(totals: UsageTotals): number | null {
       : { promptTokens: totals.promptTokens, cachedTokens: totals.cachedTokens });
   if (!base || base.promptTokens === 0) return null;
   return Math.round((100 * base.cachedTokens) / base.promptTokens);
+}
+
+/**
+ * The stream position of the `index`-th event of a page read from `offset`: the Harness's
+ * offsets are event counts, so the position is the same however the stream is paged; an
+ * offset that is not a count is kept with the index (ADR-0255).
+ */
+export function streamPosition(offset: string, index: number): string {
+  return /^\d+$/.test(offset) ? String(Number(offset) + index) : `${offset}+${index}`;
+}
+
+/** The run feed's `usage` entry of a record, without `child`: no iid, no key (§5.6). */
+export function usageFeedEntry(
+  record: RequestUsage & { finishReason?: string | undefined },
+): Omit<Extract<FeedEntry, { type: "usage" }>, "child"> {
+  const { promptTokens, cachedTokens, completionTokens, finishReason } = record;
+  return {
+    type: "usage",
+    promptTokens,
+    cachedTokens,
+    completionTokens,
+    ...(finishReason === undefined ? {} : { finishReason }),
+  };
 }

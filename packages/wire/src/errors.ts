@@ -51,6 +51,15 @@ export const errorCodes = {
     status: 503,
     message: "the service is stopping; retry against its replacement",
   },
+  /**
+   * The run store refuses writes (a full disk, an I/O error, a busy database): nothing was
+   * answered as saved. Sent with `Retry-After` (seconds, also the `retryAfter` field); the
+   * run's state is as last committed, so the same request re-sent later is decided afresh.
+   */
+  JR2_ERR_STORE_FAILING: {
+    status: 503,
+    message: "the run store is not accepting writes ({detail}); nothing was saved — retry in {retryAfter} s",
+  },
   // Workflows and runs (§4.1)
   JR2_ERR_WORKFLOW_NOT_FOUND: { status: 404, message: "no workflow `{workflow}`; known workflows: {known}" },
   JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },

@@ -5,7 +5,16 @@ import { JsonSchema, Tool } from "./tool.js";
  * `GET /healthz` on either service. `bootId` (Harness): random per process, so a peer can tell
  * a restarted Harness from a slow one (issue 16 "provably lost"); absent on an older Harness.
  */
-export const Health = z.looseObject({ ok: z.boolean(), version: z.string(), bootId: z.string().optional() });
+export const Health = z.looseObject({
+  ok: z.boolean(),
+  version: z.string(),
+  bootId: z.string().optional(),
+  /**
+   * The Orchestrator's run store (ADR-0253): `failing` while it refuses writes (saves are
+   * retried; picks of a frozen run answer 503). `/healthz` still answers 200 then.
+   */
+  store: z.enum(["ok", "failing"]).optional(),
+});
 export type Health = z.infer<typeof Health>;
 
 /** A run's status. `drifted`: its Machine changed shape since it was saved (§8). */

@@ -6,6 +6,7 @@ import { startOrchestrator } from "../main.js";
 import { printMenu } from "./menu.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";
+import { storeCommands } from "./store-commands.js";
 
 /** One `jr2` command: its usage line and what it runs (exit code). */
 interface Command {
@@ -20,7 +21,7 @@ interface Command {
  */
 const commands: Record<string, Command> = {
   serve: {
-    usage: "jr2 serve [--workflows DIR] [--port N] [--host H] [--harness none|URL] [--dev]",
+    usage: "jr2 serve [--workflows DIR] [--port N] [--host H] [--harness none|URL] [--dev] [--new-store]",
     async run(args) {
       const { values } = parseArgs({
         args,
@@ -30,10 +31,14 @@ const commands: Record<string, Command> = {
           host: { type: "string" },
           harness: { type: "string" },
           dev: { type: "boolean" },
+          "new-store": { type: "boolean" },
         },
         strict: true,
       });
-      const config = readServeConfig(process.env, values);
+      // An empty store where the data dir's marker says one was: started fresh only when asked.
+      const { "new-store": newStore, ...flags } = values;
+      if (newStore) process.env.JR2_NEW_STORE = "1";
+      const config = readServeConfig(process.env, flags);
       const running = await startOrchestrator(config);
       console.log(`jr2 orchestrator listening on ${running.url}`);
       const stop = () => {
@@ -60,6 +65,7 @@ const commands: Record<string, Command> = {
   run: { usage: runUsage, run: (args) => runCommand(args) },
   gate: { usage: gateUsage, run: (args) => gateCommand(args) },
   ...runsCommands,
+  ...storeCommands,
 };
 
 function usage(): string {

@@ -23,8 +23,13 @@ export const errorsPlugin = fp(
       });
       // A body refused mid-upload is read to its end, so the client can read the 413 (ADR-0060).
       if (status === 413) drainRefusedBody(request, reply);
-      if (status >= 500) request.log.error({ err: error }, "request failed");
+      // A coded 503 (stopping, store failing) is expected and logged where it arose: no stack per retry.
+      if (status >= 500 && !(error instanceof Jr2Error && status === 503))
+        request.log.error({ err: error }, "request failed");
       else request.log.info({ code: body.code }, body.error);
+      // A 503 that says when to come back (JR2_ERR_STORE_FAILING, ADR-0253) says it in the header too.
+      if (status === 503 && typeof body.retryAfter === "number")
+        reply.header("retry-after", String(body.retryAfter));
       return reply.code(status).type("application/json").send(body);
     });
     app.setNotFoundHandler((request, reply) =>

@@ -54,7 +54,7 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       schema: {
         summary: "Cancel a run; its Turns end",
         params: RunParams,
-        response: { 200: CancelAnswer, ...errorResponses(401, 404, 409) },
+        response: { 200: CancelAnswer, ...errorResponses(401, 404, 409, 503) },
       },
       config: { auth: "instance" },
     },

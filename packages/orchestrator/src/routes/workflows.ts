@@ -45,7 +45,7 @@ export const workflowRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (a
         summary: "Start a run",
         params: NameParams,
         body: StartRunRequest.optional(),
-        response: { 201: StartRunAnswer, ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 201: StartRunAnswer, ...errorResponses(400, 401, 404, 413, 415, 503) },
       },
       config: { auth: "instance" },
     },

@@ -5,14 +5,20 @@ import { openSqliteStore, STORE_FILE } from "./sqlite.js";
 /**
  * The store `jr2 serve` uses (§8): SQLite under `JR2_DATA_DIR`, or — with no data dir — the
  * memory store, with a warning that runs do not survive a restart.
- * @throws Error naming the path when the SQLite file cannot be opened
+ * `newStore` (`jr2 serve --new-store`, `JR2_NEW_STORE=1`): accept an empty or missing store file
+ * although the data dir's marker says it held one.
+ * @throws Error naming the path and the remedy when the SQLite file cannot be used
  */
-export function openRunStore(dataDir: string | undefined, log: Logger): RunStore {
+export function openRunStore(
+  dataDir: string | undefined,
+  log: Logger,
+  options: { newStore?: boolean } = { newStore: process.env.JR2_NEW_STORE === "1" },
+): RunStore {
   if (!dataDir) {
     log.warn("JR2_DATA_DIR is not set: runs are kept in memory and lost on restart");
     return createMemoryStore();
   }
-  const store = openSqliteStore(dataDir);
+  const store = openSqliteStore(dataDir, options.newStore ? { newStore: true } : {});
   log.info({ store: `${dataDir}/${STORE_FILE}` }, "run store opened");
   return store;
 }

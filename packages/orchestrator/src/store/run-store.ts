@@ -1,5 +1,6 @@
 import type { PickAnswer, RunStatus, UsageTotals } from "@jr2/wire";
 import type { LedgerEntry } from "../agent-actor.js";
+import type { UsageRecord } from "../usage-totals.js";
 
 /**
  * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
@@ -73,9 +74,23 @@ export interface PickKey {
  * a pick is answered only then (§4.3).
  */
 export interface RunStore {
-  /** Writes the blob and the pick answers in one transaction. */
-  save(blob: RunBlob, picks?: readonly StoredPickAnswer[]): Promise<void>;
+  /**
+   * Writes the blob, the pick answers and usage records (each once by its key) in one
+   * transaction.
+   */
+  save(blob: RunBlob, picks?: readonly StoredPickAnswer[], usage?: readonly UsageRecord[]): Promise<void>;
+  /**
+   * The run's blob. @throws DamagedRunError when the stored row cannot be decoded (the other
+   * runs are still readable)
+   */
   load(runId: string): Promise<RunBlob | undefined>;
+  /**
+   * Records model requests' usage of `runId`, each once by (iid, submissionId, position):
+   * a record already stored is ignored (ADR-0255). Never touches the blob.
+   */
+  recordUsage(runId: string, records: readonly UsageRecord[]): Promise<void>;
+  /** The run's recorded usage, in recording order. */
+  usage(runId: string): Promise<UsageRecord[]>;
   list(filter?: {
     status?: RunStatus;
   }): Promise<Array<Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">>>;
@@ -86,6 +101,49 @@ export interface RunStore {
   close(): Promise<void>;
 }
 
+/** A stored run's row cannot be decoded into a {@link RunBlob}: names the run and what is wrong. */
+export class DamagedRunError extends Error {
+  constructor(
+    readonly runId: string,
+    detail: string,
+  ) {
+    super(`run \`${runId}\`: ${detail}`);
+    this.name = "DamagedRunError";
+  }
+}
+
+/**
+ * Decodes a stored row into a RunBlob, checking the fields restore relies on.
+ * @throws DamagedRunError naming the run and the fault (`not JSON: …`, `missing \`workflow\``)
+ */
+export function decodeRunBlob(runId: string, text: string): RunBlob {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DamagedRunError(
+      runId,
+      `its blob is not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new DamagedRunError(runId, "its blob is not a JSON object");
+  const blob = value as Record<string, unknown>;
+  const missing = [
+    ...["runId", "workflow", "machineFingerprint", "status", "createdAt", "updatedAt"].filter(
+      (k) => typeof blob[k] !== "string",
+    ),
+    ...["ledger", "epochs"].filter((k) => typeof blob[k] !== "object" || blob[k] === null),
+    ...(Array.isArray(blob.timers) ? [] : ["timers"]),
+    ...(blob.status === "running" && !("snapshot" in blob) ? ["snapshot"] : []),
+  ];
+  if (missing.length > 0)
+    throw new DamagedRunError(runId, `its blob lacks ${missing.map((k) => `\`${k}\``).join(", ")}`);
+  if (blob.runId !== runId)
+    throw new DamagedRunError(runId, `its blob names another run (\`${String(blob.runId)}\`)`);
+  return value as RunBlob;
+}
+
 /** An in-memory store for tests and `--data-dir none`; same semantics, nothing survives the process. */
 export function createMemoryStore(): RunStore {
   const runs = new Map<string, string>();
@@ -93,13 +151,29 @@ export function createMemoryStore(): RunStore {
   const picks = new Map<string, StoredPickAnswer & { runId: string }>();
   const key = (runId: string, iid: string, turnId: string | null, toolCallId: string) =>
     JSON.stringify([runId, iid, turnId, toolCallId]);
+  const usage = new Map<string, Map<string, UsageRecord>>();
+  const record = (runId: string, records: readonly UsageRecord[]) => {
+    const rows = usage.get(runId) ?? new Map<string, UsageRecord>();
+    usage.set(runId, rows);
+    for (const r of records) {
+      const k = JSON.stringify([r.iid, r.submissionId, r.position]);
+      if (!rows.has(k)) rows.set(k, structuredClone(r));
+    }
+  };
   return {
-    async save(blob, answers = []) {
+    async save(blob, answers = [], records = []) {
       runs.set(blob.runId, JSON.stringify(blob));
       for (const p of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
         if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
       }
+      record(blob.runId, records);
+    },
+    async recordUsage(runId, records) {
+      record(runId, records);
+    },
+    async usage(runId) {
+      return [...(usage.get(runId)?.values() ?? [])].map((r) => structuredClone(r));
     },
     async load(runId) {
       const row = runs.get(runId);

@@ -1,8 +1,9 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
-import type { RunBlob, RunStore } from "./run-store.js";
+import type { UsageRecord } from "../usage-totals.js";
+import { decodeRunBlob, type RunBlob, type RunStore } from "./run-store.js";
 
 /**
  * Schema migrations, versioned from day one. Append only: a released migration never changes.
@@ -41,7 +42,68 @@ const migrations: readonly string[] = [
      SELECT run_id, iid, '', tool_call_id, scope, answer FROM pick_answers;
    DROP TABLE pick_answers;
    ALTER TABLE pick_answers_v3 RENAME TO pick_answers;`,
+  // 4: model requests' usage, one row per stream event (ADR-0255): a stream read again after a
+  // restart inserts nothing twice; a run's totals are the sum of its rows, never the blob's.
+  `CREATE TABLE usage_events (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     submission_id TEXT NOT NULL,
+     position TEXT NOT NULL,
+     prompt_tokens INTEGER,
+     cached_tokens INTEGER,
+     completion_tokens INTEGER,
+     finish_reason TEXT,
+     PRIMARY KEY (run_id, iid, submission_id, position)
+   );`,
 ];
+
+/** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
+export const STORE_MARKER = "jr2-store.marker";
+
+/** What to do about a store jr2 cannot use, said in every such error. */
+const REMEDY =
+  "Stop jr2 and move the file aside (keep it; `jr2 store check` reads it), then restore a backup " +
+  '(`jr2 store backup` writes one; see README "Backing up the store") — or, to start with no runs, ' +
+  "move it aside and run `jr2 serve --new-store`";
+
+/**
+ * The error for a store file jr2 cannot use: names the path, what SQLite said, and what to do.
+ * Recognizes a damaged file (`database disk image is malformed`), a foreign one (`file is not
+ * a database`, `no such table`), and a failing disk (`disk I/O error`).
+ */
+export function storeFileError(path: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const what =
+    code === "SQLITE_CORRUPT" || /malformed/.test(message)
+      ? "the file is damaged"
+      : code === "SQLITE_NOTADB" || /not a database/.test(message)
+        ? "the file is not a SQLite database"
+        : typeof code === "string" && code.startsWith("SQLITE_IOERR")
+          ? "the disk failed while reading it"
+          : /no such table/.test(message)
+            ? "the file is not a jr2 store (its tables are missing)"
+            : "it cannot be opened";
+  return new Error(
+    `cannot use the run store at ${path}: ${what} (${message}${typeof code === "string" ? `, ${code}` : ""}). ${REMEDY}.`,
+    { cause: error },
+  );
+}
+
+/** The SQLite store: the port, plus its file and connection (`jr2 store check`/`backup`, tests). */
+export interface SqliteRunStore extends RunStore {
+  readonly path: string;
+  readonly db: Database.Database;
+}
+
+/** Options of {@link openSqliteStore}. */
+export interface OpenStoreOptions {
+  /**
+   * Start a new store although the data dir's marker says one existed and the file is empty
+   * or gone (`jr2 serve --new-store`). Default false: refused.
+   */
+  newStore?: boolean;
+}
 
 /** The file name of the store inside `JR2_DATA_DIR`. */
 export const STORE_FILE = "jr2.sqlite";
@@ -52,19 +114,36 @@ export const STORE_FILE = "jr2.sqlite";
  * @param dataDir a directory (created if missing); the file is `<dataDir>/jr2.sqlite`
  * @throws Error naming the path when the file cannot be opened or is from a newer jr2
  */
-export function openSqliteStore(dataDir: string): RunStore {
+export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {}): SqliteRunStore {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, STORE_FILE);
+  const marker = join(dataDir, STORE_MARKER);
+  const empty = !existsSync(path) || statSync(path).size === 0;
+  if (empty && existsSync(marker) && !options.newStore)
+    throw new Error(
+      `the run store at ${path} is ${existsSync(path) ? "empty (0 bytes)" : "missing"}, but ${marker} says ` +
+        "this data dir held one: its runs would be lost. Restore a backup to that path (see README " +
+        '"Backing up the store"), or start with no runs with `jr2 serve --new-store` (JR2_NEW_STORE=1).',
+    );
   let db: Database.Database;
   try {
     db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("busy_timeout = 5000");
+    refuseForeign(db, path);
+    migrate(db, path);
+    // Reads what restore reads first, so a damaged table is refused here, naming the file.
+    db.prepare("SELECT count(*) FROM runs").get();
+    db.prepare("SELECT count(*) FROM pick_answers").get();
   } catch (error) {
-    throw new Error(`cannot open the run store at ${path}: ${String(error)}`, { cause: error });
+    if (error instanceof Error && error.message.startsWith("the run store at ")) throw error;
+    throw storeFileError(path, error);
   }
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
-  db.pragma("busy_timeout = 5000");
-  migrate(db, path);
+  if (!existsSync(marker))
+    writeFileSync(marker, `${JSON.stringify({ store: STORE_FILE, createdAt: new Date().toISOString() })}\n`, {
+      mode: 0o600,
+    });
 
   const upsertRun = db.prepare(
     `INSERT INTO runs (run_id, workflow, status, updated_at, blob) VALUES (@runId, @workflow, @status, @updatedAt, @blob)
@@ -77,7 +156,9 @@ export function openSqliteStore(dataDir: string): RunStore {
   const selectAll = db.prepare<[], { run_id: string; workflow: string; status: string; updated_at: string }>(
     "SELECT run_id, workflow, status, updated_at FROM runs ORDER BY updated_at DESC",
   );
-  const selectLive = db.prepare<[], { blob: string }>("SELECT blob FROM runs WHERE status = 'running'");
+  const selectLive = db.prepare<[], { run_id: string; blob: string }>(
+    "SELECT run_id, blob FROM runs WHERE status = 'running'",
+  );
   const selectPick = db.prepare<[string, string, string, string], { answer: string; scope: string }>(
     "SELECT answer, scope FROM pick_answers WHERE run_id = ? AND iid = ? AND turn_id = ? AND tool_call_id = ?",
   );
@@ -89,23 +170,76 @@ export function openSqliteStore(dataDir: string): RunStore {
     `SELECT answer, scope, turn_id FROM pick_answers WHERE run_id = ? AND iid = ? AND tool_call_id = ?
      ORDER BY rowid DESC LIMIT 1`,
   );
-  const saveTx = db.transaction((blob: RunBlob, picks: Parameters<RunStore["save"]>[1]) => {
-    upsertRun.run({ ...blob, blob: JSON.stringify(blob) });
-    for (const p of picks ?? [])
-      insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
+  const insertUsage = db.prepare(
+    `INSERT OR IGNORE INTO usage_events (run_id, iid, submission_id, position, prompt_tokens, cached_tokens, completion_tokens, finish_reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectUsage = db.prepare<
+    [string],
+    {
+      iid: string;
+      submission_id: string;
+      position: string;
+      prompt_tokens: number | null;
+      cached_tokens: number | null;
+      completion_tokens: number | null;
+      finish_reason: string | null;
+    }
+  >("SELECT * FROM usage_events WHERE run_id = ? ORDER BY rowid");
+  const recordTx = db.transaction((runId: string, records: readonly UsageRecord[]) => {
+    for (const r of records)
+      insertUsage.run(
+        runId,
+        r.iid,
+        r.submissionId,
+        r.position,
+        r.promptTokens,
+        r.cachedTokens,
+        r.completionTokens,
+        r.finishReason ?? null,
+      );
   });
+  const saveTx = db.transaction(
+    (blob: RunBlob, picks: Parameters<RunStore["save"]>[1], usage: readonly UsageRecord[]) => {
+      upsertRun.run({ ...blob, blob: JSON.stringify(blob) });
+      for (const p of picks ?? [])
+        insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
+      recordTx(blob.runId, usage);
+    },
+  );
 
   return {
-    async save(blob, picks) {
-      saveTx(blob, picks);
+    path,
+    db,
+    async save(blob, picks, usage = []) {
+      saveTx(blob, picks, usage);
+    },
+    async recordUsage(runId, records) {
+      recordTx(runId, records);
+    },
+    async usage(runId) {
+      return selectUsage.all(runId).map((r) => ({
+        iid: r.iid,
+        submissionId: r.submission_id,
+        position: r.position,
+        promptTokens: r.prompt_tokens,
+        cachedTokens: r.cached_tokens,
+        completionTokens: r.completion_tokens,
+        ...(r.finish_reason === null ? {} : { finishReason: r.finish_reason }),
+      }));
     },
     async load(runId) {
       const row = selectRun.get(runId);
-      return row ? (JSON.parse(row.blob) as RunBlob) : undefined;
+      return row ? decodeRunBlob(runId, row.blob) : undefined;
     },
     async list(filter) {
-      return selectAll
-        .all()
+      let rows: ReturnType<typeof selectAll.all>;
+      try {
+        rows = selectAll.all();
+      } catch (error) {
+        throw storeFileError(path, error);
+      }
+      return rows
         .filter((r) => !filter?.status || r.status === filter.status)
         .map((r) => ({
           runId: r.run_id,
@@ -115,7 +249,14 @@ export function openSqliteStore(dataDir: string): RunStore {
         }));
     },
     async live() {
-      return selectLive.all().map((r) => JSON.parse(r.blob) as RunBlob);
+      // A damaged row is left out here; restore reports it by id (it reads through `load`).
+      return selectLive.all().flatMap((r) => {
+        try {
+          return [decodeRunBlob(r.run_id, r.blob)];
+        } catch {
+          return [];
+        }
+      });
     },
     async pickAnswer(runId, { iid, turnId, toolCallId }) {
       if (turnId !== undefined) {
@@ -139,6 +280,18 @@ export function openSqliteStore(dataDir: string): RunStore {
       if (db.open) db.close();
     },
   };
+}
+
+/** A SQLite file with tables but no `schema_migrations` is another program's: never migrated into. */
+function refuseForeign(db: Database.Database, path: string): void {
+  const tables = db
+    .prepare<[], { name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    )
+    .all()
+    .map((t) => t.name);
+  if (tables.length > 0 && !tables.includes("schema_migrations"))
+    throw storeFileError(path, new Error(`no such table: schema_migrations (it holds ${tables.join(", ")})`));
 }
 
 function migrate(db: Database.Database, path: string): void {

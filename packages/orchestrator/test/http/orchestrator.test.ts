@@ -310,6 +310,6 @@ describe("auth (§4.4)", () => {
 
   it("/healthz and the workflow routes are open", async () => {
     const res = await call(app, "GET", "/healthz", undefined, null);
-    expect(res).toEqual({ status: 200, body: { ok: true, version: expect.any(String) } });
+    expect(res).toEqual({ status: 200, body: { ok: true, version: expect.any(String), store: "ok" } });
   });
 });

@@ -1,0 +1,69 @@
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Jr2Error } from "@jr2/wire";
+import { backupStore, checkStore } from "../store/maintenance.js";
+import { STORE_FILE } from "../store/sqlite.js";
+
+/** A `jr2` command: usage line and body (exit code). */
+interface Command {
+  usage: string;
+  run(args: string[]): Promise<number>;
+}
+
+const usage = "jr2 store check [--data-dir DIR | --file FILE]  |  jr2 store backup <file> [--data-dir DIR]";
+
+/** The store file: `--file`, else `<--data-dir or JR2_DATA_DIR>/jr2.sqlite`. */
+function storePath(values: { "data-dir"?: string | undefined; file?: string | undefined }): string {
+  if (values.file) return values.file;
+  const dir = values["data-dir"] ?? process.env.JR2_DATA_DIR;
+  if (!dir)
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: "no store to read: pass --data-dir DIR (or set JR2_DATA_DIR), or --file FILE",
+    });
+  return join(dir, STORE_FILE);
+}
+
+/**
+ * `jr2 store check` (exit 0: sound, 1: damaged) and `jr2 store backup <file>` (online, mode
+ * 0600). Both read the store without changing it, also while `jr2 serve` runs.
+ * @see README "Backing up the store", ADR-0254
+ */
+export const storeCommands: Record<string, Command> = {
+  store: {
+    usage,
+    async run(args) {
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { "data-dir": { type: "string" }, file: { type: "string" } },
+        strict: true,
+      });
+      const [sub, target] = positionals;
+      if (sub === "check") {
+        const report = checkStore(storePath(values));
+        const sound = report.integrity.length === 1 && report.integrity[0] === "ok";
+        process.stdout.write(
+          `store ${report.path}: ${sound ? "integrity ok" : `integrity FAILED:\n  ${report.integrity.join("\n  ")}`}\n` +
+            `${report.runs} runs (${report.live} live), ${report.damaged.length} damaged\n`,
+        );
+        for (const d of report.damaged) process.stdout.write(`  damaged ${d.reason}\n`);
+        if (!report.ok)
+          process.stdout.write(
+            'restore a backup (see README "Backing up the store"); a damaged run\'s row is kept as it is and reported faulted\n',
+          );
+        return report.ok ? 0 : 1;
+      }
+      if (sub === "backup") {
+        if (!target)
+          throw new Jr2Error("JR2_ERR_CONFIG_INVALID", { detail: "missing <file>: jr2 store backup <file>" });
+        const from = storePath(values);
+        const { runs } = await backupStore(from, target);
+        process.stdout.write(`backed up ${runs} runs from ${from} to ${target} (mode 0600)\n`);
+        return 0;
+      }
+      throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+        detail: `unknown store command \`${sub ?? ""}\`; ${usage}`,
+      });
+    },
+  },
+};
