@@ -78,10 +78,11 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       config: { auth: "instance" },
     },
     async (request, reply) => {
-      const feed = host.feedOf(request.params.runId);
+      const feed = await host.feedOf(request.params.runId);
       const lastId = Number(request.headers["last-event-id"]);
       const since = request.query.since ?? (Number.isInteger(lastId) ? lastId + 1 : 0);
-      const isLive = () => host.getRun(request.params.runId).status === "running";
+      // Synchronous from here to `subscribe`: no event can slip between the backlog and it.
+      const isLive = () => host.isLive(request.params.runId);
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {
