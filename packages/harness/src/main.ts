@@ -8,7 +8,8 @@ import { buildHarness } from "./server.js";
  * Env: JR2_HARNESS_PORT (7401), JR2_HARNESS_HOST (127.0.0.1), JR2_ORCHESTRATOR_URL,
  * JR2_MODELS (JSON or @file), JR2_HARNESS_TOKEN (required), JR2_SANDBOX_TOKEN,
  * JR2_ENDPOINT_CONCURRENCY (4), JR2_CONVERSATION_TTL_MS (86 400 000: a settled conversation idle
- * this long is forgotten; 0 keeps conversations for the process's life).
+ * this long may be forgotten; 0 keeps conversations for the process's life), JR2_CONVERSATIONS_KEPT
+ * (200: the most recently touched conversations, never forgotten for idleness).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     sandboxToken: env.JR2_SANDBOX_TOKEN ?? "",
     endpointConcurrency: env.JR2_ENDPOINT_CONCURRENCY ? Number(env.JR2_ENDPOINT_CONCURRENCY) : 4,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
+    conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
   });
   const address = await app.listen({
@@ -50,6 +52,15 @@ function conversationTtl(raw: string | undefined): number | undefined {
   if (!Number.isInteger(ms) || ms < 0)
     throw new Error(`JR2_CONVERSATION_TTL_MS must be a whole number of milliseconds ≥ 0, got \`${raw}\``);
   return ms;
+}
+
+/** `JR2_CONVERSATIONS_KEPT`: unset → the default (200); otherwise a whole number ≥ 0. */
+function conversationsKept(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`JR2_CONVERSATIONS_KEPT must be a whole number ≥ 0, got \`${raw}\``);
+  return n;
 }
 
 main().catch((err) => {

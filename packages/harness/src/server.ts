@@ -36,6 +36,8 @@ export interface HarnessOptions {
   requestTimeoutMs?: number;
   /** A settled conversation idle this long is forgotten (ms, default 24 h); it then answers 404. */
   conversationTtlMs?: number;
+  /** Conversations never forgotten for idleness, the most recently touched (default 200, ADR-0261). */
+  conversationsKept?: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     requestTimeoutMs: opts.requestTimeoutMs ?? 600_000,
     log: (msg, fields) => app.log.info(fields ?? {}, msg),
     ttlMs: opts.conversationTtlMs ?? DEFAULT_CONVERSATION_TTL_MS,
+    ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });
   app.decorate("conversations", conversations);
   app.addHook("onClose", async () => conversations.close());
