@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { printTable, ROOT, writeResults } from "./lib.mjs";
@@ -22,6 +23,7 @@ const WORKFLOWS = {
 };
 
 const { mintSandboxToken } = await import(join(ROOT, "packages/orchestrator/dist/index.js"));
+const Database = createRequire(join(ROOT, "packages/orchestrator/package.json"))("better-sqlite3");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -87,15 +89,25 @@ async function memoryOf(service) {
   return res.json();
 }
 
-/** The store's bytes on disk: the SQLite file and its WAL. */
-function storeBytes(dataDir) {
-  let total = 0;
+/**
+ * The store's size: its pages (`page_count × page_size`, read on a read-only connection, so the
+ * WAL's committed frames count and the WAL file's high-water mark does not), and the files on disk.
+ */
+function storeSize(dataDir) {
+  let disk = 0;
   for (const name of ["jr2.sqlite", "jr2.sqlite-wal"]) {
     try {
-      total += statSync(join(dataDir, name)).size;
+      disk += statSync(join(dataDir, name)).size;
     } catch {}
   }
-  return total;
+  const db = new Database(join(dataDir, "jr2.sqlite"), { readonly: true, fileMustExist: true });
+  try {
+    const pages = db.pragma("page_count", { simple: true });
+    const pageSize = db.pragma("page_size", { simple: true });
+    return { bytes: pages * pageSize, disk };
+  } finally {
+    db.close();
+  }
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "jr2-soak-data-"));
@@ -213,6 +225,7 @@ try {
   const t0 = Date.now();
   const sample = async (runs) => {
     const [o, h] = [await memoryOf(orchestrator), await memoryOf(harness)];
+    const store = storeSize(dataDir);
     const row = {
       runs,
       minutes: Number(((Date.now() - t0) / 60_000).toFixed(2)),
@@ -221,8 +234,9 @@ try {
       harnessRssMB: Number((h.rss / 2 ** 20).toFixed(1)),
       harnessHeapMB: Number((h.heapUsed / 2 ** 20).toFixed(2)),
       conversations: conversationsHeld,
-      storeMB: Number((storeBytes(dataDir) / 2 ** 20).toFixed(2)),
-      storeBytes: storeBytes(dataDir),
+      storeMB: Number((store.bytes / 2 ** 20).toFixed(2)),
+      storeDiskMB: Number((store.disk / 2 ** 20).toFixed(2)),
+      storeBytes: store.bytes,
       orchHeapBytes: o.heapUsed,
       harnessHeapBytes: h.heapUsed,
     };
@@ -258,21 +272,27 @@ try {
   const minutes = (Date.now() - t0) / 60_000;
 
   // Verdicts (read, not asserted): heap at the end vs at 1,000 runs; store bytes per run.
-  const at = (n) => samples.find((s) => s.runs === n) ?? samples.at(-1);
   const base = samples.find((s) => s.runs >= Math.min(1000, RUNS)) ?? samples.at(-1);
   const last = samples.at(-1);
   const heapRatio = last.orchHeapBytes / base.orchHeapBytes;
   const points = samples.filter((s) => s.runs > 0);
-  // Least squares of store bytes over runs: the slope is bytes per run.
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const mx = mean(points.map((p) => p.runs));
-  const my = mean(points.map((p) => p.storeBytes));
-  const slope =
-    points.reduce((a, p) => a + (p.runs - mx) * (p.storeBytes - my), 0) /
-    points.reduce((a, p) => a + (p.runs - mx) ** 2, 0);
-  const maxResidual = Math.max(...points.map((p) => Math.abs(p.storeBytes - (my + slope * (p.runs - mx)))));
-  const harnessPerConversation =
-    (last.harnessHeapBytes - at(0).harnessHeapBytes) / Math.max(1, last.conversations - at(0).conversations);
+  /** Least squares of y over x: slope, and the largest distance of a point from the line. */
+  const fit = (xs, ys) => {
+    const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+    const [mx, my] = [mean(xs), mean(ys)];
+    const slope =
+      xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+    return { slope, maxResidual: Math.max(...xs.map((x, i) => Math.abs(ys[i] - (my + slope * (x - mx))))) };
+  };
+  const storeFit = fit(
+    points.map((p) => p.runs),
+    points.map((p) => p.storeBytes),
+  );
+  // After the first sample (warm-up: JIT, pools, pi-agent's first seats): heap per conversation held.
+  const perConversation = fit(
+    points.map((p) => p.conversations),
+    points.map((p) => p.harnessHeapBytes),
+  );
 
   printTable(samples, [
     "runs",
@@ -283,6 +303,7 @@ try {
     "harnessHeapMB",
     "conversations",
     "storeMB",
+    "storeDiskMB",
   ]);
   const verdict = {
     runs: RUNS,
@@ -292,9 +313,10 @@ try {
     orchestratorHeapAtEnd: { runs: last.runs, bytes: last.orchHeapBytes },
     orchestratorHeapRatio: Number(heapRatio.toFixed(3)),
     orchestratorHeapWithin20Percent: Math.abs(heapRatio - 1) <= 0.2,
-    storeBytesPerRun: Math.round(slope),
-    storeLinearMaxResidualBytes: Math.round(maxResidual),
-    harnessHeapBytesPerConversation: Math.round(harnessPerConversation),
+    storeBytesPerRun: Math.round(storeFit.slope),
+    storeLinearMaxResidualBytes: Math.round(storeFit.maxResidual),
+    harnessHeapBytesPerConversation: Math.round(perConversation.slope),
+    harnessConversationsHeld: last.conversations,
   };
   console.log(`[soak] verdict ${JSON.stringify(verdict, null, 2)}`);
   writeResults("soak", {
