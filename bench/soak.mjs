@@ -277,19 +277,19 @@ try {
   const heapRatio = last.orchHeapBytes / base.orchHeapBytes;
   const points = samples.filter((s) => s.runs > 0);
   /** Least squares of y over x: slope, and the largest distance of a point from the line. */
-  const fit = (xs, ys) => {
+  const leastSquares = (xs, ys) => {
     const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
     const [mx, my] = [mean(xs), mean(ys)];
     const slope =
       xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
     return { slope, maxResidual: Math.max(...xs.map((x, i) => Math.abs(ys[i] - (my + slope * (x - mx))))) };
   };
-  const storeFit = fit(
+  const storeFit = leastSquares(
     points.map((p) => p.runs),
     points.map((p) => p.storeBytes),
   );
   // After the first sample (warm-up: JIT, pools, pi-agent's first seats): heap per conversation held.
-  const perConversation = fit(
+  const perConversation = leastSquares(
     points.map((p) => p.conversations),
     points.map((p) => p.harnessHeapBytes),
   );

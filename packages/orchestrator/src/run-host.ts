@@ -202,7 +202,10 @@ export function createRunHost(options: RunHostOptions): RunHost {
     evicting.add(run);
     persistence.afterCommit(run, () => {
       void serialized(run.runId, async () => {
-        if (runs.get(run.runId) !== run) return;
+        if (runs.get(run.runId) !== run) {
+          evicting.delete(run); // not (yet) served from memory: restore adds it, then asks again
+          return;
+        }
         settledFeeds.remember(run.runId, run.feed.since());
         runs.delete(run.runId);
       });
@@ -533,6 +536,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
         nowMs: () => now().getTime(),
       });
       for (const run of live) runs.set(run.runId, run);
+      // A run that settled while it was being restored leaves memory too.
+      for (const run of live) evictWhenSaved(run);
       return report;
     },
 
