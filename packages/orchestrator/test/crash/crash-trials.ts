@@ -213,12 +213,7 @@ export async function runCrashTrials(options: {
         sim,
         openings: openings.get(workflow)!,
       });
-      const expected = baseline.get(workflow);
-      // A run killed before its first save does not exist: there is no final state to compare.
-      if (!result.neverStarted && JSON.stringify(result.finalValue) !== JSON.stringify(expected))
-        result.violations.push(
-          `final state ${JSON.stringify(result.finalValue)} ≠ uninterrupted ${JSON.stringify(expected)}`,
-        );
+      result.violations.push(...endStateViolations(result, baseline.get(workflow)));
       report.trials++;
       if (result.killed) report.killsPerPhase[killAt]++;
       else report.notReached[killAt]++;
@@ -278,6 +273,21 @@ async function driveToEnd(
     if (Date.now() > deadline) return { status: "hanging", value: body?.value ?? null };
     await sleep(50);
   }
+}
+
+/**
+ * The trial's final state against the uninterrupted run's. A run killed before its first save
+ * does not exist (`neverStarted`): there is no final state to compare — its own check (a lost
+ * run is a violation except after a random kill) is the trial's.
+ */
+export function endStateViolations(
+  result: Pick<TrialResult, "finalValue" | "neverStarted">,
+  expected: unknown,
+): string[] {
+  if (result.neverStarted) return [];
+  return JSON.stringify(result.finalValue) === JSON.stringify(expected)
+    ? []
+    : [`final state ${JSON.stringify(result.finalValue)} ≠ uninterrupted ${JSON.stringify(expected)}`];
 }
 
 const isOtherKill = (killAt: KillAt): killAt is (typeof OTHER_KILLS)[number] =>
