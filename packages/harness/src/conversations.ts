@@ -7,17 +7,31 @@ import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "./turn.j
  * Conversations held by this Harness process (§7.1): per conversation a FIFO of Submissions
  * (one runs at a time, promoted only when it is the first unsettled one), a stream log with
  * opaque offsets and long-poll, and the seat. A settled conversation left idle for `ttlMs`
- * is forgotten (its seat and history with it) and then answers 404, which the Orchestrator
- * already reads as a lost conversation (§5.3); otherwise they live as long as the process.
- * @see SPEC §7.1, §5.3; ADR-0154
+ * may be forgotten (its seat and history with it) and then answers 404, which the Orchestrator
+ * already reads as a lost conversation (§5.3) — but only past the `kept` most recently touched
+ * ones: a conversation waiting for its run's next Turn (a Gate open over a weekend) is not
+ * forgotten for being idle while the Harness holds fewer than `kept` newer ones (ADR-0261).
+ * @see SPEC §7.1, §5.3; ADR-0154, ADR-0261
  */
 
-/** Default idle time before a settled conversation is forgotten: 24 h. */
+/** Default idle time before a settled conversation may be forgotten: 24 h. */
 export const DEFAULT_CONVERSATION_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** How the store forgets: `ttlMs` ≤ 0 or not finite keeps every conversation. */
+/**
+ * Default number of most recently touched conversations never forgotten for idleness: 200
+ * (bench/README.md "soak" measures a conversation's heap; ~0.5 MB each with real transcripts).
+ */
+export const DEFAULT_CONVERSATIONS_KEPT = 200;
+
+/**
+ * How the store forgets: `ttlMs` ≤ 0 or not finite keeps every conversation; otherwise idle
+ * settled conversations past the TTL are forgotten, least recently touched first, while more
+ * than `kept` conversations are held.
+ */
 export interface ConversationsOptions extends TurnDeps {
   ttlMs?: number;
+  /** Conversations kept however idle (the most recently touched); default {@link DEFAULT_CONVERSATIONS_KEPT}. */
+  kept?: number;
   /** Clock (ms since epoch), for tests. */
   now?: () => number;
 }
@@ -63,30 +77,48 @@ export interface Conversations {
   /** Every conversation's running Submission, awaited (for shutdown and tests). */
   idle(): Promise<void>;
   /**
-   * Forgets every conversation with nothing running or queued, no reader waiting, and idle
-   * for at least the TTL at `now`. Runs on a timer too; returns the iids forgotten.
+   * Forgets conversations with nothing running or queued, no reader waiting, and idle for at
+   * least the TTL at `now`, least recently touched first, until only `kept` are held. Runs on a
+   * timer too; returns the iids forgotten.
    */
   sweep(now?: number): string[];
+  /** How many conversations are held now. */
+  readonly size: number;
   /** Stops the sweep timer. */
   close(): void;
 }
 
 /** Builds the store. */
 export function createConversations(opts: ConversationsOptions): Conversations {
-  const { ttlMs = DEFAULT_CONVERSATION_TTL_MS, now = Date.now, ...deps } = opts;
+  const {
+    ttlMs = DEFAULT_CONVERSATION_TTL_MS,
+    kept = DEFAULT_CONVERSATIONS_KEPT,
+    now = Date.now,
+    ...deps
+  } = opts;
   const all = new Map<string, Conversation>();
   const evicts = ttlMs > 0 && Number.isFinite(ttlMs);
+  const keep = Number.isFinite(kept) ? Math.max(0, Math.floor(kept)) : Number.POSITIVE_INFINITY;
 
   const sweep = (at = now()): string[] => {
-    if (!evicts) return [];
-    const gone: string[] = [];
-    for (const [iid, conv] of all) {
-      const busy = conv.running !== undefined || conv.queue.some((s) => !s.settled) || conv.waiters.size > 0;
-      if (busy || at - conv.lastActive < ttlMs) continue;
-      all.delete(iid);
-      gone.push(iid);
-    }
-    if (gone.length > 0) deps.log("forgot idle settled conversations", { count: gone.length, ttlMs });
+    if (!evicts || all.size <= keep) return [];
+    const idle = [...all.values()]
+      .filter((conv) => {
+        const busy =
+          conv.running !== undefined || conv.queue.some((s) => !s.settled) || conv.waiters.size > 0;
+        return !busy && at - conv.lastActive >= ttlMs;
+      })
+      .sort((a, b) => a.lastActive - b.lastActive);
+    // The newest `keep` stay, idle or not: a run between Turns comes back to its conversation.
+    const gone = idle.slice(0, all.size - keep).map((conv) => conv.iid);
+    for (const iid of gone) all.delete(iid);
+    if (gone.length > 0)
+      deps.log("forgot idle settled conversations", {
+        count: gone.length,
+        ttlMs,
+        kept: keep,
+        held: all.size,
+      });
     return gone;
   };
   const timer = evicts ? setInterval(() => sweep(), Math.min(ttlMs, 60_000)) : undefined;
@@ -155,6 +187,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
           lastActive: now(),
         };
         all.set(iid, conv);
+        deps.log("conversation seated", { iid, held: all.size });
       }
       conv.lastActive = now();
       const sub: SubmissionRecord = { id: randomUUID(), req, settled: false, abort: new AbortController() };
@@ -195,6 +228,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       await Promise.all([...all.values()].map((c) => c.running));
     },
     sweep,
+    get size() {
+      return all.size;
+    },
     close: () => clearInterval(timer),
   };
 }

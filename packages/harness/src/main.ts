@@ -11,7 +11,9 @@ import { buildHarness } from "./server.js";
  * JR2_SANDBOX_TOKEN (`<sandbox>.<64 hex>`), JR2_ENDPOINT_CONCURRENCY (4), JR2_CONVERSATION_TTL_MS
  * (86 400 000: a settled conversation idle this long is forgotten; 0 keeps conversations for the
  * process's life), JR2_HARNESS_HEADERS_TIMEOUT_MS (10 000), JR2_HARNESS_REQUEST_TIMEOUT_MS
- * (30 000), JR2_HARNESS_KEEP_ALIVE_TIMEOUT_MS (5 000), JR2_HARNESS_MAX_CONNECTIONS (1024).
+ * (30 000), JR2_HARNESS_KEEP_ALIVE_TIMEOUT_MS (5 000), JR2_HARNESS_MAX_CONNECTIONS (1024),
+ * JR2_CONVERSATIONS_KEPT (200: the most recently touched conversations, never forgotten for
+ * idleness).
  * Exits 2 when a secret is refused (config.ts).
  */
 async function main(): Promise<void> {
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
     httpEdge: config.httpEdge,
     endpointConcurrency: env.JR2_ENDPOINT_CONCURRENCY ? Number(env.JR2_ENDPOINT_CONCURRENCY) : 4,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
+    conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
   });
   const address = await app.listen({
@@ -56,6 +59,15 @@ function conversationTtl(raw: string | undefined): number | undefined {
   if (!Number.isInteger(ms) || ms < 0)
     throw new Error(`JR2_CONVERSATION_TTL_MS must be a whole number of milliseconds ≥ 0, got \`${raw}\``);
   return ms;
+}
+
+/** `JR2_CONVERSATIONS_KEPT`: unset → the default (200); otherwise a whole number ≥ 0. */
+function conversationsKept(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`JR2_CONVERSATIONS_KEPT must be a whole number ≥ 0, got \`${raw}\``);
+  return n;
 }
 
 main().catch((err) => {

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   conversationTtlMs?: number;
   /** Timeouts and the connection bound of the HTTP edge (ADR-0156); default {@link DEFAULT_HTTP_EDGE_LIMITS}. */
   httpEdge?: HttpEdgeLimits;
+  /** Conversations never forgotten for idleness, the most recently touched (default 200, ADR-0261). */
+  conversationsKept?: number;
 }
 
 /**
@@ -113,6 +115,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
     error: (msg, fields) => app.log.error(fields ?? {}, msg),
     ttlMs: opts.conversationTtlMs ?? DEFAULT_CONVERSATION_TTL_MS,
+    ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });
   app.decorate("conversations", conversations);
   app.addHook("onClose", async () => conversations.close());

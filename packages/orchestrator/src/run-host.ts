@@ -27,20 +27,15 @@ import { type MachineInfo, machineInfoOf } from "./menu.js";
 import { createRunPersistence } from "./persistence.js";
 import { type PlacementOptions, placeTurn } from "./placement.js";
 import { createRegistrationTable, type Registration, type RegistrationTable } from "./registration-table.js";
-import {
-  type RestoreReport,
-  restoreRun,
-  restoreRuns,
-  storedRunDetail,
-  storedRunFeed,
-  storedRunSummary,
-} from "./restore.js";
+import { type RestoreReport, restoreRun, restoreRuns, storedRunDetail } from "./restore.js";
 import type { TurnStart } from "./run-binding.js";
 import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
+import { createSettledFeeds, settledRunFeed } from "./settled-runs.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "./store/run-store.js";
 import { parseStrict } from "./strict-keys.js";
 import { handPlayedTurnDriver, type TurnDriver } from "./turn-driver.js";
 import { recordPickAnswer, registerTurn } from "./turn-registration.js";
+import { sumUsage } from "./usage-totals.js";
 
 /** The workflows a host serves: name → Machine (a module's base name, §4.1). */
 export type WorkflowTable = ReadonlyMap<string, AnyStateMachine>;
@@ -88,12 +83,22 @@ export interface RunHost {
    *   is refused, naming the accepted keys)
    */
   startRun(workflow: string, input: unknown): Promise<{ runId: string }>;
-  /** `GET /runs/:runId`. @throws JR2_ERR_RUN_NOT_FOUND */
-  getRun(runId: string): RunDetail;
-  /** `GET /runs?status=`, newest first. */
-  listRuns(status?: RunStatus): RunSummary[];
-  /** The run's feed. @throws JR2_ERR_RUN_NOT_FOUND */
-  feedOf(runId: string): RunFeed;
+  /**
+   * `GET /runs/:runId`: a live run from memory, a settled one read back from the store
+   * (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
+   */
+  getRun(runId: string): Promise<RunDetail>;
+  /** `GET /runs?status=`, newest first: the store's runs, live ones as memory has them now. */
+  listRuns(status?: RunStatus): Promise<RunSummary[]>;
+  /**
+   * The run's feed: a live run's; a recently settled run's as it ended; an older settled run's
+   * one status event from the store (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
+   */
+  feedOf(runId: string): Promise<RunFeed>;
+  /** True while the run is in memory and `running` (no store read: the feed route's check). */
+  isLive(runId: string): boolean;
+  /** What the host holds in memory (the soak bench and the memory regression test read it). */
+  resident(): { runs: number; settledFeeds: number };
   /** `GET /agents/:iid/surface`. @throws JR2_ERR_TURN_NOT_FOUND (also for another scope), JR2_ERR_SERVICE_STOPPING */
   readSurface(iid: string, caller: Caller): Surface;
   /**
@@ -102,8 +107,8 @@ export interface RunHost {
    *   no stored answer), JR2_ERR_SERVICE_STOPPING
    */
   deliverPick(iid: string, caller: Caller, pick: PickRequest): Promise<PickAnswer>;
-  /** The run's open Gates. @throws JR2_ERR_RUN_NOT_FOUND */
-  listGates(runId: string): Gate[];
+  /** The run's open Gates (none once it settled). @throws JR2_ERR_RUN_NOT_FOUND */
+  listGates(runId: string): Promise<Gate[]>;
   /**
    * `POST /runs/:runId/gates/:gateId/events` (§6).
    * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE, JR2_ERR_GATE_NOT_FOUND,
@@ -153,11 +158,17 @@ export function createRunHost(options: RunHostOptions): RunHost {
   const registrations = options.registrations ?? createRegistrationTable();
   const turnDriver = options.turnDriver ?? handPlayedTurnDriver;
   const mintRunId = options.mintRunId ?? (() => `run-${randomBytes(6).toString("hex")}`);
+  /**
+   * Live runs only: a run leaves once its settled blob committed (ADR-0260); settled and
+   * drifted runs are read back from the store when asked.
+   */
   const runs = new Map<string, LiveRun>();
-  /** Runs served read-only from their blobs: settled before this process, or drifted. */
-  const stored = new Map<string, RunBlob>();
-  /** iid → scope, kept after the Turn ends so a stored answer is never served across scopes. */
-  const scopeOfIid = new Map<string, string>();
+  /** The most recently settled runs' feeds, bounded (ADR-0260). */
+  const settledFeeds = createSettledFeeds();
+  /** Settled runs whose eviction is scheduled (after their settled blob commits). */
+  const evicting = new WeakSet<LiveRun>();
+  /** Runs whose stored row cannot be decoded: their faulted stand-ins (few; ADR-0254). */
+  const damaged = new Map<string, RunBlob>();
   /**
    * Per-run chain: picks and Gate events of one run are decided one at a time, so each pick's
    * effect is saved only together with its answer (§4.3) and check 0 sees the last one.
@@ -177,12 +188,48 @@ export function createRunHost(options: RunHostOptions): RunHost {
     if (!info) throw new Jr2Error("JR2_ERR_WORKFLOW_NOT_FOUND", { workflow: name, known: [...infos.keys()] });
     return info;
   };
-  const runOf = (runId: string): LiveRun => {
+  const storedSummaryOf = (blob: RunBlob): RunSummary => ({
+    runId: blob.runId,
+    workflow: blob.workflow,
+    status: blob.status,
+    updatedAt: blob.updatedAt,
+  });
+  /** The run's stored blob. @throws JR2_ERR_RUN_NOT_FOUND */
+  const storedBlob = async (runId: string): Promise<RunBlob> => {
+    const blob = damaged.get(runId) ?? (await store.load(runId));
+    if (!blob) throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId });
+    return blob;
+  };
+  /** The run in memory. @throws JR2_ERR_RUN_NOT_LIVE (settled, from the store), JR2_ERR_RUN_NOT_FOUND */
+  const runOf = async (runId: string): Promise<LiveRun> => {
     const run = runs.get(runId);
     if (run) return run;
-    const blob = stored.get(runId);
-    if (blob) throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: blob.status });
-    throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId });
+    const blob = await storedBlob(runId);
+    throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: blob.status });
+  };
+  /** A live Turn's run. @throws JR2_ERR_TURN_NOT_FOUND when the run already left memory (settled) */
+  const liveRunOfTurn = (registration: Registration): LiveRun => {
+    const run = runs.get(registration.runId);
+    if (!run) throw new Jr2Error("JR2_ERR_TURN_NOT_FOUND", { iid: registration.iid });
+    return run;
+  };
+  /**
+   * Once `run` settled: after its settled blob commits and every pick or Gate event of it in
+   * flight finished (their feed events appended), it leaves memory (ADR-0260).
+   */
+  const evictWhenSaved = (run: LiveRun) => {
+    if (run.status === "running" || evicting.has(run)) return;
+    evicting.add(run);
+    persistence.afterCommit(run, () => {
+      void serialized(run.runId, async () => {
+        if (runs.get(run.runId) !== run) {
+          evicting.delete(run); // not (yet) served from memory: restore adds it, then asks again
+          return;
+        }
+        settledFeeds.remember(run.runId, run.feed.since());
+        runs.delete(run.runId);
+      });
+    });
   };
   /** Runs `fn` after every earlier pick or Gate event of `runId` finished. */
   const serialized = async <T>(runId: string, fn: () => Promise<T>): Promise<T> => {
@@ -250,10 +297,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
     restore: (blob, run, usage) => restoreRun(blob, restoreDeps(), run.feed, usage),
     replace(runId, outcome) {
       if (outcome?.kind === "live") runs.set(runId, outcome.run);
-      else {
-        runs.delete(runId);
-        if (outcome) stored.set(runId, outcome.blob);
-      }
+      // Settled, drifted or faulted: its blob is in the store, read back when asked.
+      else runs.delete(runId);
     },
   });
   const liveRegistration = (iid: string, caller: Caller): Registration => {
@@ -273,7 +318,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
         turnDriver,
         log,
         allowedOf,
-        rememberScope: (iid, scope) => scopeOfIid.set(iid, scope),
+        // Stored answers carry their scope (§4.4): nothing per iid is kept after its Turn.
+        rememberScope: () => {},
         save: (r) => saveOrStop(r),
         recordUsage: (r, record) => persistence.recordUsage(r, record),
         // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253).
@@ -293,7 +339,10 @@ export function createRunHost(options: RunHostOptions): RunHost {
   const hooks = {
     startTurn,
     settled: (run: LiveRun) => announceGates(run),
-    changed: (run: LiveRun) => persistence.changed(run),
+    changed: (run: LiveRun) => {
+      persistence.changed(run);
+      evictWhenSaved(run);
+    },
     now,
   };
 
@@ -310,7 +359,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
   }
 
   async function decideAndDeliver(registration: Registration, pick: PickRequest): Promise<PickAnswer> {
-    const run = runOf(registration.runId);
+    const run = liveRunOfTurn(registration);
     const decision = decidePick(registration.turnActor, { name: pick.name, arguments: pick.arguments });
     if (decision.action === "answer") {
       return {
@@ -402,25 +451,44 @@ export function createRunHost(options: RunHostOptions): RunHost {
       return { runId };
     },
 
-    getRun(runId) {
-      const blob = stored.get(runId);
-      if (blob && !runs.has(runId)) return storedRunDetail(blob);
-      return runDetailOf(runOf(runId), registrations.ofRun(runId));
+    async getRun(runId) {
+      const run = runs.get(runId);
+      if (run) return runDetailOf(run, registrations.ofRun(runId));
+      const blob = await storedBlob(runId);
+      // Left memory while the store was read: memory has the newer view.
+      const since = runs.get(runId);
+      if (since) return runDetailOf(since, registrations.ofRun(runId));
+      // Totals from the recorded rows: usage read after the last save counts too (ADR-0255).
+      const usage = damaged.has(runId) ? [] : await store.usage(runId);
+      return storedRunDetail(usage.length > 0 ? { ...blob, usage: sumUsage(usage) } : blob);
     },
 
-    listRuns: (status) =>
-      [
-        ...[...runs.values()].map(runSummaryOf),
-        ...[...stored.values()].filter((b) => !runs.has(b.runId)).map(storedRunSummary),
-      ]
-        .filter((run) => status === undefined || run.status === status)
-        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)),
-
-    feedOf(runId) {
-      const blob = stored.get(runId);
-      if (!blob || runs.has(runId)) return runOf(runId).feed;
-      return storedRunFeed(blob, now);
+    async listRuns(status) {
+      const listed = await store.list(status === undefined ? undefined : { status });
+      // A run in memory answers as memory has it now (its blob may lag by one save).
+      const summaries = new Map<string, RunSummary>(listed.map((s) => [s.runId, { ...s }]));
+      // A damaged row lists as the faulted run it is served as, whatever its status column says.
+      for (const blob of damaged.values()) {
+        if (status === undefined || status === blob.status) summaries.set(blob.runId, storedSummaryOf(blob));
+        else summaries.delete(blob.runId);
+      }
+      for (const run of runs.values()) {
+        if (status === undefined || run.status === status) summaries.set(run.runId, runSummaryOf(run));
+        else summaries.delete(run.runId);
+      }
+      return [...summaries.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
     },
+
+    async feedOf(runId) {
+      const run = runs.get(runId);
+      if (run) return run.feed;
+      const blob = await storedBlob(runId);
+      return runs.get(runId)?.feed ?? settledRunFeed(blob, now, settledFeeds.get(runId));
+    },
+
+    isLive: (runId) => runs.get(runId)?.status === "running",
+
+    resident: () => ({ runs: runs.size, settledFeeds: settledFeeds.size }),
 
     readSurface(iid, caller) {
       frozenRuns.refuseIfFrozen(iid.split("/", 1)[0] ?? iid);
@@ -467,7 +535,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
           );
           throw new Jr2Error("JR2_ERR_TURN_NOT_FOUND", { iid });
         }
-        const run = runOf(registration.runId);
+        const run = liveRunOfTurn(registration);
         // The pick's effect is committed only with its answer, and answered only after (§4.3).
         const release = persistence.hold(run);
         // The feed shows the pick before the states and status it caused.
@@ -519,15 +587,17 @@ export function createRunHost(options: RunHostOptions): RunHost {
       });
     },
 
-    listGates(runId) {
-      const run = runOf(runId);
-      return [...run.gates.values()].map((gate) => gateOf(gate.actor));
+    async listGates(runId) {
+      const run = runs.get(runId);
+      if (run) return [...run.gates.values()].map((gate) => gateOf(gate.actor));
+      await storedBlob(runId);
+      return [];
     },
 
     sendGateEvent: (runId, gateId, body) =>
       serialized(runId, async () => {
         frozenRuns.refuseIfFrozen(runId);
-        const run = runOf(runId);
+        const run = await runOf(runId);
         if (run.status !== "running")
           throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
         const gate = run.gates.get(gateId);
@@ -545,7 +615,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
 
     async cancelRun(runId) {
       frozenRuns.refuseIfFrozen(runId);
-      const run = runOf(runId);
+      const run = await runOf(runId);
       if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
       run.cancel();
       await run.settle();
@@ -555,9 +625,14 @@ export function createRunHost(options: RunHostOptions): RunHost {
     },
 
     async restore() {
+      // Settled and drifted runs stay in the store: read back when asked (ADR-0260). A run
+      // whose row cannot be decoded is kept here, served as faulted (ADR-0254).
       const { live, stored: blobs, report } = await restoreRuns(restoreDeps());
-      for (const blob of blobs) stored.set(blob.runId, blob);
+      const damagedIds = new Set(report.damaged.map((d) => d.runId));
+      for (const blob of blobs) if (damagedIds.has(blob.runId)) damaged.set(blob.runId, blob);
       for (const run of live) runs.set(run.runId, run);
+      // A run that settled while it was being restored leaves memory too.
+      for (const run of live) evictWhenSaved(run);
       return report;
     },
 

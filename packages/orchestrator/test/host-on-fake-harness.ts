@@ -31,19 +31,18 @@ export function hostOn(
 }
 
 /** Polls (5 ms ticks, bounded) until `check` holds; fails naming `what` otherwise. */
-export async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 2_000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check(), `never reached: ${what}`).toBe(true);
+export async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 2_000 && !(await check()); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(await check(), `never reached: ${what}`).toBe(true);
 }
 
 /** The feed events of `runId` of one type. */
-export function feedOf<T extends RunFeedEvent["type"]>(
+export async function feedOf<T extends RunFeedEvent["type"]>(
   host: ReturnType<typeof createRunHost>,
   runId: string,
   type: T,
-): Array<Extract<RunFeedEvent, { type: T }>> {
-  return host
-    .feedOf(runId)
+): Promise<Array<Extract<RunFeedEvent, { type: T }>>> {
+  return (await host.feedOf(runId))
     .since()
     .filter((e): e is Extract<RunFeedEvent, { type: T }> => e.type === type);
 }

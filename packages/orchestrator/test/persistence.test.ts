@@ -61,7 +61,7 @@ describe("saving a run (§8, ADR-0250)", () => {
     const { store, inner } = storeThatDiesOnPickSave();
     const host = createRunHost({ workflows: new Map([["one", machine]]), store });
     const { runId } = await host.startRun("one", {});
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     const answered = host.deliverPick(iid, INSTANCE_CALLER, {
       name: "finish",
       arguments: {},
@@ -83,7 +83,7 @@ describe("saving a run (§8, ADR-0250)", () => {
     const { driver, seen } = witnessDriver(inner);
     const host = createRunHost({ workflows: new Map([["one", machine]]), store: inner, turnDriver: driver });
     const { runId } = await host.startRun("one", {});
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     await host.deliverPick(iid, INSTANCE_CALLER, { name: "finish", arguments: {}, toolCallId: "c1" });
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(["start@working", "stop@done"]);

@@ -115,9 +115,9 @@ const stores = {
 };
 
 /** Resolves once `check` holds after some settled change of the host's runs (no sleeps). */
-async function until(check: () => boolean, label: string): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!check()) throw new Error(`never reached: ${label}`);
+async function until(check: () => boolean | Promise<boolean>, label: string): Promise<void> {
+  for (let i = 0; i < 400 && !(await check()); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!(await check())) throw new Error(`never reached: ${label}`);
 }
 
 describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with the %s store (§8)", (kind) => {
@@ -133,7 +133,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
     await first.restore();
     const { runId } = await first.startRun("durable", {});
     await until(() => harness.admissions.length === 1, "first admission");
-    const iid = first.getRun(runId).turns[0]!.iid;
+    const iid = (await first.getRun(runId)).turns[0]!.iid;
     await until(() => first.registrations.get(iid) !== undefined, "registration");
     const restart = async (next = machine) => {
       await first.close();
@@ -153,7 +153,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
     const { runId, iid, harness, restart } = await hostPair();
     const { second, report } = await restart();
     expect(report.restored).toEqual([runId]);
-    expect(second.getRun(runId).turns.map((t) => t.iid)).toEqual([iid]);
+    expect((await second.getRun(runId)).turns.map((t) => t.iid)).toEqual([iid]);
     expect(harness.admissions).toHaveLength(1);
     expect(harness.aborts).toEqual([]);
 
@@ -163,7 +163,7 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
       toolCallId: "c1",
     });
     expect(answer).toMatchObject({ delivered: true, moved: true, turnComplete: true });
-    expect(second.getRun(runId).value).toBe("waiting");
+    expect((await second.getRun(runId)).value).toBe("waiting");
     await second.close();
   });
 
@@ -203,18 +203,18 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
       toolCallId: "c7",
     });
     expect(repeat).toEqual(answer);
-    expect(second.getRun(runId).context).toEqual({ notes: 1 });
+    expect((await second.getRun(runId)).context).toEqual({ notes: 1 });
     await second.close();
   });
 
   it("re-opens a Gate with the same id after a restart, and the Gate answer finishes the run", async () => {
     const { first, runId, iid, restart } = await hostPair();
     await first.deliverPick(iid, INSTANCE_CALLER, { name: "finish", arguments: {}, toolCallId: "c1" });
-    expect(first.listGates(runId).map((g) => g.id)).toEqual(["approve_gate"]);
+    expect((await first.listGates(runId)).map((g) => g.id)).toEqual(["approve_gate"]);
     const { second } = await restart();
-    expect(second.listGates(runId).map((g) => g.id)).toEqual(["approve_gate"]);
+    expect((await second.listGates(runId)).map((g) => g.id)).toEqual(["approve_gate"]);
     await second.sendGateEvent(runId, "approve_gate", { type: "approve" });
-    expect(second.getRun(runId).status).toBe("done");
+    expect((await second.getRun(runId)).status).toBe("done");
     await second.close();
   });
 
@@ -223,8 +223,8 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
     const { runId, restart } = await hostPair(machine);
     const { second, report } = await restart();
     expect(report.timers).toBe(1);
-    await until(() => second.getRun(runId).value === "timedOut", "the timer fired");
-    expect(second.getRun(runId).status).toBe("done");
+    await until(async () => (await second.getRun(runId)).value === "timedOut", "the timer fired");
+    expect((await second.getRun(runId)).status).toBe("done");
     await second.close();
   });
 
@@ -245,8 +245,8 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
     const { runId, harness, restart } = await hostPair();
     const { second, report } = await restart(durableMachine(3_600_000, true));
     expect(report.drifted.map((d) => d.runId)).toEqual([runId]);
-    expect(second.getRun(runId)).toMatchObject({ status: "drifted", value: "working" });
-    expect(second.listRuns("drifted").map((r) => r.runId)).toEqual([runId]);
+    expect(await second.getRun(runId)).toMatchObject({ status: "drifted", value: "working" });
+    expect((await second.listRuns("drifted")).map((r) => r.runId)).toEqual([runId]);
     expect(second.registrations.ofRun(runId)).toEqual([]);
     expect(harness.admissions).toHaveLength(1);
     await second.close();
@@ -258,8 +258,8 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
     await first.sendGateEvent(runId, "approve_gate", { type: "approve" });
     const { second, report } = await restart();
     expect(report.restored).toEqual([]);
-    expect(second.getRun(runId)).toMatchObject({ status: "done", value: "done" });
-    expect(second.listRuns("done").map((r) => r.runId)).toEqual([runId]);
+    expect(await second.getRun(runId)).toMatchObject({ status: "done", value: "done" });
+    expect((await second.listRuns("done")).map((r) => r.runId)).toEqual([runId]);
     await second.close();
   });
 });

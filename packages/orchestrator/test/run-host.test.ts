@@ -59,7 +59,7 @@ describe("the run host", () => {
     expect(turn!.context.allowed()).toEqual(["check", "escalate", "finish", "note"]);
 
     turn!.context.telemetry({ type: "retry", attempt: 1, reason: "stream dropped" });
-    expect(host.feedOf(runId).since().at(-1)).toMatchObject({
+    expect((await host.feedOf(runId)).since().at(-1)).toMatchObject({
       type: "retry",
       child: "working#worker",
       attempt: 1,
@@ -93,10 +93,10 @@ describe("the run host", () => {
     const { driver } = recordingDriver((context) => queueMicrotask(() => context.fault("no-signal")));
     const host = createRunHost({ workflows: new Map([["unrouted", machine]]), turnDriver: driver });
     const { runId } = await host.startRun("unrouted", undefined);
-    const run = host.getRun(runId);
+    const run = await host.getRun(runId);
     expect(run.status).toBe("faulted");
     expect(run.fault?.reason).toContain("no-signal");
-    expect(host.feedOf(runId).since().at(-1)).toMatchObject({ type: "status", status: "faulted" });
+    expect((await host.feedOf(runId)).since().at(-1)).toMatchObject({ type: "status", status: "faulted" });
     expect(host.registrations.ofRun(runId)).toEqual([]);
     await host.close();
   });
@@ -136,15 +136,12 @@ describe("the run host", () => {
     });
     const host = createRunHost({ workflows: new Map([["twice", machine]]) });
     const { runId } = await host.startRun("twice", undefined);
-    const run = host.getRun(runId);
+    const run = await host.getRun(runId);
     expect(run.value).toEqual({ left: "a", right: "faulted" });
     expect(run.turns).toEqual([expect.objectContaining({ state: "left.a" })]);
-    const fault = host
-      .feedOf(runId)
-      .since()
-      .find((e) => e.type === "fault");
+    const fault = (await host.feedOf(runId)).since().find((e) => e.type === "fault");
     expect(fault).toMatchObject({ child: "right.b#worker" });
-    expect(host.getRun(runId).status).toBe("running");
+    expect((await host.getRun(runId)).status).toBe("running");
     expect(fault).toMatchObject({ reason: "conflict" });
     expect(fault && "detail" in fault ? fault.detail : "").toMatch(/left\.a.*right\.b/);
     await host.close();
@@ -198,14 +195,14 @@ describe("the run host", () => {
   it("decides concurrent repeats of one toolCallId once: both get the same answer, the Machine sees one pick", async () => {
     const host = createRunHost({ workflows: new Map([["flow", flow]]) });
     const { runId } = await host.startRun("flow", { task: "t" });
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     const pick = { name: "note", arguments: {}, toolCallId: "dup" };
     const [a, b] = await Promise.all([
       host.deliverPick(iid, INSTANCE_CALLER, pick),
       host.deliverPick(iid, INSTANCE_CALLER, pick),
     ]);
     expect(a).toEqual(b);
-    expect((host.getRun(runId).context as { notes: number }).notes).toBe(1);
+    expect(((await host.getRun(runId)).context as { notes: number }).notes).toBe(1);
     await host.close();
   });
 
@@ -216,16 +213,13 @@ describe("the run host", () => {
     expect(await codeOf(host.startRun("flow", { task: 3 }))).toBe("JR2_ERR_RUN_INPUT_INVALID");
     expect(await host.cancelRun(runId)).toEqual({ runId, status: "cancelled" });
     expect(await codeOf(host.cancelRun(runId))).toBe("JR2_ERR_RUN_NOT_LIVE");
-    const statuses = host
-      .feedOf(runId)
-      .since()
-      .filter((e) => e.type === "status");
+    const statuses = (await host.feedOf(runId)).since().filter((e) => e.type === "status");
     expect(statuses.map((e) => (e.type === "status" ? [e.status, e.value] : []))).toEqual([
       ["running", { working: "idle" }],
       ["cancelled", { working: "idle" }],
     ]);
     expect(host.registrations.ofRun(runId)).toEqual([]);
-    expect(host.listRuns("cancelled")).toEqual([
+    expect(await host.listRuns("cancelled")).toEqual([
       { runId, workflow: "flow", status: "cancelled", updatedAt: at.toISOString() },
     ]);
     expect(statuses.every((e) => e.at === at.toISOString())).toBe(true);
@@ -235,7 +229,7 @@ describe("the run host", () => {
   it("announces a Gate on the feed, with its acceptsNow, once it opened", async () => {
     const host = createRunHost({ workflows: new Map([["flow", flow]]) });
     const { runId } = await host.startRun("flow", { task: "t" });
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     await host.deliverPick(iid, INSTANCE_CALLER, { name: "note", arguments: {}, toolCallId: "1" });
     await host.deliverPick(iid, INSTANCE_CALLER, {
       name: "finish",
@@ -244,10 +238,7 @@ describe("the run host", () => {
     });
     // Settled notifications run one event-loop turn after the burst.
     await new Promise((resolve) => setImmediate(resolve));
-    const gates = host
-      .feedOf(runId)
-      .since()
-      .flatMap((e) => (e.type === "gate" ? [e.gate] : []));
+    const gates = (await host.feedOf(runId)).since().flatMap((e) => (e.type === "gate" ? [e.gate] : []));
     expect(gates).toEqual([expect.objectContaining({ id: "review_gate", acceptsNow: ["reject"] })]);
     await host.close();
   });
@@ -287,7 +278,7 @@ describe("the run host", () => {
   it("answers 503 on the agent routes once closing", async () => {
     const host = createRunHost({ workflows: new Map([["flow", flow]]) });
     const { runId } = await host.startRun("flow", { task: "t" });
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     await host.close();
     expect(await codeOf(() => host.readSurface(iid, INSTANCE_CALLER))).toBe("JR2_ERR_SERVICE_STOPPING");
   });

@@ -45,9 +45,9 @@ describe("Harness retries on the feed (issue 10 §3)", () => {
     });
     const host = hostOn(fake, machine, { nudgeBudget: 2 });
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions.map((a) => a.body.kind)).toEqual(["task", "nudge", "nudge"]);
-    const retries = feedOf(host, runId, "retry");
+    const retries = await feedOf(host, runId, "retry");
     expect(retries).toHaveLength(15);
     expect(retries[0]).toMatchObject({
       child: "work#coder",
@@ -57,7 +57,7 @@ describe("Harness retries on the feed (issue 10 §3)", () => {
       model: "coder",
       message: "model `coder` at http://127.0.0.1:8000/v1: 503 Service Unavailable",
     });
-    expect(feedOf(host, runId, "fault")).toEqual([expect.objectContaining({ reason: "no-signal" })]);
+    expect(await feedOf(host, runId, "fault")).toEqual([expect.objectContaining({ reason: "no-signal" })]);
     // The CLI reads a wait as waiting for the model endpoint.
     expect(formatFeedEvent(retries[0]!, runId)).toMatch(
       /waiting {3}work#coder {2}for the model endpoint \(model coder\): down or loading, trying again in 0\.5 s \(attempt 1\)/,
@@ -78,9 +78,9 @@ describe("Harness retries on the feed (issue 10 §3)", () => {
     });
     const host = hostOn(fake, machine, { nudgeBudget: 0 });
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
-    expect(feedOf(host, runId, "retry")).toEqual([]);
-    expect(feedOf(host, runId, "fault")).toEqual([expect.objectContaining({ reason: "no-signal" })]);
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+    expect(await feedOf(host, runId, "retry")).toEqual([]);
+    expect(await feedOf(host, runId, "fault")).toEqual([expect.objectContaining({ reason: "no-signal" })]);
     await host.close();
     await fake.close();
   });

@@ -70,7 +70,9 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
           "Each SSE message is `id: <seq>`, `event: <type>`, `data: <RunFeedEvent JSON>`. The stream replays " +
           "from `since` (or after `Last-Event-ID`) and ends once the run is no longer running — at once for a " +
           "settled run, whatever `since` is; a live run's stream always ends with its final status event, even " +
-          "when `since` lies past the feed's end (after a restart the feed is renumbered from 0).",
+          "when `since` lies past the feed's end (after a restart the feed is renumbered from 0). A settled run's feed " +
+          "is whole for the 100 most recently settled runs; an older one's (or one settled before a restart) is its " +
+          "final status event alone, numbered 0.",
         params: RunParams,
         querystring: z.object({ since: z.coerce.number().int().nonnegative().optional() }),
         response: errorResponses(401, 404),
@@ -78,10 +80,11 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       config: { auth: "instance" },
     },
     async (request, reply) => {
-      const feed = host.feedOf(request.params.runId);
+      const feed = await host.feedOf(request.params.runId);
       const lastId = Number(request.headers["last-event-id"]);
       const since = request.query.since ?? (Number.isInteger(lastId) ? lastId + 1 : 0);
-      const isLive = () => host.getRun(request.params.runId).status === "running";
+      // Synchronous from here to `subscribe`: no event can slip between the backlog and it.
+      const isLive = () => host.isLive(request.params.runId);
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {

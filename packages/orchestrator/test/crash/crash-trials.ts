@@ -1,20 +1,57 @@
 /**
- * The crash harness (issue 6, SPEC §8): the real Orchestrator and Harness with model-sim run
- * `review` and `triage` over and over; in each trial the Orchestrator is SIGKILLed at an exact
- * phase (`JR2_CRASH_AT`: it kills itself there) or at a random moment, restarted on the same
- * data folder, and the run is driven to its end. Invariants are checked from model-sim's
- * recordings, the Orchestrator's logs and the store, not only from final states.
+ * The crash harness (issue 6, issue 16 item 8, SPEC §8): the real Orchestrator and Harness with
+ * model-sim run `review` and `triage` over and over. In each trial one process is SIGKILLed:
+ * - the Orchestrator at an exact phase (`JR2_CRASH_AT`: it kills itself there) or at a random
+ *   moment (`random`), then restarted on the same data folder;
+ * - the Harness (`harness-kill`) just after the run's next model request, then restarted: it
+ *   holds no conversation any more;
+ * - the model endpoint (`endpoint-kill`, model-sim) just after the run's next model request,
+ *   started again on the same port 0.4 s later. Needs the Harness's provider retries (issue
+ *   10): off unless `JR2_CRASH_ENDPOINT=1`.
+ * Then the run is driven to its end. Invariants, checked from the endpoint's byte-exact request
+ * log, the Orchestrator's logs and the store, not only from final states:
+ * - every phase: each tool-call id is delivered at most once and every answered pick is stored
+ *   (picks exactly once); the run ends as the uninterrupted run does; no Turn stays registered;
+ *   a Turn's task prompt reaches the model once (twice only after an Orchestrator kill in the
+ *   admit-sent window or at random); a kill before the run's first save leaves no run and is
+ *   exempt from the comparison (nothing was promised).
+ * - after a Harness kill: a task may be sent again only on a new conversation, whose first Turn
+ *   part carries the `conversation-new` notice — per model, conversations opened without it are
+ *   no more than in the uninterrupted run.
+ * - after an endpoint kill: a model request may repeat only with identical bytes (same messages
+ *   ⇒ same bytes; an earlier request's history is never sent again with anything but the
+ *   model's answer next).
  * Entry points: `pnpm crash` (many trials) and test/integration/restore-crash.test.ts (CI).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { noPromptAdmittedTwice, type Stack, startStack } from "../../../conformance/src/index.js";
+import {
+  freePort,
+  noPromptAdmittedTwice,
+  type RecordedRequest,
+  type Stack,
+  startStack,
+} from "../../../conformance/src/index.js";
 import { CRASH_PHASES, type CrashPhase } from "../../src/crash-points.js";
 import { STORE_FILE } from "../../src/store/sqlite.js";
+import { type EndpointSim, startEndpointSim } from "./endpoint-sim.js";
+import { conversationOpenings, repeatsWithChangedBytes } from "./invariants.js";
 
-export type KillAt = CrashPhase | "random";
+/** Kills of another process than the Orchestrator (each a phase of the rotation). */
+export const OTHER_KILLS = ["harness-kill", "endpoint-kill"] as const;
+export type KillAt = CrashPhase | "random" | (typeof OTHER_KILLS)[number];
+
+/** Every kill point; the endpoint kill only with `JR2_CRASH_ENDPOINT=1` (it needs provider retries). */
+export function killPoints(env: NodeJS.ProcessEnv = process.env): KillAt[] {
+  return [
+    ...CRASH_PHASES,
+    "random",
+    "harness-kill",
+    ...(env.JR2_CRASH_ENDPOINT === "1" ? (["endpoint-kill"] as const) : []),
+  ];
+}
 
 /** The workflows driven and which phases each can reach (review has no timer). */
 const WORKFLOWS = {
@@ -33,6 +70,8 @@ export interface TrialResult {
   nth: number;
   /** The process died at the phase (or was killed at random). False: the phase never came. */
   killed: boolean;
+  /** Killed before the run's first save: no run is left, nothing to compare (nothing was promised). */
+  neverStarted?: boolean;
   finalValue: unknown;
   /** Prompts that reached the model twice for one Turn. */
   duplicates: number;
@@ -113,18 +152,30 @@ export async function runCrashTrials(options: {
     rand = (rand * 1103515245 + 12345) % 2 ** 31;
     return rand / 2 ** 31;
   };
-  const stack = await startStack("process", {
-    repoRoot: options.repoRoot,
-    workflowsDir: options.workflowsDir,
-    orchestratorEnv: { JR2_DATA_DIR: dataDir },
-    models: (baseUrl) => ({
-      coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
-      reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
-      triager: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
-    }),
-  });
+  // Our own model endpoint, so it can be killed and started again on the same port.
+  const sim = await startEndpointSim(options.repoRoot, await freePort());
+  const baseUrl = `${sim.url}/v1`;
+  let stack: Stack;
+  try {
+    stack = await startStack("process", {
+      repoRoot: options.repoRoot,
+      workflowsDir: options.workflowsDir,
+      orchestratorEnv: { JR2_DATA_DIR: dataDir },
+      models: () => ({
+        coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
+        reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
+        triager: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
+      }),
+    });
+  } catch (error) {
+    await sim.close();
+    throw error;
+  }
   const zero = () =>
-    Object.fromEntries([...CRASH_PHASES, "random"].map((p) => [p, 0])) as Record<KillAt, number>;
+    Object.fromEntries([...CRASH_PHASES, "random", ...OTHER_KILLS].map((p) => [p, 0])) as Record<
+      KillAt,
+      number
+    >;
   const report: CrashReport = {
     trials: 0,
     killsPerPhase: zero(),
@@ -137,12 +188,15 @@ export async function runCrashTrials(options: {
   try {
     // The uninterrupted runs: the final state every interrupted one must reach.
     const baseline = new Map<Workflow, unknown>();
+    const openings = new Map<Workflow, Map<string, { plain: number; renewed: number }>>();
     for (const workflow of Object.keys(WORKFLOWS) as Workflow[]) {
+      const seqStart = (await sim.requests()).length;
       const runId = await startRun(stack, workflow);
       baseline.set(workflow, await driveToEnd(stack, workflow, runId!));
+      openings.set(workflow, conversationOpenings((await sim.requests()).slice(seqStart)));
       say(`baseline ${workflow}: ${JSON.stringify(baseline.get(workflow))}`);
     }
-    const rotation: KillAt[] = options.only?.length ? [...options.only] : [...CRASH_PHASES, "random"];
+    const rotation: KillAt[] = options.only?.length ? [...options.only] : killPoints();
     const plan: Array<{ workflow: Workflow; killAt: KillAt }> = [];
     for (let i = 0; plan.length < options.trials; i++) {
       const killAt = rotation[i % rotation.length]!;
@@ -156,12 +210,10 @@ export async function runCrashTrials(options: {
         dataDir,
         random,
         randomMaxMs: options.randomMaxMs ?? 1500,
+        sim,
+        openings: openings.get(workflow)!,
       });
-      const expected = baseline.get(workflow);
-      if (JSON.stringify(result.finalValue) !== JSON.stringify(expected))
-        result.violations.push(
-          `final state ${JSON.stringify(result.finalValue)} ≠ uninterrupted ${JSON.stringify(expected)}`,
-        );
+      result.violations.push(...endStateViolations(result, baseline.get(workflow)));
       report.trials++;
       if (result.killed) report.killsPerPhase[killAt]++;
       else report.notReached[killAt]++;
@@ -183,6 +235,7 @@ export async function runCrashTrials(options: {
     return report;
   } finally {
     await stack.close();
+    await sim.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -222,23 +275,91 @@ async function driveToEnd(
   }
 }
 
+/**
+ * The trial's final state against the uninterrupted run's. A run killed before its first save
+ * does not exist (`neverStarted`): there is no final state to compare — its own check (a lost
+ * run is a violation except after a random kill) is the trial's.
+ */
+export function endStateViolations(
+  result: Pick<TrialResult, "finalValue" | "neverStarted">,
+  expected: unknown,
+): string[] {
+  if (result.neverStarted) return [];
+  return JSON.stringify(result.finalValue) === JSON.stringify(expected)
+    ? []
+    : [`final state ${JSON.stringify(result.finalValue)} ≠ uninterrupted ${JSON.stringify(expected)}`];
+}
+
+const isOtherKill = (killAt: KillAt): killAt is (typeof OTHER_KILLS)[number] =>
+  (OTHER_KILLS as readonly string[]).includes(killAt);
+
+/**
+ * Kills the Harness or the endpoint just after the run's `nth` model request (Gates answered
+ * meanwhile); false when the run settled first.
+ */
+async function killOther(
+  stack: Stack,
+  plan: { workflow: Workflow; killAt: (typeof OTHER_KILLS)[number]; sim: EndpointSim; random: () => number },
+  nth: number,
+  seqStart: number,
+  before: Set<string>,
+): Promise<boolean> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if ((await plan.sim.requests()).length >= seqStart + nth) {
+      await sleep(plan.random() * 150);
+      if (plan.killAt === "harness-kill") await stack.restartHarness();
+      else {
+        await plan.sim.kill();
+        await sleep(400);
+        await plan.sim.start();
+      }
+      return true;
+    }
+    const ids = (await runIds(stack)).filter((id) => !before.has(id));
+    const run = ids[0] ? await http(stack, `/runs/${ids[0]}`) : undefined;
+    if (run?.body && run.body.status !== "running") return false;
+    if (run?.body && ids[0]) await answerGates(stack, plan.workflow, ids[0], run.body);
+    await sleep(10);
+  }
+  return false;
+}
+
 async function trial(
   stack: Stack,
-  plan: { workflow: Workflow; killAt: KillAt; dataDir: string; random: () => number; randomMaxMs: number },
+  plan: {
+    workflow: Workflow;
+    killAt: KillAt;
+    dataDir: string;
+    random: () => number;
+    randomMaxMs: number;
+    sim: EndpointSim;
+    /** The uninterrupted run's conversation openings per model. */
+    openings: Map<string, { plain: number; renewed: number }>;
+  },
 ): Promise<TrialResult> {
   const { workflow, killAt } = plan;
   // review admits four Turns and answers four picks; triage one of each (plus its wake).
   const maxNth =
-    workflow === "review" && ["admit-sent", "ledgered", "pick-delivered"].includes(killAt) ? 3 : 1;
+    workflow === "review" && ["admit-sent", "ledgered", "pick-delivered", ...OTHER_KILLS].includes(killAt)
+      ? 3
+      : 1;
   const nth = 1 + Math.floor(plan.random() * maxNth);
   const logStart = stack.orchestratorLog().length;
-  const seqStart = (await stack.requests()).length;
+  const seqStart = (await plan.sim.requests()).length;
   const before = new Set(await runIds(stack));
-  await stack.killOrchestrator();
-  await stack.startOrchestrator(killAt === "random" ? {} : { JR2_CRASH_AT: `${killAt}:${nth}` });
-  void startRun(stack, workflow); // the answer may never come: the process may die first
   let killed = false;
-  if (killAt === "random") {
+  if (isOtherKill(killAt)) {
+    void startRun(stack, workflow);
+    killed = await killOther(stack, { ...plan, killAt }, nth, seqStart, before);
+  } else {
+    await stack.killOrchestrator();
+    await stack.startOrchestrator(killAt === "random" ? {} : { JR2_CRASH_AT: `${killAt}:${nth}` });
+    void startRun(stack, workflow); // the answer may never come: the process may die first
+  }
+  if (isOtherKill(killAt)) {
+    // The Orchestrator lives on.
+  } else if (killAt === "random") {
     await sleep(plan.random() * plan.randomMaxMs);
     await stack.killOrchestrator();
     killed = true;
@@ -258,7 +379,7 @@ async function trial(
     }
     await stack.killOrchestrator();
   }
-  await stack.startOrchestrator();
+  if (!isOtherKill(killAt)) await stack.startOrchestrator();
   const runId = (await runIds(stack)).find((id) => !before.has(id));
   const violations: string[] = [];
   if (!runId) {
@@ -268,6 +389,7 @@ async function trial(
       killAt,
       nth,
       killed,
+      neverStarted: true,
       finalValue: { status: "never-started" },
       duplicates: 0,
       violations: killAt === "random" ? [] : ["the run was lost"],
@@ -305,7 +427,9 @@ async function trial(
 
   // Each Turn's task is admitted once (the Harness's own stream of the conversation: one
   // Submission per admission); twice only after a kill in the admit-sent window.
-  const admittedTwice = killAt === "admit-sent" || killAt === "random";
+  // After a Harness kill the Turn cut is admitted on the renewed conversation (a new iid, whose
+  // "Turn registered" line is the next Turn's): one more task there, told by the openings rule.
+  const admittedTwice = killAt === "admit-sent" || killAt === "random" || killAt === "harness-kill";
   let duplicates = 0;
   const turnsAt = new Map<string, Set<string>>();
   for (const l of lines)
@@ -320,8 +444,14 @@ async function trial(
         `${tasks} task admissions for ${turnIds.size} Turn(s) at ${iid} after a kill at ${killAt}`,
       );
   }
-  const recorded = (await stack.requests()).filter((r) => r.seq >= seqStart && r.status === 200);
-  const window = killAt === "admit-sent" || killAt === "random" ? "admit-sent" : killAt;
+  const trialRequests: RecordedRequest[] = (await plan.sim.requests()).slice(seqStart);
+  const recorded = trialRequests.filter((r) => r.status === 200);
+  const window =
+    killAt === "admit-sent" || killAt === "random"
+      ? "admit-sent"
+      : isOtherKill(killAt)
+        ? "pick-delivered"
+        : killAt;
   // …and its prompt reaches the model once within one Turn (§10.9 on the raw requests).
   const seen = new Set<string>();
   for (const r of recorded) {
@@ -329,6 +459,16 @@ async function trial(
     if (!strict.ok && !seen.has(strict.reason)) violations.push(strict.reason);
     if (!strict.ok) seen.add(strict.reason);
   }
+  // A task sent again goes on a new conversation that says so (after a Harness kill; and never
+  // otherwise): conversations opened without the `conversation-new` notice are as uninterrupted.
+  for (const [model, count] of conversationOpenings(trialRequests)) {
+    const expected = plan.openings.get(model)?.plain ?? 0;
+    if (count.plain > expected)
+      violations.push(
+        `${count.plain} conversations of ${model} opened without the conversation-new notice (uninterrupted: ${expected})`,
+      );
+  }
+  if (killAt === "endpoint-kill") violations.push(...repeatsWithChangedBytes(trialRequests));
   return { workflow, killAt, nth, killed, finalValue, duplicates, violations };
 }
 

@@ -66,9 +66,9 @@ describe("C1: a tool call written as text", () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "events", events: wroteCallAsText }) });
     const host = hostOn(fake, machine, { nudgeBudget: 2 });
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
 
-    const run = host.getRun(runId);
+    const run = await host.getRun(runId);
     expect(run.status).toBe("done");
     expect(run.value).toBe("noToolParser");
     // Asked exactly budget + 1 times: the task, then two nudges with their own words. No loop.
@@ -78,18 +78,18 @@ describe("C1: a tool call written as text", () => {
       ["nudge", true, [{ type: "text-call" }]],
     ]);
     // Nothing delivered; every ask named both Allowed picks.
-    expect(feedOf(host, runId, "pick")).toEqual([]);
-    expect(feedOf(host, runId, "admission").map((e) => [e.kind, e.allowed])).toEqual([
+    expect(await feedOf(host, runId, "pick")).toEqual([]);
+    expect((await feedOf(host, runId, "admission")).map((e) => [e.kind, e.allowed])).toEqual([
       ["task", ["approve", "request_changes"]],
       ["nudge", ["approve", "request_changes"]],
       ["nudge", ["approve", "request_changes"]],
     ]);
-    expect(feedOf(host, runId, "text-call")).toHaveLength(3);
-    expect(feedOf(host, runId, "text-call")[0]).toMatchObject({
+    expect(await feedOf(host, runId, "text-call")).toHaveLength(3);
+    expect((await feedOf(host, runId, "text-call"))[0]).toMatchObject({
       child: "review#reviewer",
       agent: "reviewer",
     });
-    const faults = feedOf(host, runId, "fault");
+    const faults = await feedOf(host, runId, "fault");
     expect(faults).toHaveLength(1);
     expect(faults[0]).toMatchObject({ reason: "no-signal", cause: "text-call" });
     expect(faults[0]?.detail).toMatch(/tool-call parser/);
@@ -104,13 +104,13 @@ describe("C1: a tool call written as text", () => {
     });
     const host = hostOn(fake, machine, { nudgeBudget: 2 });
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions.map((a) => a.body.notices ?? [])).toEqual([[], [{ type: "text-call" }], []]);
-    expect(feedOf(host, runId, "text-call")).toHaveLength(1);
-    const [fault] = feedOf(host, runId, "fault");
+    expect(await feedOf(host, runId, "text-call")).toHaveLength(1);
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "no-signal" });
     expect(fault?.cause).toBeUndefined();
-    expect(host.getRun(runId).value).toBe("failed");
+    expect((await host.getRun(runId)).value).toBe("failed");
     await host.close();
     await fake.close();
   });
@@ -123,15 +123,15 @@ describe("C1: a tool call written as text", () => {
     const { runId } = await host.startRun("w", {});
     await until("the nudge", () => fake.admissions.length === 2);
     expect(fake.admissions[1]?.body.notices).toEqual([{ type: "text-call" }]);
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     const answer = await host.deliverPick(iid, INSTANCE_CALLER, {
       name: "approve",
       arguments: { summary: "Looks right." },
       toolCallId: "call-1",
     });
     expect(answer).toMatchObject({ delivered: true, moved: true, turnComplete: true });
-    expect(host.getRun(runId).value).toBe("approved");
-    expect(feedOf(host, runId, "fault")).toEqual([]);
+    expect((await host.getRun(runId)).value).toBe("approved");
+    expect(await feedOf(host, runId, "fault")).toEqual([]);
     await host.close();
     await fake.close();
   });

@@ -66,11 +66,11 @@ describe("one damaged row (issue 16 item 3)", () => {
     const report = await host.restore();
     expect(report.damaged).toEqual([{ runId: a, reason: expect.stringMatching(reason) }]);
     expect(report.restored).toEqual([b]);
-    expect(host.getRun(a)).toMatchObject({
+    expect(await host.getRun(a)).toMatchObject({
       status: "faulted",
       fault: { reason: expect.stringMatching(reason) },
     });
-    expect(host.getRun(b).turns).toHaveLength(1);
+    expect((await host.getRun(b)).turns).toHaveLength(1);
     await host.close();
     // The damaged row is quarantined as it was, for a backup or a fix to read.
     const db = new Database(join(dir, STORE_FILE), { readonly: true });

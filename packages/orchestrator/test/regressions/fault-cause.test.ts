@@ -77,10 +77,10 @@ describe("agent.fault carries the settlement's cause (issue 10 §3)", () => {
     });
     const host = hostOn(fake, machineFor("m"));
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions).toHaveLength(1);
-    expect(host.getRun(runId).context).toEqual({ fault: { reason, cause } });
-    expect(feedOf(host, runId, "fault")).toEqual([
+    expect((await host.getRun(runId)).context).toEqual({ fault: { reason, cause } });
+    expect(await feedOf(host, runId, "fault")).toEqual([
       expect.objectContaining({ child: "writing#writer", reason, cause, detail: MESSAGE }),
     ]);
     await host.close();
@@ -95,10 +95,10 @@ describe("agent.fault carries the settlement's cause (issue 10 §3)", () => {
       const fake = await startFakeHarness({ script: () => ({ kind: "events", events: failedWith(error) }) });
       const host = hostOn(fake, machineFor("m"));
       const { runId } = await host.startRun("w", {});
-      await until("the run to settle", () => host.getRun(runId).status !== "running");
-      expect(host.getRun(runId).value).toBe("failed");
-      expect(host.getRun(runId).context).toEqual({ fault: { reason } });
-      expect(feedOf(host, runId, "fault")[0]?.cause).toBeUndefined();
+      await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+      expect((await host.getRun(runId)).value).toBe("failed");
+      expect((await host.getRun(runId)).context).toEqual({ fault: { reason } });
+      expect((await feedOf(host, runId, "fault"))[0]?.cause).toBeUndefined();
       await host.close();
       await fake.close();
     }
@@ -127,8 +127,8 @@ describe("agent.fault carries the settlement's cause (issue 10 §3)", () => {
     const store = createMemoryStore();
     const host = hostOn(fake, unrouted, {}, { ...store, close: async () => {} });
     const { runId } = await host.startRun("w", {});
-    await until("the run to fault", () => host.getRun(runId).status === "faulted");
-    expect(host.getRun(runId).fault).toMatchObject({ cause: "context-overflow", detail: MESSAGE });
+    await until("the run to fault", async () => (await host.getRun(runId)).status === "faulted");
+    expect((await host.getRun(runId)).fault).toMatchObject({ cause: "context-overflow", detail: MESSAGE });
     await host.close();
     // The cause is saved with the run: a restarted host reads it back.
     const again = createRunHost({
@@ -136,7 +136,7 @@ describe("agent.fault carries the settlement's cause (issue 10 §3)", () => {
       store: { ...store, close: async () => {} },
     });
     await again.restore();
-    expect(again.getRun(runId).fault).toMatchObject({ cause: "context-overflow", detail: MESSAGE });
+    expect((await again.getRun(runId)).fault).toMatchObject({ cause: "context-overflow", detail: MESSAGE });
     await again.close();
     await fake.close();
   });
@@ -162,9 +162,11 @@ describe("an admission refused for an unknown model (issue 10 §5)", () => {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const host = hostOn({ url }, machineFor("writer"));
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
-    expect(host.getRun(runId).context).toEqual({ fault: { reason: "infra", cause: "unknown-model" } });
-    const [fault] = feedOf(host, runId, "fault");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+    expect((await host.getRun(runId)).context).toEqual({
+      fault: { reason: "infra", cause: "unknown-model" },
+    });
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra", cause: "unknown-model" });
     expect(fault?.detail).toContain(`the Harness at ${url} has no model \`writer\` (Agent \`writer\`)`);
     expect(fault?.detail).toContain("its models: m, sim");
@@ -191,8 +193,8 @@ describe("an admission refused for an unknown model (issue 10 §5)", () => {
     fake.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const host = hostOn(fake, machineFor("m"));
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
-    const [fault] = feedOf(host, runId, "fault");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra", cause: "bad-request" });
     expect(fault?.detail).toContain("HTTP 422");
     expect(fault?.detail?.length).toBeLessThan(600);

@@ -13,10 +13,10 @@ import { agent, createRunHost, defineEvent, jr2Setup } from "../../src/index.js"
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 
 /** Resolves with the feed's first `fault` event of `runId`. */
-function firstFault(host: ReturnType<typeof createRunHost>, runId: string): Promise<RunFeedEvent> {
-  const feed = host.feedOf(runId);
+async function firstFault(host: ReturnType<typeof createRunHost>, runId: string): Promise<RunFeedEvent> {
+  const feed = await host.feedOf(runId);
   const seen = feed.since().find((e) => e.type === "fault");
-  if (seen) return Promise.resolve(seen);
+  if (seen) return seen;
   return new Promise((resolve) => {
     const stop = feed.subscribe((event) => {
       if (event.type !== "fault") return;
@@ -92,7 +92,7 @@ describe("a fault's cause on the feed (newcomer's P2)", () => {
     expect(fault.type === "fault" ? fault.detail : "").toContain(
       "unknown model `writer`; configured models: m",
     );
-    const run = host.getRun(runId);
+    const run = await host.getRun(runId);
     expect(run.status).toBe("faulted");
     expect(run.fault?.reason).toContain("infra");
     expect(run.fault?.detail).toContain("unknown model `writer`");

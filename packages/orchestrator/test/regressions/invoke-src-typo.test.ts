@@ -73,13 +73,13 @@ describe("an invoke src typo (C: newcomer's P1)", () => {
     });
     const { host, store } = await hostWith(broken);
     const { runId } = await host.startRun("broken", {});
-    expect(host.getRun(runId)).toMatchObject({
+    expect(await host.getRun(runId)).toMatchObject({
       status: "faulted",
       fault: { reason: expect.stringContaining("the author's action broke") },
     });
     expect((await store.load(runId))?.status).toBe("faulted");
     const other = await host.startRun("healthy", {});
-    expect(host.getRun(other.runId).status).toBe("running");
+    expect((await host.getRun(other.runId)).status).toBe("running");
     await host.close();
   });
 
@@ -90,11 +90,11 @@ describe("an invoke src typo (C: newcomer's P1)", () => {
     );
     const { host, store } = await hostWith(broken);
     const { runId } = await host.startRun("broken", {});
-    const run = host.getRun(runId);
+    const run = await host.getRun(runId);
     expect(run.status).toBe("faulted");
     expect(run.fault?.reason).toContain("the child broke");
     expect((await store.load(runId))?.status).toBe("faulted");
-    expect(host.getRun((await host.startRun("healthy", {})).runId).status).toBe("running");
+    expect((await host.getRun((await host.startRun("healthy", {})).runId)).status).toBe("running");
     await host.close();
   });
 
@@ -104,10 +104,10 @@ describe("an invoke src typo (C: newcomer's P1)", () => {
     const { host, store } = await hostWith(broken);
     const { runId } = await host.startRun("broken", {});
     await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(host.getRun(runId).status).toBe("faulted");
-    expect(host.getRun(runId).fault?.reason).toBeTruthy();
+    expect((await host.getRun(runId)).status).toBe("faulted");
+    expect((await host.getRun(runId)).fault?.reason).toBeTruthy();
     expect((await store.load(runId))?.status).toBe("faulted");
-    expect(host.getRun((await host.startRun("healthy", {})).runId).status).toBe("running");
+    expect((await host.getRun((await host.startRun("healthy", {})).runId)).status).toBe("running");
     await host.close();
   });
 });

@@ -54,12 +54,12 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     expect(second?.body.kept).toBeUndefined();
     // The old iid is aborted before the new admission leaves (abort is never 404).
     expect(fake.calls).toEqual([`admit ${first?.iid}`, `abort ${first?.iid}`, `admit ${second?.iid}`]);
-    expect(feedOf(host, runId, "fault")).toEqual([]);
-    expect(feedOf(host, runId, "retry").map((e) => e.reason)).toContain(
+    expect(await feedOf(host, runId, "fault")).toEqual([]);
+    expect((await feedOf(host, runId, "retry")).map((e) => e.reason)).toContain(
       "the Harness lost the admission in transit; admitted on a new conversation",
     );
     // The Turn goes on: its surface is the new iid, and a pick there ends it.
-    const turn = host.getRun(runId).turns[0]!;
+    const turn = (await host.getRun(runId)).turns[0]!;
     expect(turn.iid).toBe(second?.iid);
     const answer = await host.deliverPick(turn.iid, INSTANCE_CALLER, {
       name: "finish",
@@ -67,7 +67,7 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
       toolCallId: "c1",
     });
     expect(answer).toMatchObject({ delivered: true, moved: true, turnComplete: true });
-    expect(host.getRun(runId).value).toBe("done");
+    expect((await host.getRun(runId)).value).toBe("done");
     await host.close();
     await fake.close();
   });
@@ -103,7 +103,7 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     expect(again?.iid).toBe(`${task?.iid}/1`); // the next epoch of the address (§5.3)
     expect(again?.body).toMatchObject({ kind: "task", notices: [{ type: "conversation-new" }] });
     expect(fake.calls.slice(1)).toEqual([`admit ${task?.iid}`, `abort ${task?.iid}`, `admit ${again?.iid}`]);
-    expect(feedOf(host, runId, "fault")).toEqual([]);
+    expect(await feedOf(host, runId, "fault")).toEqual([]);
     await host.close();
     await fake.close();
   });
@@ -112,12 +112,12 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "die" }) });
     const host = hostOn(fake, machine);
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions).toHaveLength(3);
-    const [fault] = feedOf(host, runId, "fault");
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra", cause: "unavailable" });
     expect(fault?.detail).toMatch(/lost this Turn's admission in transit 3 times/);
-    expect(host.getRun(runId).value).toBe("failed");
+    expect((await host.getRun(runId)).value).toBe("failed");
     await host.close();
     await fake.close();
   });
@@ -130,7 +130,7 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     const [first, second] = fake.admissions;
     expect(first?.bootId).toBe(second?.bootId);
     expect(fake.calls).toEqual([`admit ${first?.iid}`, `abort ${first?.iid}`, `admit ${second?.iid}`]);
-    expect(feedOf(host, runId, "fault")).toEqual([]);
+    expect(await feedOf(host, runId, "fault")).toEqual([]);
     await host.close();
     await fake.close();
   });
@@ -139,13 +139,13 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "cut", events: [] }) });
     const host = hostOn(fake, machine);
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions).toHaveLength(1);
-    const [fault] = feedOf(host, runId, "fault");
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra", cause: "unavailable" });
     expect(fault?.detail).toContain(fake.url);
     expect(fault?.detail).toMatch(/may have arrived, so it is not sent again/);
-    expect(host.getRun(runId).value).toBe("failed");
+    expect((await host.getRun(runId)).value).toBe("failed");
     await host.close();
     await fake.close();
   });
@@ -157,9 +157,9 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     });
     const host = hostOn(fake, machine);
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions).toHaveLength(1);
-    const [fault] = feedOf(host, runId, "fault");
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra", cause: "unavailable" });
     expect(fault?.detail).toMatch(/^admission failed: UND_ERR_SOCKET/);
     expect(fault?.detail).toMatch(/tells no bootId/);
@@ -176,16 +176,18 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     });
     const host = hostOn(fake, machine, { admitWindowMs: 60_000 });
     const { runId } = await host.startRun("w", {});
-    await until("a wait for the Harness", () =>
-      feedOf(host, runId, "retry").some((e) => e.reason.startsWith("waiting for the Harness to answer")),
+    await until("a wait for the Harness", async () =>
+      (await feedOf(host, runId, "retry")).some((e) =>
+        e.reason.startsWith("waiting for the Harness to answer"),
+      ),
     );
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     await host.cancelRun(runId);
     fake.setDown(false); // it comes back; the ended Turn must not act on it
     await new Promise((r) => setTimeout(r, 100)); // a few probe rounds (backoff ≤ 20 ms)
-    expect(host.getRun(runId).status).toBe("cancelled");
+    expect((await host.getRun(runId)).status).toBe("cancelled");
     expect(fake.admissions).toHaveLength(1);
-    expect(feedOf(host, runId, "fault")).toEqual([]);
+    expect(await feedOf(host, runId, "fault")).toEqual([]);
     expect(host.registrations.get(iid)).toBeUndefined();
     await host.close();
     await fake.close();
@@ -200,13 +202,15 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     });
     const host = hostOn(fake, machine, { admitWindowMs: 200 });
     const { runId } = await host.startRun("w", {});
-    await until("the run to settle", () => host.getRun(runId).status !== "running");
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect(fake.admissions).toHaveLength(1);
-    const [fault] = feedOf(host, runId, "fault");
+    const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra", cause: "unavailable" });
     expect(fault?.detail).toMatch(/did not answer within/);
     expect(
-      feedOf(host, runId, "retry").some((e) => e.reason.startsWith("waiting for the Harness to answer")),
+      (await feedOf(host, runId, "retry")).some((e) =>
+        e.reason.startsWith("waiting for the Harness to answer"),
+      ),
     ).toBe(true);
     await host.close();
     await fake.close();

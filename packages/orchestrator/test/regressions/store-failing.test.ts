@@ -56,7 +56,7 @@ const workflows = new Map([["notes", machine]]);
 const big = "n".repeat(64 * 1024); // the note's save needs pages the full store does not have
 
 async function finalOf(host: ReturnType<typeof createRunHost>, runId: string) {
-  const { status, value, context } = host.getRun(runId);
+  const { status, value, context } = await host.getRun(runId);
   return { status, value, context };
 }
 
@@ -64,7 +64,7 @@ async function finalOf(host: ReturnType<typeof createRunHost>, runId: string) {
 async function uninterrupted() {
   const host = createRunHost({ workflows, store: openSqliteStore(tempDir()) });
   const { runId } = await host.startRun("notes", {});
-  const iid = host.getRun(runId).turns[0]!.iid;
+  const iid = (await host.getRun(runId)).turns[0]!.iid;
   await host.deliverPick(iid, INSTANCE_CALLER, { name: "note", arguments: { text: big }, toolCallId: "c1" });
   await host.deliverPick(iid, INSTANCE_CALLER, { name: "finish", arguments: {}, toolCallId: "c2" });
   const final = await finalOf(host, runId);
@@ -79,7 +79,7 @@ describe("a full store (issue 16 item 1, PRAGMA max_page_count)", () => {
     const { log, lines } = capturedLog();
     const host = createRunHost({ workflows, store, logger: log, saveRetry: { minMs: 10, maxMs: 50 } });
     const { runId } = await host.startRun("notes", {});
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
 
     // The disk fills: not one page more.
     store.db.pragma(`max_page_count = ${store.db.pragma("page_count", { simple: true })}`);
@@ -103,8 +103,8 @@ describe("a full store (issue 16 item 1, PRAGMA max_page_count)", () => {
     await vi.waitFor(() => expect(host.storeHealth()).toMatchObject({ store: "ok", frozenRuns: 0 }), {
       timeout: 10_000,
     });
-    expect(host.getRun(runId).context).toEqual({ notes: [] });
-    const iidAgain = host.getRun(runId).turns[0]!.iid;
+    expect((await host.getRun(runId)).context).toEqual({ notes: [] });
+    const iidAgain = (await host.getRun(runId)).turns[0]!.iid;
     expect(iidAgain).toBe(iid);
     const answer = await host.deliverPick(iidAgain, INSTANCE_CALLER, pick);
     expect(answer).toMatchObject({ delivered: true, moved: true, turnComplete: false });
@@ -123,7 +123,7 @@ describe("a busy store (issue 16 item 1)", () => {
     const store = openSqliteStore(dir);
     const host = createRunHost({ workflows, store, saveRetry: { minMs: 10, maxMs: 50 } });
     const { runId } = await host.startRun("notes", {});
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     const other = new Database(join(dir, STORE_FILE));
     other.exec("BEGIN IMMEDIATE"); // holds the write lock (a second jr2 on the same dir, a backup tool)
     const pick = { name: "note", arguments: { text: "busy" }, toolCallId: "c1" };
@@ -140,7 +140,7 @@ describe("a busy store (issue 16 item 1)", () => {
       delivered: true,
       moved: true,
     });
-    expect(host.getRun(runId).context).toEqual({ notes: ["busy"] });
+    expect((await host.getRun(runId)).context).toEqual({ notes: ["busy"] });
     await host.close();
   }, 30_000);
 });
@@ -239,14 +239,14 @@ describe("failing saves (issue 16 item 1)", () => {
     };
     const host = createRunHost({ workflows, store: reading });
     const { runId } = await host.startRun("notes", {});
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     failReads = true;
     const pick = { name: "note", arguments: { text: "x" }, toolCallId: "c1" };
     await expect(host.deliverPick(iid, INSTANCE_CALLER, pick)).rejects.toMatchObject({
       code: "JR2_ERR_STORE_FAILING",
       fields: { detail: "disk I/O error" },
     });
-    expect(host.getRun(runId).context).toEqual({ notes: [] });
+    expect((await host.getRun(runId)).context).toEqual({ notes: [] });
     failReads = false;
     expect(await host.deliverPick(iid, INSTANCE_CALLER, pick)).toMatchObject({ delivered: true });
     await host.close();
@@ -256,7 +256,7 @@ describe("failing saves (issue 16 item 1)", () => {
     const { store, state, inner } = fullableStore();
     const host = createRunHost({ workflows, store, saveRetry: { minMs: 5, maxMs: 20 } });
     const { runId } = await host.startRun("notes", {});
-    const iid = host.getRun(runId).turns[0]!.iid;
+    const iid = (await host.getRun(runId)).turns[0]!.iid;
     state.full = true;
     await expect(host.cancelRun(runId)).rejects.toMatchObject({ code: "JR2_ERR_STORE_FAILING" });
     expect(() => host.readSurface(iid, INSTANCE_CALLER)).toThrow(/not accepting writes/);
@@ -267,8 +267,8 @@ describe("failing saves (issue 16 item 1)", () => {
       timeout: 10_000,
     });
     expect((await inner.load(runId))?.status).toBe("running");
-    expect(host.getRun(runId).status).toBe("running");
-    expect(host.listRuns().map((r) => r.runId)).toEqual([runId]);
+    expect((await host.getRun(runId)).status).toBe("running");
+    expect((await host.listRuns()).map((r) => r.runId)).toEqual([runId]);
     expect(host.readSurface(iid, INSTANCE_CALLER).iid).toBe(iid);
     await host.close();
   });
@@ -388,7 +388,7 @@ describe("a ledger write that fails (issue 16 item 1, ADR-0253)", () => {
       timeout: 10_000,
     });
     expect(host.storeHealth()).toMatchObject({ store: "ok", frozenRuns: 0 });
-    expect(host.getRun(runId).turns).toHaveLength(1);
+    expect((await host.getRun(runId)).turns).toHaveLength(1);
     expect(aborts).toEqual([]);
     await host.close();
   });

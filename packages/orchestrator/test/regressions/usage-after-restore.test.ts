@@ -93,9 +93,9 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function until(check: () => boolean, label: string): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!check()) throw new Error(`never reached: ${label}`);
+async function until(check: () => boolean | Promise<boolean>, label: string): Promise<void> {
+  for (let i = 0; i < 400 && !(await check()); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!(await check())) throw new Error(`never reached: ${label}`);
 }
 
 /** Both requests, the second without cached tokens: the total is unknown, the reported pair is not. */
@@ -128,16 +128,16 @@ describe("usage totals across a restart (issue 16 item 4)", () => {
     const { host } = setup();
     const first = host();
     const { runId } = await first.startRun("metered", {});
-    await until(() => first.getRun(runId).usage.requests === 2, "usage read");
-    const iid = first.getRun(runId).turns[0]!.iid;
+    await until(async () => (await first.getRun(runId)).usage.requests === 2, "usage read");
+    const iid = (await first.getRun(runId)).turns[0]!.iid;
     await first.deliverPick(iid, INSTANCE_CALLER, { name: "finish", arguments: {}, toolCallId: "c1" });
-    expect(first.getRun(runId).usage).toEqual(expectedTotals);
+    expect((await first.getRun(runId)).usage).toEqual(expectedTotals);
     await first.close();
 
     const second = host();
     await second.restore();
-    expect(second.getRun(runId).value).toBe("waiting");
-    expect(second.getRun(runId).usage).toEqual(expectedTotals);
+    expect((await second.getRun(runId)).value).toBe("waiting");
+    expect((await second.getRun(runId)).usage).toEqual(expectedTotals);
     await second.sendGateEvent(runId, "approve_gate", { type: "approve" });
     await second.close();
     // A settled run, read back from its blob and its rows.
@@ -151,22 +151,19 @@ describe("usage totals across a restart (issue 16 item 4)", () => {
     const { host, pageSize, served } = setup();
     const first = host();
     const { runId } = await first.startRun("metered", {});
-    await until(() => first.getRun(runId).usage.requests === 2, "usage read");
+    await until(async () => (await first.getRun(runId)).usage.requests === 2, "usage read");
     await first.close();
 
     pageSize.n = 1; // the restored Turn re-attaches at offset 0 and reads one event per page
     const before = served.events;
     const second = host();
     await second.restore();
-    const feedUsage = () =>
-      second
-        .feedOf(runId)
-        .since()
-        .filter((e) => e.type === "usage").length;
+    const feedUsage = async () =>
+      (await second.feedOf(runId)).since().filter((e) => e.type === "usage").length;
     // The re-read events are recognised by their stream position: no new rows, no feed events.
     await until(() => served.events === before + 3, "the stream read again");
-    expect(second.getRun(runId).usage).toEqual(expectedTotals);
-    expect(feedUsage()).toBe(0);
+    expect((await second.getRun(runId)).usage).toEqual(expectedTotals);
+    expect(await feedUsage()).toBe(0);
     await second.close();
   });
 });

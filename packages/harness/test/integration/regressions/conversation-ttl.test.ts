@@ -32,7 +32,7 @@ describe("idle settled conversations", () => {
       if (String(url).includes("r1%2Fbusy")) await held;
       return globalThis.fetch(url, init);
     };
-    const h = harnessFor(model, orch, { conversationTtlMs: TTL, fetch });
+    const h = harnessFor(model, orch, { conversationTtlMs: TTL, conversationsKept: 0, fetch });
     model.script([{ text: "done" }]);
     await h.run("r1/idle");
     expect(h.app.conversations.sweep(Date.now())).toEqual([]);
