@@ -143,7 +143,7 @@ describe("usage totals across a restart (issue 16 item 4)", () => {
     // A settled run, read back from its blob and its rows.
     const third = host();
     await third.restore();
-    expect(third.getRun(runId)).toMatchObject({ status: "done", usage: expectedTotals });
+    expect(await third.getRun(runId)).toMatchObject({ status: "done", usage: expectedTotals });
     await third.close();
   });
 
