@@ -81,7 +81,11 @@ export async function startOrchestrator(
           signal: stopCheck.signal,
         }).catch((error: unknown) => logger.error({ err: error }, "model check failed"))
       : Promise.resolve();
-  await Promise.race([modelCheck, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+  // The 2 s timer stays referenced: while the Harness is not up yet, the check's own timers are
+  // unref'd, and an unref'd wait here would let the event loop run empty before `listen`.
+  let waited: NodeJS.Timeout | undefined;
+  await Promise.race([modelCheck, new Promise((resolve) => (waited = setTimeout(resolve, 2_000)))]);
+  clearTimeout(waited);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {

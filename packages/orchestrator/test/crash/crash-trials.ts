@@ -6,8 +6,8 @@
  * - the Harness (`harness-kill`) just after the run's next model request, then restarted: it
  *   holds no conversation any more;
  * - the model endpoint (`endpoint-kill`, model-sim) just after the run's next model request,
- *   started again on the same port 0.4 s later. Needs the Harness's provider retries (issue
- *   10): off unless `JR2_CRASH_ENDPOINT=1`.
+ *   started again on the same port 0.4 s later; the Harness's provider retries (issue 10) carry
+ *   the request over the gap. `JR2_CRASH_ENDPOINT=0` leaves this phase out.
  * Then the run is driven to its end. Invariants, checked from the endpoint's byte-exact request
  * log, the Orchestrator's logs and the store, not only from final states:
  * - every phase: each tool-call id is delivered at most once and every answered pick is stored
@@ -43,13 +43,13 @@ import { conversationOpenings, repeatsWithChangedBytes } from "./invariants.js";
 export const OTHER_KILLS = ["harness-kill", "endpoint-kill"] as const;
 export type KillAt = CrashPhase | "random" | (typeof OTHER_KILLS)[number];
 
-/** Every kill point; the endpoint kill only with `JR2_CRASH_ENDPOINT=1` (it needs provider retries). */
+/** Every kill point; `JR2_CRASH_ENDPOINT=0` leaves the endpoint kill out. */
 export function killPoints(env: NodeJS.ProcessEnv = process.env): KillAt[] {
   return [
     ...CRASH_PHASES,
     "random",
     "harness-kill",
-    ...(env.JR2_CRASH_ENDPOINT === "1" ? (["endpoint-kill"] as const) : []),
+    ...(env.JR2_CRASH_ENDPOINT === "0" ? [] : (["endpoint-kill"] as const)),
   ];
 }
 

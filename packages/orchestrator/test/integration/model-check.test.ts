@@ -123,4 +123,17 @@ describe("the start-up model check (issue 10 §5)", () => {
     expect(lines.filter((l) => l.msg.includes("no GET /models"))).toHaveLength(1);
     expect(lines.find((l) => l.msg.includes("no GET /models"))?.level).toBe(30);
   });
+
+  // Regression (found merging issue 10 and 16): with the Harness not up yet, the check's retry
+  // timers are unref'd, and so was start-up's 2 s wait for it — the event loop ran empty and
+  // `jr2 serve` exited before listening. Compose starts the Orchestrator before the Harness.
+  it("starts and stays up while the Harness is not answering yet", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const address = closed.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const lines = await serve(`http://127.0.0.1:${port}`);
+    expect(lines.some((l) => l.msg === "ready")).toBe(true);
+  });
 });

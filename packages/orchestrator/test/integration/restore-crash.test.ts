@@ -1,8 +1,8 @@
 /**
  * The crash harness in CI, bounded (one trial per kill point: at most 12, within 4 minutes on an
  * idle machine): every phase of `JR2_CRASH_AT` (admit-sent, ledgered, pick-delivered, gate-open,
- * timer-armed), a random Orchestrator kill, a Harness kill and — with `JR2_CRASH_ENDPOINT=1`,
- * once the Harness retries provider failures — a model-endpoint kill, each at least once, on
+ * timer-armed), a random Orchestrator kill, a Harness kill and a model-endpoint kill (`JR2_CRASH_ENDPOINT=0` leaves it out),
+ * each at least once, on
  * the real Orchestrator and Harness with model-sim. `pnpm crash` runs many more trials
  * (`JR2_CRASH_TRIALS`, default 60). Needs the built binaries (`pnpm build`). The per-phase
  * invariants are in crash-trials.ts's header.
