@@ -180,6 +180,19 @@ function logStream(name) {
   });
 }
 
+/** `warn: …` / `error: …` for a pino line at level ≥ 40 (its message only), else undefined. */
+function consoleWarning(line) {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    const entry = JSON.parse(line);
+    if (typeof entry.level !== "number" || entry.level < 40 || typeof entry.msg !== "string")
+      return undefined;
+    return `${entry.level >= 50 ? "error" : "warn"}: ${entry.msg.length > 400 ? `${entry.msg.slice(0, 400)}…` : entry.msg}`;
+  } catch {
+    return undefined;
+  }
+}
+
 const children = [];
 function start(name, file, argv, env) {
   const child = spawn(process.execPath, [file, ...argv], {
@@ -189,10 +202,19 @@ function start(name, file, argv, env) {
   const logPath = join(dataDir, `${name}.log`);
   const log = logStream(name);
   let tail = [];
+  let partial = "";
   const write = (chunk) => {
     log.write(chunk);
     // The last lines, kept in memory: the file may have just rotated or not be flushed yet.
     tail = [...tail, ...String(chunk).trimEnd().split("\n")].slice(-5);
+    // Warnings and errors also reach the console (a missing model, a failing store): a
+    // newcomer reads the terminal, not orchestrator.log.
+    const lines = (partial + String(chunk)).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      const warning = consoleWarning(line);
+      if (warning) console.error(`jr2 ${name} ${warning}`);
+    }
   };
   child.stdout.on("data", write);
   child.stderr.on("data", write);

@@ -149,5 +149,52 @@ describe.skipIf(built.some((file) => !existsSync(join(repoRoot, file))))(
       ).toBe(true);
       expect(readFileSync(join(data, "model-sim.log"), "utf8").length).toBeLessThan(4096);
     });
+
+    it("without policies, warns on the console naming planner and writer before any Turn", async () => {
+      const home = mkdtempSync(join(tmpdir(), "jr2-newcomer-"));
+      dirs.push(home);
+      const workflows = join(home, "workflows");
+      mkdirSync(workflows);
+      writeFileSync(join(workflows, "plan-write.ts"), WORKFLOW);
+      const env = {
+        ...process.env,
+        JR2_WORKFLOWS_DIR: workflows,
+        JR2_DATA_DIR: join(home, "data"),
+        JR2_MODELS: undefined,
+        JR2_PORT: String(await freePort()),
+        JR2_HARNESS_PORT: String(await freePort()),
+        JR2_SIM_PORT: String(await freePort()),
+        JR2_INSTANCE_TOKEN: undefined,
+        JR2_HARNESS_TOKEN: undefined,
+        JR2_SANDBOX_KEY: undefined,
+      };
+      const child = spawn(process.execPath, ["scripts/start.mjs", "--run", "plan-write"], {
+        cwd: repoRoot,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (c) => {
+        out += c;
+      });
+      child.stderr.on("data", (c) => {
+        out += c;
+      });
+      const killer = setTimeout(() => child.kill("SIGTERM"), 110_000);
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      clearTimeout(killer);
+      const firstTurn = out.search(/turn\s+planning#planner/);
+      for (const model of ["planner", "writer"]) {
+        const warned = out.search(new RegExp(`jr2 orchestrator warn: .*\`${model}\``));
+        expect(warned, out).toBeGreaterThan(-1);
+        if (firstTurn > -1) expect(warned, out).toBeLessThan(firstTurn);
+      }
+      // The Turn that still hits the missing model faults with its cause, and the workflow routes
+      // that fault to its `failed` state (`pnpm start --run` exits 0 for any settled run until run
+      // outcomes exist: issue 11).
+      expect(out).toMatch(/fault\s+planning#planner\s+agent\.fault \{ reason: infra, cause: unknown-model \}/);
+      expect(out).toMatch(/\d\d:\d\d:\d\d {2}done {6}failed\n/);
+      expect(code, out).toBe(0);
+    });
   },
 );
