@@ -4,7 +4,8 @@ import { classify, describeSite, type RequestSite, type Verdict } from "./provid
 /**
  * The retry loop around one model answer (issue 10 §3): a mid-stream failure is retried with the
  * same request bytes up to `attempts`; an endpoint that is down or loading is waited for with
- * backoff until `maxWaitMs` of waiting is spent; every retry is reported before its wait; an
+ * backoff until `maxWaitMs` of waiting is spent (a server's `Retry-After` can lengthen a wait,
+ * never shorten it below the backoff); every retry is reported before its wait; an
  * abort ends a wait at once. Nothing of a failed attempt reaches pi: the caller forwards only
  * the answer this returns. A wait holds no endpoint slot and spends no step budget.
  * @see SPEC §5.6; docs/adr/0401-provider-failures.md
@@ -119,7 +120,9 @@ export async function requestWithRetry<T>(opts: RetryOptions<T>): Promise<RetryO
           message: `${verdict.message}; the endpoint stayed unavailable for ${seconds(waited)} (retry.maxWaitMs of model entry \`${site.entry}\`)`,
           seen,
         };
-      waitMs = Math.min(verdict.retryAfterMs ?? backoffMs(policy, waits, random), left);
+      // A server's Retry-After is a floor, never shorter than our backoff: `Retry-After: 0` (or a
+      // negative or past date) would otherwise spend none of `maxWaitMs` and loop without bound.
+      waitMs = Math.min(Math.max(verdict.retryAfterMs ?? 0, backoffMs(policy, waits, random)), left);
       waited += waitMs;
     }
     opts.onRetry({ attempt, waitMs, cause: verdict.cause, message: verdict.message });

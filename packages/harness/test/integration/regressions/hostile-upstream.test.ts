@@ -1,0 +1,150 @@
+/**
+ * Regression (issue 10 §3 and §1, cases C6 and C7; found by a hostile-upstream pass): bytes a
+ * scripted upstream chose that a home-lab server or proxy can send.
+ * - `503` with `Retry-After: 0` (or negative, or a date in the past) forever: the wait loop
+ *   retried without end and the Submission never settled. Root cause: the server's wait (0)
+ *   replaced the backoff, so none of `retry.maxWaitMs` was ever spent. Fixed: Retry-After is a
+ *   floor over the backoff, never below it.
+ * - A usage number past 2^53 (`cached_tokens: 1e300`): every read of the conversation's stream
+ *   answered 500 (`FST_ERR_RESPONSE_SERIALIZATION`) from then on, so the Turn could never
+ *   settle. Root cause: `Number.isInteger` accepts it, the stream's integer schema does not.
+ *   Fixed: only safe integers are read; anything else is unreported.
+ * - Tool calls without ids (two in one answer): the first pick was delivered with the second
+ *   call's arguments. A server that numbers ids per answer (`call_0` every time): a valid call
+ *   was refused because an earlier answer's call of the same id was not JSON. Root cause: the
+ *   per-run verdict maps were keyed by the server's id. Fixed: verdicts are per answer and
+ *   every call gets an id of its own within its answer at ingestion.
+ */
+import type { StreamEvent } from "@jr2/wire";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type FakeOrchestrator,
+  answer as pickAnswer,
+  startFakeOrchestrator,
+} from "../../fixtures/fake-orchestrator.js";
+import { auth } from "../../fixtures/harness.js";
+import {
+  answer,
+  chunk,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+} from "../../fixtures/scripted-upstream.js";
+import { messagesOf, upstreamHarness } from "../../fixtures/upstream-harness.js";
+
+let upstream: ScriptedUpstream;
+let orch: FakeOrchestrator;
+beforeEach(async () => {
+  upstream = await startScriptedUpstream();
+  orch = await startFakeOrchestrator();
+  orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
+});
+afterEach(async () => {
+  await upstream.close();
+  await orch.close();
+});
+
+const retries = (events: StreamEvent[]) =>
+  events.filter((e): e is Extract<StreamEvent, { type: "retry" }> => e.type === "retry");
+
+describe("a Retry-After that asks for no wait cannot make the wait unbounded", () => {
+  for (const retryAfter of ["0", "-5", "Thu, 01 Jan 1970 00:00:00 GMT"]) {
+    it(`503 with Retry-After "${retryAfter}" forever: the Submission settles unavailable after retry.maxWaitMs`, async () => {
+      const h = upstreamHarness(upstream, orch, {
+        retry: { attempts: 3, maxWaitMs: 200, initialBackoffMs: 20, maxBackoffMs: 40 },
+      });
+      const loading = {
+        status: 503,
+        body: '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}',
+        headers: { "retry-after": retryAfter },
+      };
+      upstream.script(Array.from({ length: 5_000 }, () => loading));
+      const { events, settlement } = await h.run(`r1/coder/ra-${retryAfter.length}`);
+      expect(settlement.outcome).toBe("failed");
+      expect(settlement.error).toMatchObject({ cause: "unavailable" });
+      expect(settlement.error?.message).toContain("retry.maxWaitMs of model entry `sim`");
+      // 200 ms of waiting at ≥ 10 ms a wait (half of the first backoff) is at most 20 waits.
+      expect(upstream.bodies.length).toBeLessThanOrEqual(21);
+      expect(retries(events).every((r) => r.waitMs > 0)).toBe(true);
+    });
+  }
+});
+
+describe("usage numbers a stream cannot carry", () => {
+  it("cached_tokens 1e300 and a negative prompt_tokens: reported as unknown; the stream stays readable", async () => {
+    const h = upstreamHarness(upstream, orch);
+    const usage = chunk([], {
+      usage: {
+        prompt_tokens: -5,
+        completion_tokens: 2 ** 60,
+        prompt_tokens_details: { cached_tokens: 1e300 },
+      },
+    });
+    upstream.script([{ sse: answer({ content: "I have finished.", usage }) }]);
+    const iid = "r1/coder/huge-usage";
+    const { settlement, events } = await h.run(iid);
+    expect(settlement.outcome).toBe("completed");
+    const page = await h.app.inject({
+      method: "GET",
+      url: `/conversations/${encodeURIComponent(iid)}/stream?offset=0&wait=0`,
+      headers: auth,
+    });
+    expect(page.statusCode).toBe(200);
+    expect(events.find((e) => e.type === "usage")).toMatchObject({
+      unreported: ["promptTokens", "cachedTokens", "completionTokens"],
+    });
+  });
+});
+
+describe("tool-call ids a server leaves out or repeats", () => {
+  const call = (index: number, fn: Record<string, unknown>, id?: string) =>
+    chunk([
+      {
+        index: 0,
+        finish_reason: null,
+        delta: { tool_calls: [{ index, ...(id ? { id } : {}), type: "function", function: fn }] },
+      },
+    ]);
+
+  it("two calls without ids: each pick carries its own arguments; the replay gives each call its own id", async () => {
+    orch.answer = () => pickAnswer({ allowed: ["approve", "request_changes"], turnComplete: false });
+    upstream.script([
+      {
+        sse: [
+          chunk([{ index: 0, finish_reason: null, delta: { role: "assistant", content: null } }]),
+          call(0, { name: "approve", arguments: '{"summary":"A"}' }),
+          call(1, { name: "request_changes", arguments: '{"notes":"B"}' }),
+          chunk([{ index: 0, finish_reason: "tool_calls", delta: {} }]),
+        ],
+      },
+      { sse: answer({ content: "I have finished." }) },
+    ]);
+    const { settlement } = await h(upstream).run("r1/coder/no-ids");
+    expect(settlement.outcome).toBe("completed");
+    expect(orch.picks.map((p) => [p.name, p.arguments])).toEqual([
+      ["approve", { summary: "A" }],
+      ["request_changes", { notes: "B" }],
+    ]);
+    const replay = messagesOf(upstream.bodies[1]!);
+    const ids = (replay.find((m) => m.role === "assistant")?.tool_calls as Array<{ id: string }>).map(
+      (c) => c.id,
+    );
+    const results = replay.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    expect(new Set(ids).size).toBe(2);
+    expect(ids).not.toContain("");
+    expect(results).toEqual(ids);
+  });
+
+  it("an id repeated in the next answer (`call_0` every answer): the second answer's valid call is delivered", async () => {
+    orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
+    upstream.script([
+      { sse: answer({ toolCalls: [{ id: "call_0", name: "approve", arguments: "not json" }] }) },
+      { sse: answer({ toolCalls: [{ id: "call_0", name: "approve", arguments: '{"summary":"fine"}' }] }) },
+      { sse: answer({ content: "I have finished." }) },
+    ]);
+    const { settlement } = await h(upstream).run("r1/coder/reused-id");
+    expect(settlement.outcome).toBe("completed");
+    expect(orch.picks.map((p) => [p.name, p.arguments])).toEqual([["approve", { summary: "fine" }]]);
+  });
+});
+
+const h = (u: ScriptedUpstream) => upstreamHarness(u, orch);
