@@ -125,9 +125,8 @@ describe("tool-call ids a server leaves out or repeats", () => {
       ["request_changes", { notes: "B" }],
     ]);
     const replay = messagesOf(upstream.bodies[1]!);
-    const ids = (replay.find((m) => m.role === "assistant")?.tool_calls as Array<{ id: string }>).map(
-      (c) => c.id,
-    );
+    const assistant = replay.find((m) => m.role === "assistant") as { tool_calls: Array<{ id: string }> };
+    const ids = assistant.tool_calls.map((c) => c.id);
     const results = replay.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
     expect(new Set(ids).size).toBe(2);
     expect(ids).not.toContain("");
