@@ -17,6 +17,8 @@ export interface FetchProbe {
   /** The request URL (for messages; redacted where it is shown). */
   url?: string;
   status?: number;
+  /** A 2xx answer's `content-type` (an HTML page or a JSON body is not a stream). */
+  contentType?: string;
   /** `Retry-After` in ms (seconds or an HTTP date), when the server sent one. */
   retryAfterMs?: number;
   /** A non-2xx answer's body text (first 64 KiB), or an SSE `error` object's JSON. */
@@ -67,6 +69,7 @@ export function installFetchProbe(): void {
     }
     probe.status = res.status;
     probe.retryAfterMs = retryAfter(res.headers.get("retry-after"));
+    if (res.ok) probe.contentType = res.headers.get("content-type") ?? undefined;
     if (!res.body) return res;
     if (!res.ok) {
       probe.errorBody = await readCapped(res.clone());

@@ -35,6 +35,10 @@ const CUT_FINISH = new Set(["abort", "error"]);
 const OVERFLOW =
   /maximum context length|maximum model length|exceeds? the (available )?context|context (length|window|size)|too many tokens|prompt is too long|is longer than the maximum/i;
 
+/** pi-ai's text for a `data:` line that did not parse (V8's JSON.parse messages). */
+const JSON_ERROR =
+  /in JSON at position|is not valid JSON|Unexpected (token|end of JSON)|Unterminated string in JSON/;
+
 /**
  * Classifies a model request that did not end in a usable answer.
  * @param probe what the wire showed; `piError` pi-ai's error text (its last word, e.g. "terminated").
@@ -74,6 +78,21 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
       kind: "retry",
       cause: "stream-cut",
       message: `${where}: the server ended the answer with finish_reason "${probe.finishReason}"`,
+    };
+  if (!probe.sawFinishReason && probe.contentType !== undefined && !/event-stream/i.test(probe.contentType))
+    // A web page (a UI or proxy at the baseUrl) or a JSON body (a server that ignored
+    // `stream: true`): retrying the same request gets the same answer.
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: HTTP ${probe.status} answered with content-type ${probe.contentType.slice(0, 80)}, not an event stream; check that the model entry's baseUrl is the OpenAI-compatible API (usually ending in /v1) and that the server streams`,
+    };
+  if (piError !== undefined && JSON_ERROR.test(piError))
+    // A `data:` line that is not JSON (a broken proxy or server): retried, bounded.
+    return {
+      kind: "retry",
+      cause: "stream-cut",
+      message: `${where}: the stream carried a line that is not JSON (${piError.slice(0, 120)})`,
     };
   if (!probe.sawFinishReason)
     return {

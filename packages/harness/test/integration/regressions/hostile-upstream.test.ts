@@ -14,6 +14,12 @@
  *   was refused because an earlier answer's call of the same id was not JSON. Root cause: the
  *   per-run verdict maps were keyed by the server's id. Fixed: verdicts are per answer and
  *   every call gets an id of its own within its answer at ingestion.
+ * - A `200` that is not an event stream (an HTML page: a web UI or proxy at the baseUrl; a JSON
+ *   body: a server that ignored `stream: true`) was retried and then reported as "the stream
+ *   ended without a finish reason (closed)", which names neither. Fixed: `bad-request` at once,
+ *   naming the content-type and the baseUrl to check.
+ * - A `data:` line that is not JSON faulted at once with V8's parse message and no cause.
+ *   Fixed: retried as a cut stream (bounded), with a message that says what was wrong.
  */
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -143,6 +149,42 @@ describe("tool-call ids a server leaves out or repeats", () => {
     const { settlement } = await h(upstream).run("r1/coder/reused-id");
     expect(settlement.outcome).toBe("completed");
     expect(orch.picks.map((p) => [p.name, p.arguments])).toEqual([["approve", { summary: "fine" }]]);
+  });
+});
+
+describe("answers that are not a stream", () => {
+  for (const [what, type, body] of [
+    ["an HTML page", "text/html; charset=utf-8", "<html><body>Open WebUI</body></html>"],
+    [
+      "a JSON body",
+      "application/json",
+      '{"choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}]}',
+    ],
+  ] as const) {
+    it(`HTTP 200 with ${what}: bad-request at once, naming the content-type and the endpoint`, async () => {
+      upstream.script([{ status: 200, body, headers: { "content-type": type } }]);
+      const { events, settlement } = await h(upstream).run(`r1/coder/not-sse-${type.length}`);
+      expect(settlement.outcome).toBe("failed");
+      expect(settlement.error).toMatchObject({ cause: "bad-request" });
+      expect(settlement.error?.message).toContain(`content-type ${type}, not an event stream`);
+      expect(settlement.error?.message).toContain(`${upstream.baseUrl}/chat/completions`);
+      expect(settlement.error?.message).toContain("model entry `sim`");
+      expect(upstream.bodies).toHaveLength(1);
+      expect(retries(events)).toHaveLength(0);
+    });
+  }
+
+  it("a data: line that is not JSON: retried with the same bytes, then the answer", async () => {
+    upstream.script([
+      { sse: ["{not json"] },
+      { sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary":"ok"}' }] }) },
+    ]);
+    const { events, settlement } = await h(upstream).run("r1/coder/garbage-line");
+    expect(settlement.outcome).toBe("completed");
+    expect(upstream.bodies[1]).toBe(upstream.bodies[0]);
+    expect(retries(events)).toMatchObject([{ cause: "stream-cut" }]);
+    expect(retries(events)[0]?.message).toContain("a line that is not JSON");
+    expect(orch.picks.map((p) => p.name)).toEqual(["approve"]);
   });
 });
 
