@@ -81,7 +81,11 @@ export async function startOrchestrator(
           signal: stopCheck.signal,
         }).catch((error: unknown) => logger.error({ err: error }, "model check failed"))
       : Promise.resolve();
-  await Promise.race([modelCheck, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+  // The timer is ref'd: before listen nothing else holds the event loop, and the check's own
+  // backoff timer is unref'd, so a Harness not up yet would end the process here.
+  let startWait: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([modelCheck, new Promise((resolve) => (startWait = setTimeout(resolve, 2_000)))]);
+  clearTimeout(startWait);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
