@@ -35,10 +35,6 @@ const CUT_FINISH = new Set(["abort", "error"]);
 const OVERFLOW =
   /maximum context length|maximum model length|exceeds? the (available )?context|context (length|window|size)|too many tokens|prompt is too long|is longer than the maximum/i;
 
-/** pi-ai's text for a `data:` line that did not parse (V8's JSON.parse messages). */
-const JSON_ERROR =
-  /in JSON at position|is not valid JSON|Unexpected (token|end of JSON)|Unterminated string in JSON/;
-
 /**
  * Classifies a model request that did not end in a usable answer.
  * @param probe what the wire showed; `piError` pi-ai's error text (its last word, e.g. "terminated").
@@ -67,6 +63,13 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
     const what = probe.transportError ?? piError ?? "no answer";
     return { kind: "wait", cause: "unavailable", message: `${where}: cannot reach the endpoint (${what})` };
   }
+  if (probe.badEvent)
+    // A `data:` event that is not JSON (a broken proxy or server): retried, bounded.
+    return {
+      kind: "retry",
+      cause: "stream-cut",
+      message: `${where}: the stream carried an event whose data is not JSON, after ${probe.bytes} bytes`,
+    };
   if (probe.bodyError !== undefined)
     return {
       kind: "retry",
@@ -86,13 +89,6 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
       kind: "fatal",
       cause: "bad-request",
       message: `${where}: HTTP ${probe.status} answered with content-type ${probe.contentType.slice(0, 80)}, not an event stream; check that the model entry's baseUrl is the OpenAI-compatible API (usually ending in /v1) and that the server streams`,
-    };
-  if (piError !== undefined && JSON_ERROR.test(piError))
-    // A `data:` line that is not JSON (a broken proxy or server): retried, bounded.
-    return {
-      kind: "retry",
-      cause: "stream-cut",
-      message: `${where}: the stream carried a line that is not JSON (${piError.slice(0, 120)})`,
     };
   if (!probe.sawFinishReason)
     return {

@@ -18,11 +18,13 @@
  *   body: a server that ignored `stream: true`) was retried and then reported as "the stream
  *   ended without a finish reason (closed)", which names neither. Fixed: `bad-request` at once,
  *   naming the content-type and the baseUrl to check.
- * - A `data:` line that is not JSON faulted at once with V8's parse message and no cause.
- *   Fixed: retried as a cut stream (bounded), with a message that says what was wrong.
+ * - A `data:` line that is not JSON faulted at once with V8's parse message and no cause, and
+ *   the OpenAI client printed the raw line (which may hold argument text) to the Harness's
+ *   stderr. Fixed: the probe fails the body before the client reads that event; it is retried
+ *   as a cut stream (bounded), with a message that says what was wrong and quotes nothing.
  */
 import type { StreamEvent } from "@jr2/wire";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   type FakeOrchestrator,
   answer as pickAnswer,
@@ -174,17 +176,25 @@ describe("answers that are not a stream", () => {
     });
   }
 
-  it("a data: line that is not JSON: retried with the same bytes, then the answer", async () => {
+  it("a data: line that is not JSON: never printed, retried with the same bytes, then the answer", async () => {
+    const printed: unknown[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...a) => void printed.push(a));
     upstream.script([
-      { sse: ["{not json"] },
+      {
+        sse: ['{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"SECRET-ARG'],
+      },
       { sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary":"ok"}' }] }) },
     ]);
-    const { events, settlement } = await h(upstream).run("r1/coder/garbage-line");
+    const harness = h(upstream);
+    const { events, settlement } = await harness.run("r1/coder/garbage-line");
     expect(settlement.outcome).toBe("completed");
     expect(upstream.bodies[1]).toBe(upstream.bodies[0]);
     expect(retries(events)).toMatchObject([{ cause: "stream-cut" }]);
-    expect(retries(events)[0]?.message).toContain("a line that is not JSON");
+    expect(retries(events)[0]?.message).toContain("an event whose data is not JSON");
     expect(orch.picks.map((p) => p.name)).toEqual(["approve"]);
+    spy.mockRestore();
+    expect(JSON.stringify(printed)).not.toContain("SECRET-ARG");
+    expect(JSON.stringify(harness.lines)).not.toContain("SECRET-ARG");
   });
 });
 
