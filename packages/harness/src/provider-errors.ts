@@ -102,7 +102,8 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
 function classifyStatus(probe: FetchProbe, site: RequestSite, where: string): Verdict {
   const status = probe.status as number;
   const body = readErrorBody(probe.errorBody ?? "");
-  const said = body.text ? ` — ${body.text}` : " (no body)";
+  // The server's own closing period is dropped: the advice that follows starts a sentence.
+  const said = body.text ? ` — ${body.text.replace(/\.+$/, "")}` : " (no body)";
   if (WAIT_STATUSES.has(status))
     return {
       kind: "wait",
@@ -126,6 +127,19 @@ function classifyStatus(probe: FetchProbe, site: RequestSite, where: string): Ve
     };
   if (status >= 500)
     return { kind: "retry", cause: "stream-cut", message: `${where}: HTTP ${status}${said}` };
+  if (status === 401 || status === 403)
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: HTTP ${status}${said}. The server refused the key: set the model entry's \`apiKey\` to the server's key (vLLM and llama-server: --api-key)`,
+    };
+  if (status === 404 || status === 405)
+    // No model named: the URL itself has no chat-completions route (a missing /v1, a web UI).
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: HTTP ${status}${said}. Nothing answers chat completions at this URL: check the model entry's baseUrl (an OpenAI-compatible server's usually ends in /v1)`,
+    };
   return {
     kind: "fatal",
     cause: "bad-request",

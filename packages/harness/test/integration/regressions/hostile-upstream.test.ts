@@ -22,6 +22,9 @@
  *   the OpenAI client printed the raw line (which may hold argument text) to the Harness's
  *   stderr. Fixed: the probe fails the body before the client reads that event; it is retried
  *   as a cut stream (bounded), with a message that says what was wrong and quotes nothing.
+ * - A 401 (wrong key) and a 404 without a model named (a baseUrl missing `/v1`) were told to
+ *   "check the server's chat template and flags"; vLLM's "does not exist." ended in "..".
+ *   Fixed: each status names its own fix (the entry's `apiKey`, the entry's `baseUrl`).
  */
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -195,6 +198,33 @@ describe("answers that are not a stream", () => {
     spy.mockRestore();
     expect(JSON.stringify(printed)).not.toContain("SECRET-ARG");
     expect(JSON.stringify(harness.lines)).not.toContain("SECRET-ARG");
+  });
+});
+
+describe("refusals whose fix is in the model entry", () => {
+  it.each([
+    [
+      401,
+      '{"error":{"message":"Invalid API key","type":"auth_error"}}',
+      /HTTP 401 — Invalid API key\. The server refused the key: set the model entry's `apiKey`/,
+    ],
+    [
+      404,
+      "<html>Not Found</html>",
+      /HTTP 404 — <html>Not Found<\/html>\. Nothing answers chat completions at this URL: check the model entry's baseUrl/,
+    ],
+    [
+      404,
+      '{"object":"error","message":"The model `tiny` does not exist.","type":"NotFoundError","code":404}',
+      /does not exist\. The server does not serve the id `tiny-qwen3`/,
+    ],
+  ])("HTTP %i: bad-request or unknown-model at once, naming the fix", async (status, body, message) => {
+    upstream.script([{ status, body }]);
+    const { settlement } = await h(upstream).run(`r1/coder/refused-${status}-${body.length}`);
+    expect(settlement.outcome).toBe("failed");
+    expect(settlement.error?.message).toMatch(message);
+    expect(settlement.error?.message).not.toMatch(/chat template/);
+    expect(upstream.bodies).toHaveLength(1);
   });
 });
 
