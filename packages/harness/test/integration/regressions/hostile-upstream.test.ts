@@ -4,7 +4,9 @@
  * - `503` with `Retry-After: 0` (or negative, or a date in the past) forever: the wait loop
  *   retried without end and the Submission never settled. Root cause: the server's wait (0)
  *   replaced the backoff, so none of `retry.maxWaitMs` was ever spent. Fixed: Retry-After is a
- *   floor over the backoff, never below it.
+ *   floor over the backoff, never below it. Likewise a proxy that answers 504 only after its own
+ *   timeout (nginx: 60 s) stretched the 300 s bound many times over, since only the sleeps
+ *   counted. Fixed: the bound is also wall time since the endpoint was first seen down.
  * - A usage number past 2^53 (`cached_tokens: 1e300`): every read of the conversation's stream
  *   answered 500 (`FST_ERR_RESPONSE_SERIALIZATION`) from then on, so the Turn could never
  *   settle. Root cause: `Number.isInteger` accepts it, the stream's integer schema does not.
@@ -26,6 +28,8 @@
  *   "check the server's chat template and flags"; vLLM's "does not exist." ended in "..".
  *   Fixed: each status names its own fix (the entry's `apiKey`, the entry's `baseUrl`).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
@@ -78,6 +82,34 @@ describe("a Retry-After that asks for no wait cannot make the wait unbounded", (
       expect(retries(events).every((r) => r.waitMs > 0)).toBe(true);
     });
   }
+});
+
+describe("slow refusals cannot stretch retry.maxWaitMs", () => {
+  it("504 after a delay each time: a few attempts, then unavailable", async () => {
+    await upstream.close();
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        bodies.push("");
+        setTimeout(() => {
+          res.writeHead(504, { "content-type": "text/html" });
+          res.end("<html>504 Gateway Time-out</html>");
+        }, 150);
+      });
+    });
+    const bodies: string[] = [];
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const port = (slow.address() as AddressInfo).port;
+    upstream = { close: () => new Promise((r) => slow.close(() => r())) } as ScriptedUpstream;
+    const h = upstreamHarness({ baseUrl: `http://127.0.0.1:${port}/v1` }, orch, {
+      retry: { attempts: 3, maxWaitMs: 300, initialBackoffMs: 20, maxBackoffMs: 40 },
+    });
+    const { settlement } = await h.run("r1/coder/slow-504");
+    expect(settlement.error).toMatchObject({ cause: "unavailable" });
+    // Each attempt takes ≥ 150 ms, so 300 ms of wall time allows at most 3 (+1 at the edge);
+    // counting only the 20–40 ms sleeps allowed about ten.
+    expect(bodies.length).toBeLessThanOrEqual(4);
+  });
 });
 
 describe("usage numbers a stream cannot carry", () => {
