@@ -8,6 +8,8 @@ export interface HarnessEnvConfig {
   /** `JR2_SANDBOX_TOKEN`: presented to the Orchestrator; `""` when unset (see `warnings`). */
   sandboxToken: string;
   httpEdge: HttpEdgeLimits;
+  /** `JR2_ENDPOINT_CONCURRENCY`: concurrent model requests per endpoint (default 4). */
+  endpointConcurrency: number;
   /** Lines to log at start (e.g. no sandbox token): not fatal, but worth saying. */
   warnings: string[];
 }
@@ -17,7 +19,7 @@ export interface HarnessEnvConfig {
  * `JR2_HARNESS_TOKEN` must be ≥ 16 characters and no placeholder (`CHANGE-ME`, empty, …);
  * `JR2_SANDBOX_TOKEN` is checked for its shape only (`<sandbox>.<64 hex>`: the MAC needs the
  * Orchestrator's key); unset, the Harness starts and warns that every call to the Orchestrator
- * will be refused.
+ * will be refused. `JR2_ENDPOINT_CONCURRENCY` must be a whole number ≥ 1.
  * @throws Error naming the variable and how to make a good value
  * @see SPEC §4.4, §11
  */
@@ -35,5 +37,26 @@ export function readHarnessEnv(env: NodeJS.ProcessEnv): HarnessEnvConfig {
     const shapeProblem = sandboxTokenProblem("JR2_SANDBOX_TOKEN", sandboxToken);
     if (shapeProblem) throw new Error(shapeProblem);
   }
-  return { harnessToken, sandboxToken, httpEdge: readHttpEdgeLimits(env), warnings };
+  return {
+    harnessToken,
+    sandboxToken,
+    httpEdge: readHttpEdgeLimits(env),
+    endpointConcurrency: endpointConcurrency(env.JR2_ENDPOINT_CONCURRENCY),
+    warnings,
+  };
+}
+
+/**
+ * `JR2_ENDPOINT_CONCURRENCY`: unset → 4; else a whole number ≥ 1. `0` or a word would leave no
+ * slot, and every model request would wait for one for ever.
+ * @throws Error naming the variable and the value
+ */
+function endpointConcurrency(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 4;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(
+      `JR2_ENDPOINT_CONCURRENCY must be a whole number ≥ 1 (concurrent model requests per endpoint), got \`${raw}\``,
+    );
+  return n;
 }

@@ -17,6 +17,8 @@ export interface FetchProbe {
   /** The request URL (for messages; redacted where it is shown). */
   url?: string;
   status?: number;
+  /** A 2xx answer's `content-type` (an HTML page or a JSON body is not a stream). */
+  contentType?: string;
   /** `Retry-After` in ms (seconds or an HTTP date), when the server sent one. */
   retryAfterMs?: number;
   /** A non-2xx answer's body text (first 64 KiB), or an SSE `error` object's JSON. */
@@ -27,6 +29,12 @@ export interface FetchProbe {
   networkError?: boolean;
   /** Response body bytes received. */
   bytes: number;
+  /**
+   * An SSE event's data was not JSON (a broken server or proxy): the body was failed before the
+   * OpenAI client could read it (it would print the raw line, which may hold argument text, to
+   * stderr).
+   */
+  badEvent?: boolean;
   /** The body failed after its first bytes (a cut socket): the error's code or message. */
   bodyError?: string;
   /** The last `usage` object seen (chunk-level or choice-level). */
@@ -67,6 +75,7 @@ export function installFetchProbe(): void {
     }
     probe.status = res.status;
     probe.retryAfterMs = retryAfter(res.headers.get("retry-after"));
+    if (res.ok) probe.contentType = res.headers.get("content-type") ?? undefined;
     if (!res.body) return res;
     if (!res.ok) {
       probe.errorBody = await readCapped(res.clone());
@@ -90,6 +99,12 @@ function watch(body: ReadableStream<Uint8Array>, probe: FetchProbe): ReadableStr
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let line = "";
+  const event = { data: [] as string[], size: 0 };
+  const refuse = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    probe.badEvent = true;
+    controller.error(new Error("an SSE event whose data is not JSON"));
+    void reader.cancel().catch(() => {});
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -102,6 +117,7 @@ function watch(body: ReadableStream<Uint8Array>, probe: FetchProbe): ReadableStr
       }
       if (chunk.done) {
         readLine(line, probe);
+        if (!eventLine(line, event) || !eventLine("", event)) return refuse(controller);
         controller.close();
         return;
       }
@@ -109,13 +125,43 @@ function watch(body: ReadableStream<Uint8Array>, probe: FetchProbe): ReadableStr
       const lines = (line + decoder.decode(chunk.value, { stream: true })).split("\n");
       line = lines.pop() ?? "";
       if (line.length > LINE_CAP) line = "";
-      for (const l of lines) readLine(l, probe);
+      for (const l of lines) {
+        readLine(l, probe);
+        // The chunk that completes a bad event is never passed on: the client never parses it.
+        if (!eventLine(l, event)) return refuse(controller);
+      }
       controller.enqueue(chunk.value);
     },
     cancel(reason) {
       return reader.cancel(reason);
     },
   });
+}
+
+/**
+ * Feeds one SSE line into the event being read (SSE: `data:` lines joined by a newline, ended by
+ * a blank line). Returns false when a finished event's data is neither JSON nor `[DONE]`.
+ */
+function eventLine(raw: string, event: { data: string[]; size: number }): boolean {
+  const l = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  if (l.startsWith("data:")) {
+    const data = l.slice(l.startsWith("data: ") ? 6 : 5);
+    event.size += data.length;
+    // A hostile event past the cap is not held in memory; it is judged by what was kept.
+    if (event.size <= LINE_CAP) event.data.push(data);
+    return true;
+  }
+  if (l !== "") return true;
+  const data = event.data.join("\n").trim();
+  event.data = [];
+  event.size = 0;
+  if (data === "" || data.startsWith("[DONE]")) return true;
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One SSE line: `data: {…}` updates the probe; anything else is ignored. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./bench-narrow.js";
 import { type HarnessEnvConfig, readHarnessEnv } from "./config.js";
-import { parseModelTable } from "./models.js";
+import { type ModelTable, parseModelTable } from "./models.js";
 import { buildHarness } from "./server.js";
 
 /**
@@ -14,7 +14,7 @@ import { buildHarness } from "./server.js";
  * (30 000), JR2_HARNESS_KEEP_ALIVE_TIMEOUT_MS (5 000), JR2_HARNESS_MAX_CONNECTIONS (1024),
  * JR2_CONVERSATIONS_KEPT (200: the most recently touched conversations, never forgotten for
  * idleness).
- * Exits 2 when a secret is refused (config.ts).
+ * Exits 2 when a secret, a limit or the model table is refused (config.ts, models.ts).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -26,14 +26,21 @@ async function main(): Promise<void> {
     console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(2);
   }
+  let models: ModelTable;
+  try {
+    models = parseModelTable(env.JR2_MODELS);
+  } catch (err) {
+    console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  }
   for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
   const app = buildHarness({
-    models: parseModelTable(env.JR2_MODELS),
+    models,
     orchestratorUrl: env.JR2_ORCHESTRATOR_URL ?? "http://127.0.0.1:7400",
     harnessToken: config.harnessToken,
     sandboxToken: config.sandboxToken,
     httpEdge: config.httpEdge,
-    endpointConcurrency: env.JR2_ENDPOINT_CONCURRENCY ? Number(env.JR2_ENDPOINT_CONCURRENCY) : 4,
+    endpointConcurrency: config.endpointConcurrency,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
     conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,

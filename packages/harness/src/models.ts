@@ -64,7 +64,16 @@ const THINKING_FORMATS: readonly string[] = [
  * shaped. Every request-shaping field is read once per conversation and kept constant.
  */
 export const ModelEntry = z.object({
-  baseUrl: z.string().url(),
+  /** http(s) only; a key goes in `apiKey`, never in the URL (fetch refuses URL credentials). */
+  baseUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:$/.test(new URL(u).protocol), {
+      message: "baseUrl must be an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)",
+    })
+    .refine((u) => new URL(u).username === "" && new URL(u).password === "", {
+      message: "baseUrl must not carry user:password@ (put the key in the entry's apiKey)",
+    }),
   apiKey: z.string().optional(),
   id: z.string().min(1),
   contextWindow: z.number().int().positive(),
@@ -103,16 +112,35 @@ export function modelEntry(models: ModelTable, name: string): ModelEntry | undef
 
 /**
  * Reads `JR2_MODELS`: inline JSON, or `@/path/to/file.json`.
- * @throws Error naming the bad field when the table does not parse.
+ * @throws Error naming JR2_MODELS (and its file) and the bad field when the table does not parse.
  * @see SPEC §7.7
  */
 export function parseModelTable(raw: string | undefined): ModelTable {
   if (raw === undefined || raw.trim() === "") return {};
-  const text = raw.startsWith("@") ? readFileSync(raw.slice(1), "utf8") : raw;
-  const parsed = ModelTable.safeParse(JSON.parse(text));
+  const file = raw.startsWith("@") ? raw.slice(1) : undefined;
+  const where = file === undefined ? "JR2_MODELS" : `JR2_MODELS file ${file}`;
+  let text = raw;
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? (err instanceof Error ? err.message : String(err));
+      throw new Error(`${where} cannot be read (${code}); JR2_MODELS=@<path> names a JSON file`);
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(
+      `${where} is not JSON (${err instanceof Error ? err.message : String(err)}); it must be an object of model entries, e.g. {"coder":{"baseUrl":"http://127.0.0.1:8000/v1","id":"…","contextWindow":32768,"maxTokens":4096}}`,
+    );
+  }
+  const parsed = ModelTable.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`JR2_MODELS is invalid at ${issue?.path.join(".")}: ${issue?.message}`);
+    const at = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+    throw new Error(`${where} is invalid${at}: ${issue?.message}`);
   }
   return parsed.data;
 }

@@ -63,6 +63,13 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
     const what = probe.transportError ?? piError ?? "no answer";
     return { kind: "wait", cause: "unavailable", message: `${where}: cannot reach the endpoint (${what})` };
   }
+  if (probe.badEvent)
+    // A `data:` event that is not JSON (a broken proxy or server): retried, bounded.
+    return {
+      kind: "retry",
+      cause: "stream-cut",
+      message: `${where}: the stream carried an event whose data is not JSON, after ${probe.bytes} bytes`,
+    };
   if (probe.bodyError !== undefined)
     return {
       kind: "retry",
@@ -74,6 +81,14 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
       kind: "retry",
       cause: "stream-cut",
       message: `${where}: the server ended the answer with finish_reason "${probe.finishReason}"`,
+    };
+  if (!probe.sawFinishReason && probe.contentType !== undefined && !/event-stream/i.test(probe.contentType))
+    // A web page (a UI or proxy at the baseUrl) or a JSON body (a server that ignored
+    // `stream: true`): retrying the same request gets the same answer.
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: HTTP ${probe.status} answered with content-type ${probe.contentType.slice(0, 80)}, not an event stream; check that the model entry's baseUrl is the OpenAI-compatible API (usually ending in /v1) and that the server streams`,
     };
   if (!probe.sawFinishReason)
     return {
@@ -87,7 +102,8 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
 function classifyStatus(probe: FetchProbe, site: RequestSite, where: string): Verdict {
   const status = probe.status as number;
   const body = readErrorBody(probe.errorBody ?? "");
-  const said = body.text ? ` — ${body.text}` : " (no body)";
+  // The server's own closing period is dropped: the advice that follows starts a sentence.
+  const said = body.text ? ` — ${body.text.replace(/\.+$/, "")}` : " (no body)";
   if (WAIT_STATUSES.has(status))
     return {
       kind: "wait",
@@ -111,6 +127,19 @@ function classifyStatus(probe: FetchProbe, site: RequestSite, where: string): Ve
     };
   if (status >= 500)
     return { kind: "retry", cause: "stream-cut", message: `${where}: HTTP ${status}${said}` };
+  if (status === 401 || status === 403)
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: HTTP ${status}${said}. The server refused the key: set the model entry's \`apiKey\` to the server's key (vLLM and llama-server: --api-key)`,
+    };
+  if (status === 404 || status === 405)
+    // No model named: the URL itself has no chat-completions route (a missing /v1, a web UI).
+    return {
+      kind: "fatal",
+      cause: "bad-request",
+      message: `${where}: HTTP ${status}${said}. Nothing answers chat completions at this URL: check the model entry's baseUrl (an OpenAI-compatible server's usually ends in /v1)`,
+    };
   return {
     kind: "fatal",
     cause: "bad-request",

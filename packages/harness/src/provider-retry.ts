@@ -4,7 +4,9 @@ import { classify, describeSite, type RequestSite, type Verdict } from "./provid
 /**
  * The retry loop around one model answer (issue 10 §3): a mid-stream failure is retried with the
  * same request bytes up to `attempts`; an endpoint that is down or loading is waited for with
- * backoff until `maxWaitMs` of waiting is spent; every retry is reported before its wait; an
+ * backoff until `maxWaitMs` is spent — of sleeping or of wall time since the endpoint was first
+ * seen down, whichever is more, so slow refusals cannot stretch the bound (a server's `Retry-After` can lengthen a wait,
+ * never shorten it below the backoff); every retry is reported before its wait; an
  * abort ends a wait at once. Nothing of a failed attempt reaches pi: the caller forwards only
  * the answer this returns. A wait holds no endpoint slot and spends no step budget.
  * @see SPEC §5.6; docs/adr/0401-provider-failures.md
@@ -65,6 +67,8 @@ export interface RetryOptions<T> {
   /** [0, 1); injectable for tests. */
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  /** Wall clock (ms); injectable for tests. */
+  now?: () => number;
 }
 
 /** Runs attempts until an answer, a fatal failure, the bound, or an abort. Never throws. */
@@ -72,9 +76,12 @@ export async function requestWithRetry<T>(opts: RetryOptions<T>): Promise<RetryO
   const { policy, site, signal } = opts;
   const random = opts.random ?? Math.random;
   const sleep = opts.sleep ?? abortableSleep;
+  const now = opts.now ?? Date.now;
   let cuts = 0;
   let waits = 0;
   let waited = 0;
+  /** When the endpoint was first seen down: slow refusals (a proxy's 504 after 60 s) count too. */
+  let downSince: number | undefined;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) return { kind: "aborted" };
     const timer = attemptTimer(signal, policy.requestTimeoutMs);
@@ -110,16 +117,19 @@ export async function requestWithRetry<T>(opts: RetryOptions<T>): Promise<RetryO
       waitMs = backoffMs(policy, cuts, random);
     } else {
       waits++;
-      const left = policy.maxWaitMs - waited;
+      downSince ??= now();
+      const left = policy.maxWaitMs - Math.max(waited, now() - downSince);
       if (left <= 0)
         return {
           kind: "failed",
           type: "provider",
           cause: "unavailable",
-          message: `${verdict.message}; the endpoint stayed unavailable for ${seconds(waited)} (retry.maxWaitMs of model entry \`${site.entry}\`)`,
+          message: `${verdict.message}; the endpoint stayed unavailable for ${seconds(Math.max(waited, now() - downSince))} (retry.maxWaitMs of model entry \`${site.entry}\`)`,
           seen,
         };
-      waitMs = Math.min(verdict.retryAfterMs ?? backoffMs(policy, waits, random), left);
+      // A server's Retry-After is a floor, never shorter than our backoff: `Retry-After: 0` (or a
+      // negative or past date) would otherwise spend none of `maxWaitMs` and loop without bound.
+      waitMs = Math.min(Math.max(verdict.retryAfterMs ?? 0, backoffMs(policy, waits, random)), left);
       waited += waitMs;
     }
     opts.onRetry({ attempt, waitMs, cause: verdict.cause, message: verdict.message });

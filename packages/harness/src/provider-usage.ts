@@ -40,7 +40,9 @@ export function reportedUsage(probe: Pick<FetchProbe, "usage" | "timings">): Rep
 }
 
 const count = (v: unknown): number | undefined =>
-  typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
+  // Safe integers only: a hostile 1e300 would pass `isInteger` and then fail the stream's
+  // response serialization, so no page of the conversation's stream could be read again.
+  typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 
 function withPlaceholders(f: Record<UsageField, number | undefined>): ReportedUsage {
   const unreported = (Object.keys(f) as UsageField[]).filter((k) => f[k] === undefined);

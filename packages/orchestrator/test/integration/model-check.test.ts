@@ -124,15 +124,17 @@ describe("the start-up model check (issue 10 §5)", () => {
     expect(lines.find((l) => l.msg.includes("no GET /models"))?.level).toBe(30);
   });
 
-  // Regression (found merging issue 10 and 16): with the Harness not up yet, the check's retry
-  // timers are unref'd, and so was start-up's 2 s wait for it — the event loop ran empty and
-  // `jr2 serve` exited before listening. Compose starts the Orchestrator before the Harness.
-  it("starts and stays up while the Harness is not answering yet", async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const address = closed.address();
+  it("a Harness not listening yet does not stop `jr2 serve`: it becomes ready", async () => {
+    // Regression (hostile pass): with the Harness not yet listening (compose or `pnpm start`
+    // starting both at once), the first GET /models was refused at once and `jr2 serve` exited 1,
+    // "stopped before finishing: nothing was left to run while it waited". Root cause: start-up
+    // awaited the check racing an unref'd 2 s timer, and the check's backoff timer is unref'd
+    // too, so before listen nothing held the event loop. Fixed in src/main.ts (a ref'd timer).
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const address = probe.address();
     const port = typeof address === "object" && address ? address.port : 0;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await new Promise((resolve) => probe.close(resolve));
     const lines = await serve(`http://127.0.0.1:${port}`);
     expect(lines.some((l) => l.msg === "ready")).toBe(true);
   });

@@ -136,12 +136,15 @@ describe("an endpoint that is down or loading is waited for", () => {
     expect(h.warns().filter((l) => l.msg === "model request retried")).toHaveLength(3);
   });
 
-  it("429 with Retry-After: the wait is the server's", async () => {
+  it("429 with Retry-After: the wait is the server's when longer than the backoff", async () => {
     const h = upstreamHarness(upstream, orch);
-    upstream.script([{ status: 429, body: "{}", headers: { "retry-after": "0" } }, { sse: answer(approve) }]);
+    upstream.script([
+      { status: 429, body: "{}", headers: { "retry-after": "0.05" } },
+      { sse: answer(approve) },
+    ]);
     const { events, settlement } = await h.run("r1/coder/429");
     expect(settlement.outcome).toBe("completed");
-    expect(retries(events)).toMatchObject([{ cause: "unavailable", waitMs: 0 }]);
+    expect(retries(events)).toMatchObject([{ cause: "unavailable", waitMs: 50 }]);
   });
 
   it("connection refused until the server comes up: waited for, then the answer", async () => {

@@ -192,7 +192,9 @@ describe.skipIf(built.some((file) => !existsSync(join(repoRoot, file))))(
       // The Turn that still hits the missing model faults with its cause, and the workflow routes
       // that fault to its `failed` state (`pnpm start --run` exits 0 for any settled run until run
       // outcomes exist: issue 11).
-      expect(out).toMatch(/fault\s+planning#planner\s+agent\.fault \{ reason: infra, cause: unknown-model \}/);
+      expect(out).toMatch(
+        /fault\s+planning#planner\s+agent\.fault \{ reason: infra, cause: unknown-model \}/,
+      );
       expect(out).toMatch(/\d\d:\d\d:\d\d {2}done {6}failed\n/);
       expect(code, out).toBe(0);
     });

@@ -1,0 +1,85 @@
+/**
+ * Regression (hostile pass, kill -9 of the Harness mid-Turn with no restart): the Turn's stream
+ * reads fail in transport (ECONNREFUSED) for ever, and the Agent actor backs off and reconnects
+ * "without deadline" (agent-actor.ts `follow`): no feed line, no warn, no fault — the run sits
+ * silent until the Turn deadline (1 h by default) and then faults `deadline`, not `infra` /
+ * `unavailable` naming the Harness. A home-lab user sees a run that says nothing for an hour.
+ * Expected: a Harness that stays unreachable past a bound (as the model endpoint's 300 s) faults
+ * the Turn `infra` with cause `unavailable`, naming the Harness URL; a feed line says it waits.
+ * NOT FIXED here (orchestrator Turn mechanics are another engineer's files): `it.fails`.
+ */
+import type { PickAnswer } from "@jr2/wire";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type LedgerEntry, startTurn, type TurnPorts } from "../../src/agent-actor.js";
+import type { HarnessClient } from "../../src/harness-client.js";
+import { createOutboundQueues } from "../../src/outbound-queue.js";
+
+afterEach(() => vi.useRealTimers());
+
+describe("a Harness that dies mid-Turn and stays down", () => {
+  it.fails("faults the Turn infra / unavailable naming the Harness, long before the Turn deadline", async () => {
+    vi.useFakeTimers();
+    const client: HarnessClient = {
+      endpoint: { url: "http://127.0.0.1:7999", token: "t" },
+      admit: async () => ({
+        kind: "admitted",
+        admission: { submissionId: "s1", offset: "0", streamUrl: "/c/run-1/coder" },
+      }),
+      // The Harness was killed right after the admission: every read is refused.
+      read: async () => ({ kind: "transport", error: "ECONNREFUSED" }),
+      abort: async () => ({ ok: false, error: "ECONNREFUSED" }),
+      health: async () => ({ kind: "unreachable", error: "ECONNREFUSED" }),
+    } as unknown as HarnessClient;
+    const faults: Array<{ reason: string; detail?: string; cause?: string }> = [];
+    const ledger = new Map<string, LedgerEntry>();
+    let open = true;
+    const ports: TurnPorts = {
+      input: {
+        agentName: "coder",
+        iid: "run-1/coder",
+        turnId: "turn-1",
+        tools: ["finish"],
+        prompt: "Implement it.",
+        continuation: true,
+      },
+      definition: { model: "m", instructions: "You code.", workspace: "none" },
+      client,
+      outbound: createOutboundQueues(),
+      config: {
+        nudgeBudget: 2,
+        deadlineMs: 60 * 60_000,
+        pollWaitSeconds: 20,
+        backoffMinMs: 500,
+        backoffMaxMs: 15_000,
+        admitWindowMs: 1_000,
+      },
+      allowed: () => (open ? ["finish"] : []),
+      isOpen: () => open,
+      atRest: () => true,
+      lastAnswer: () => undefined as { pick: string; answer: PickAnswer } | undefined,
+      watch: () => () => {},
+      ledgerRead: (iid) => ledger.get(iid),
+      ledgerWrite: async (iid, entry) => void ledger.set(iid, entry),
+      reseat: () => "run-1/coder/1",
+      telemetry: () => {},
+      fault: (reason, detail, cause) => {
+        faults.push({ reason, ...(detail ? { detail } : {}), ...(cause ? { cause } : {}) });
+        open = false;
+      },
+      log: () => {},
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+      random: () => 0.5,
+    } as TurnPorts;
+    startTurn(ports);
+    // Ten minutes of a Harness refusing every connection (the Turn deadline is an hour).
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(faults).toEqual([
+      expect.objectContaining({
+        reason: "infra",
+        cause: "unavailable",
+        detail: expect.stringContaining("127.0.0.1:7999"),
+      }),
+    ]);
+  });
+});
