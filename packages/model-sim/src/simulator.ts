@@ -4,7 +4,6 @@ import {
   cutAtMaxTokens,
   decisionLine,
   fillerReasoning,
-  generatedText,
   planToAnswer,
 } from "./answer.js";
 import { type ChatRequest, parseChatRequest } from "./chat-request.js";

@@ -284,13 +284,15 @@ export function startTurn(ports: TurnPorts): TurnHandle {
   }
 
   /**
-   * Follows the stream from `offset` until this Submission settles; reconnects without deadline.
+   * Follows the stream from `offset` until this Submission settles; reconnects without deadline
+   * (saying so on the feed while the Harness does not answer).
    * After `stop` it keeps reading for a bounded drain (the Submission settles right after the
    * pick that ended the Turn, or the abort): the last model requests' usage still reaches the
    * feed, so a run's totals equal what the provider reported.
    */
   async function follow(submissionId: string, offset: string): Promise<FollowResult> {
     let cursor = offset;
+    let saidAt: number | undefined;
     for (let n = 0; ; ) {
       if (stopped && (shuttingDown || drained)) return { kind: "stopped" };
       const wait = stopped ? 1 : config.pollWaitSeconds;
@@ -298,9 +300,13 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       if (page.kind === "lost") return stopped ? { kind: "stopped" } : { kind: "lost" };
       if (page.kind === "transport") {
         if (stopped) return { kind: "stopped" };
+        saidAt = sayHarnessUnreachable(page.error, n, saidAt);
         await sleep(backoff(n++));
         continue;
       }
+      if (saidAt !== undefined)
+        ports.log("info", "the Harness answers the stream again", { iid, turnId: input.turnId });
+      saidAt = undefined;
       n = 0;
       if (page.kind === "idle") continue;
       const pageStart = cursor;
@@ -333,6 +339,29 @@ export function startTurn(ports: TurnPorts): TurnHandle {
         }
       }
     }
+  }
+
+  /**
+   * An unreachable Harness is read again without a deadline (seed ADR-0016: a restarted one
+   * answers 404 and the Turn goes on on a new conversation; the Turn deadline still bounds it),
+   * but never in silence: a feed `retry` line and a warn when the outage starts, then once a
+   * minute while it lasts. @returns when it last said so (ms)
+   */
+  function sayHarnessUnreachable(
+    error: string,
+    attempt: number,
+    saidAt: number | undefined,
+  ): number | undefined {
+    const now = Date.now();
+    if (saidAt !== undefined && now - saidAt < 60_000) return saidAt;
+    const message = `the Harness at ${ports.client.endpoint.url} does not answer the Turn's stream (${bounded(error, 200)}); reading again until it does — the Turn deadline still applies`;
+    ports.telemetry({ type: "retry", attempt: attempt + 1, reason: "waiting for the Harness", message });
+    ports.log("warn", "the Harness does not answer the Turn's stream; reading again", {
+      iid,
+      turnId: input.turnId,
+      error,
+    });
+    return now;
   }
 
   /**
