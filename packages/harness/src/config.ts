@@ -1,5 +1,5 @@
+import { HARNESS_HTTP_EDGE_ENV, type HttpEdgeLimits, readHttpEdgeLimits } from "@jr2/http-edge";
 import { sandboxTokenProblem, secretProblem } from "@jr2/wire";
-import { type HttpEdgeLimits, readHttpEdgeLimits } from "./http-edge.js";
 
 /** What `jr2-harness` reads from env besides the model table. */
 export interface HarnessEnvConfig {
@@ -40,7 +40,7 @@ export function readHarnessEnv(env: NodeJS.ProcessEnv): HarnessEnvConfig {
   return {
     harnessToken,
     sandboxToken,
-    httpEdge: readHttpEdgeLimits(env),
+    httpEdge: readHttpEdgeLimits(env, HARNESS_HTTP_EDGE_ENV),
     endpointConcurrency: endpointConcurrency(env.JR2_ENDPOINT_CONCURRENCY),
     warnings,
   };

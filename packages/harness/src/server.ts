@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
+import {
+  boundConnections,
+  DEFAULT_HTTP_EDGE_LIMITS,
+  HARNESS_HTTP_EDGE_ENV,
+  type HttpEdgeLimits,
+  httpEdgeServerOptions,
+} from "@jr2/http-edge";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type Conversations, createConversations, DEFAULT_CONVERSATION_TTL_MS } from "./conversations.js";
-import {
-  boundConnections,
-  DEFAULT_HTTP_EDGE_LIMITS,
-  type HttpEdgeLimits,
-  httpEdgeServerOptions,
-} from "./http-edge.js";
 import { createEndpointLimiter } from "./limiter.js";
 import type { ModelTable } from "./models.js";
 import { createOrchestratorClient } from "./orchestrator-client.js";
@@ -91,7 +92,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     routerOptions: { maxParamLength: HARNESS_MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(HARNESS_MAX_PARAM_LENGTH),
   }).withTypeProvider<ZodTypeProvider>();
-  boundConnections(app.server, edge, app.log);
+  boundConnections(app.server, edge, app.log, HARNESS_HTTP_EDGE_ENV);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, HARNESS_BODY_LIMIT);

@@ -1,11 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  type Answer,
-  cutAtMaxTokens,
-  decisionLine,
-  fillerReasoning,
-  planToAnswer,
-} from "./answer.js";
+import { type Answer, cutAtMaxTokens, decisionLine, fillerReasoning, planToAnswer } from "./answer.js";
 import { type ChatRequest, parseChatRequest } from "./chat-request.js";
 import { encodePrompt, renderPrompt, type TemplateName, THINKING_TEMPLATES } from "./chat-template.js";
 import { type ConversationView, readConversation } from "./conversation.js";

@@ -1,5 +1,5 @@
+import { type HttpEdgeLimits, ORCHESTRATOR_HTTP_EDGE_ENV, readHttpEdgeLimits } from "@jr2/http-edge";
 import { Jr2Error, PLACEHOLDER_SECRETS, sandboxNameProblem, secretProblem } from "@jr2/wire";
-import { type HttpEdgeLimits, readHttpEdgeLimits } from "./http-edge.js";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
 export type HarnessChoice = { kind: "none" } | { kind: "url"; url: string; token?: string };
@@ -117,7 +117,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
       env.JR2_WORKFLOW_LOAD_TIMEOUT_MS,
       DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS,
     ),
-    httpEdge: readHttpEdgeLimits(env),
+    httpEdge: readHttpEdgeLimits(env, ORCHESTRATOR_HTTP_EDGE_ENV),
   };
 }
 

@@ -1,5 +1,12 @@
 import { readFileSync } from "node:fs";
 import fastifySwagger from "@fastify/swagger";
+import {
+  boundConnections,
+  DEFAULT_HTTP_EDGE_LIMITS,
+  type HttpEdgeLimits,
+  httpEdgeServerOptions,
+  ORCHESTRATOR_HTTP_EDGE_ENV,
+} from "@jr2/http-edge";
 import Fastify, { type FastifyInstance } from "fastify";
 import {
   jsonSchemaTransform,
@@ -9,12 +16,6 @@ import {
 } from "fastify-type-provider-zod";
 import { type Logger, pino } from "pino";
 import type { AuthKeys } from "./auth.js";
-import {
-  boundConnections,
-  DEFAULT_HTTP_EDGE_LIMITS,
-  type HttpEdgeLimits,
-  httpEdgeServerOptions,
-} from "./http-edge.js";
 import type { PlacementOptions } from "./placement.js";
 import { authPlugin } from "./plugins/auth.js";
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
@@ -104,7 +105,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  boundConnections(app.server, edge, app.log);
+  boundConnections(app.server, edge, app.log, ORCHESTRATOR_HTTP_EDGE_ENV);
   app.decorate("runHost", host);
   // preClose: agent routes answer 503 from the first moment of shutdown (§8), not after the
   // in-flight requests drained.

@@ -1,7 +1,7 @@
+import { drainRefusedBody } from "@jr2/http-edge";
 import { Jr2Error } from "@jr2/wire";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { drainRefusedBody } from "../http-edge.js";
 
 /**
  * Every error answers `{ error, code, ...fields }` (§4): a body that fails its schema is a 400

@@ -7,7 +7,7 @@
  * which answers without `code`; a body refused at the limit closed the socket with the rest
  * of the body unread, so a client still sending got a TCP reset instead of the 413; the
  * bearer check compared lengths before `timingSafeEqual` and read `Bearer` alone as invalid.
- * Fixed in src/http-edge.ts, routes/errors.ts, routes/auth.ts.
+ * Fixed in @jr2/http-edge, routes/errors.ts, routes/auth.ts.
  * The long-poll case proves the timeouts time only a request's arrival: a stream read that
  * waits longer than the request timeout still answers.
  */

@@ -1,8 +1,8 @@
+import { drainRefusedBody } from "@jr2/http-edge";
 import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "@jr2/wire";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { drainRefusedBody } from "../http-edge.js";
 
 /** The router's longest path segment, in characters: iids are long once percent-encoded. */
 export const MAX_PARAM_LENGTH = 2048;

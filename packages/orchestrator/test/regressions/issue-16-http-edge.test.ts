@@ -6,16 +6,16 @@
  * 16 KiB) went through Fastify's default `clientErrorHandler`, which answers without `code`;
  * a body refused at the limit closed the socket with the rest unread, so a client still
  * sending its chunked body got a TCP reset instead of the 413.
- * Fixed in src/http-edge.ts (server options, connection bound, coded client errors, draining
+ * Fixed in @jr2/http-edge (server options, connection bound, coded client errors, draining
  * a refused body) and plugins/errors.ts.
  * The SSE and slow-save cases prove the timeouts time only a request's *arrival*: a run feed
  * or a pick answered after the request timeout still arrives whole.
  */
 import { connect } from "node:net";
+import { ORCHESTRATOR_HTTP_EDGE_ENV, readHttpEdgeLimits } from "@jr2/http-edge";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { chunkedRequest, rawExchange, readAll } from "../../../harness/test/fixtures/raw-http.js";
-import { readHttpEdgeLimits } from "../../src/http-edge.js";
 import { buildOrchestrator, createMemoryStore, type RunStore } from "../../src/index.js";
 import { agentUrl, flow, INSTANCE_TOKEN } from "../http/fixture.js";
 
@@ -181,15 +181,24 @@ describe("the edges of the error contract answer a code (§7)", () => {
 
 describe("the limits are configurable (§6)", () => {
   it("reads each from env, defaults the rest, and refuses a bad value naming its variable", () => {
-    expect(readHttpEdgeLimits({ JR2_HEADERS_TIMEOUT_MS: "2000", JR2_MAX_CONNECTIONS: "50" })).toEqual({
+    expect(
+      readHttpEdgeLimits(
+        { JR2_HEADERS_TIMEOUT_MS: "2000", JR2_MAX_CONNECTIONS: "50" },
+        ORCHESTRATOR_HTTP_EDGE_ENV,
+      ),
+    ).toEqual({
       headersTimeoutMs: 2000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       maxConnections: 50,
     });
-    expect(() => readHttpEdgeLimits({ JR2_REQUEST_TIMEOUT_MS: "0" })).toThrow(/JR2_REQUEST_TIMEOUT_MS `0`/);
-    expect(() => readHttpEdgeLimits({ JR2_MAX_CONNECTIONS: "many" })).toThrow(/JR2_MAX_CONNECTIONS `many`/);
-    expect(() => readHttpEdgeLimits({ JR2_HEADERS_TIMEOUT_MS: "40000" })).toThrow(
+    expect(() => readHttpEdgeLimits({ JR2_REQUEST_TIMEOUT_MS: "0" }, ORCHESTRATOR_HTTP_EDGE_ENV)).toThrow(
+      /JR2_REQUEST_TIMEOUT_MS `0`/,
+    );
+    expect(() => readHttpEdgeLimits({ JR2_MAX_CONNECTIONS: "many" }, ORCHESTRATOR_HTTP_EDGE_ENV)).toThrow(
+      /JR2_MAX_CONNECTIONS `many`/,
+    );
+    expect(() => readHttpEdgeLimits({ JR2_HEADERS_TIMEOUT_MS: "40000" }, ORCHESTRATOR_HTTP_EDGE_ENV)).toThrow(
       /JR2_HEADERS_TIMEOUT_MS \(40000\) is longer than JR2_REQUEST_TIMEOUT_MS/,
     );
   });

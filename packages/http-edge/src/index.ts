@@ -1,13 +1,14 @@
 /**
- * The HTTP edge below the routes (issue 16 §6, §7): how long a client may take to send a
- * request, how many connections the service holds, and the coded answers Node's parser gives
- * before Fastify sees a request (a garbage request line, headers over the size limit, a
- * timeout). The Harness has the same edge (packages/harness/src/http-edge.ts).
+ * @jr2/http-edge — the HTTP edge below the routes that both services share (issue 16 §6, §7):
+ * how long a client may take to send a request, how many connections a service holds, and the
+ * coded answers Node's parser gives before Fastify sees a request (a garbage request line,
+ * headers over the size limit, a timeout). Each service names its own env variables
+ * ({@link ORCHESTRATOR_HTTP_EDGE_ENV}, {@link HARNESS_HTTP_EDGE_ENV}).
  *
  * Only the *arrival* of a request is timed: once a request is fully received, Node stops timing
  * it, so the SSE run feed, a pick waiting on its save and a Harness long-poll run as long as
  * they need. No idle-socket timeout is set for the same reason.
- * @see ADR-0060
+ * @see ADR-0060, ADR-0156
  */
 import { maxHeaderSize, type Server, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
@@ -34,23 +35,34 @@ export const DEFAULT_HTTP_EDGE_LIMITS: Readonly<HttpEdgeLimits> = Object.freeze(
   maxConnections: 1024,
 });
 
-/** The env variable of each limit, for the Orchestrator (`jr2 serve`). */
-export const HTTP_EDGE_ENV: Readonly<Record<keyof HttpEdgeLimits, string>> = Object.freeze({
+/** The env variable of each limit, per service. */
+export type HttpEdgeEnv = Readonly<Record<keyof HttpEdgeLimits, string>>;
+
+/** The Orchestrator's (`jr2 serve`) env variables. */
+export const ORCHESTRATOR_HTTP_EDGE_ENV: HttpEdgeEnv = Object.freeze({
   headersTimeoutMs: "JR2_HEADERS_TIMEOUT_MS",
   requestTimeoutMs: "JR2_REQUEST_TIMEOUT_MS",
   keepAliveTimeoutMs: "JR2_KEEP_ALIVE_TIMEOUT_MS",
   maxConnections: "JR2_MAX_CONNECTIONS",
 });
 
+/** The Harness's (`jr2-harness`) env variables. */
+export const HARNESS_HTTP_EDGE_ENV: HttpEdgeEnv = Object.freeze({
+  headersTimeoutMs: "JR2_HARNESS_HEADERS_TIMEOUT_MS",
+  requestTimeoutMs: "JR2_HARNESS_REQUEST_TIMEOUT_MS",
+  keepAliveTimeoutMs: "JR2_HARNESS_KEEP_ALIVE_TIMEOUT_MS",
+  maxConnections: "JR2_HARNESS_MAX_CONNECTIONS",
+});
+
 /**
- * Reads the limits from env (unset → the default).
+ * Reads the limits from env (unset → the default), under the service's variable names.
  * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the variable: not a whole number ≥ 1, or a
  *   headers timeout longer than the request timeout (Node would refuse it)
  */
-export function readHttpEdgeLimits(env: NodeJS.ProcessEnv): HttpEdgeLimits {
+export function readHttpEdgeLimits(env: NodeJS.ProcessEnv, names: HttpEdgeEnv): HttpEdgeLimits {
   const limits = { ...DEFAULT_HTTP_EDGE_LIMITS };
-  for (const key of Object.keys(HTTP_EDGE_ENV) as Array<keyof HttpEdgeLimits>) {
-    const name = HTTP_EDGE_ENV[key];
+  for (const key of Object.keys(names) as Array<keyof HttpEdgeLimits>) {
+    const name = names[key];
     const text = env[name];
     if (text === undefined || text.trim() === "") continue;
     if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
@@ -61,7 +73,7 @@ export function readHttpEdgeLimits(env: NodeJS.ProcessEnv): HttpEdgeLimits {
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs)
     throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
-      detail: `${HTTP_EDGE_ENV.headersTimeoutMs} (${limits.headersTimeoutMs}) is longer than ${HTTP_EDGE_ENV.requestTimeoutMs} (${limits.requestTimeoutMs}); the headers are part of the request`,
+      detail: `${names.headersTimeoutMs} (${limits.headersTimeoutMs}) is longer than ${names.requestTimeoutMs} (${limits.requestTimeoutMs}); the headers are part of the request`,
     });
   return limits;
 }
@@ -87,9 +99,15 @@ export function httpEdgeServerOptions(limits: HttpEdgeLimits) {
 
 /**
  * Bounds the server's open connections: one past the bound is closed at once by Node (it never
- * reaches a route). Logs one `warn` a minute while connections are being refused.
+ * reaches a route). Logs one `warn` a minute while connections are being refused, naming the
+ * service's setting (`names.maxConnections`).
  */
-export function boundConnections(server: Server, limits: HttpEdgeLimits, log: FastifyBaseLogger): void {
+export function boundConnections(
+  server: Server,
+  limits: HttpEdgeLimits,
+  log: FastifyBaseLogger,
+  names: HttpEdgeEnv,
+): void {
   server.maxConnections = limits.maxConnections;
   let refused = 0;
   let lastWarn = Number.NEGATIVE_INFINITY;
@@ -99,7 +117,7 @@ export function boundConnections(server: Server, limits: HttpEdgeLimits, log: Fa
     if (now - lastWarn < 60_000) return;
     lastWarn = now;
     log.warn(
-      { refused, maxConnections: limits.maxConnections, setting: HTTP_EDGE_ENV.maxConnections },
+      { refused, maxConnections: limits.maxConnections, setting: names.maxConnections },
       "refusing connections: the connection bound is reached",
     );
     refused = 0;
