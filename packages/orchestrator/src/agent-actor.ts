@@ -54,6 +54,12 @@ export type TurnTelemetry =
   /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
   | { type: "text-call" };
 
+/** A run of failed stream reads: since when (ms), and when the feed last said so. */
+interface Outage {
+  since: number;
+  saidAt?: number;
+}
+
 /** Knobs of the mechanics; defaults in {@link defaultTurnConfig}. Times in milliseconds. */
 export interface TurnConfig {
   /** Nudges and wakes together (§5.7). */
@@ -292,7 +298,7 @@ export function startTurn(ports: TurnPorts): TurnHandle {
    */
   async function follow(submissionId: string, offset: string): Promise<FollowResult> {
     let cursor = offset;
-    let saidAt: number | undefined;
+    let outage: Outage | undefined;
     for (let n = 0; ; ) {
       if (stopped && (shuttingDown || drained)) return { kind: "stopped" };
       const wait = stopped ? 1 : config.pollWaitSeconds;
@@ -300,13 +306,14 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       if (page.kind === "lost") return stopped ? { kind: "stopped" } : { kind: "lost" };
       if (page.kind === "transport") {
         if (stopped) return { kind: "stopped" };
-        saidAt = sayHarnessUnreachable(page.error, n, saidAt);
+        outage ??= { since: Date.now() };
+        sayHarnessUnreachable(page.error, n, outage);
         await sleep(backoff(n++));
         continue;
       }
-      if (saidAt !== undefined)
+      if (outage?.saidAt !== undefined)
         ports.log("info", "the Harness answers the stream again", { iid, turnId: input.turnId });
-      saidAt = undefined;
+      outage = undefined;
       n = 0;
       if (page.kind === "idle") continue;
       const pageStart = cursor;
@@ -344,16 +351,14 @@ export function startTurn(ports: TurnPorts): TurnHandle {
   /**
    * An unreachable Harness is read again without a deadline (seed ADR-0016: a restarted one
    * answers 404 and the Turn goes on on a new conversation; the Turn deadline still bounds it),
-   * but never in silence: a feed `retry` line and a warn when the outage starts, then once a
-   * minute while it lasts. @returns when it last said so (ms)
+   * but never in silence: once the outage has lasted 5 s (a quick restart says nothing), a feed
+   * `retry` line and a warn, then once a minute while it lasts. Updates `outage.saidAt`.
    */
-  function sayHarnessUnreachable(
-    error: string,
-    attempt: number,
-    saidAt: number | undefined,
-  ): number | undefined {
+  function sayHarnessUnreachable(error: string, attempt: number, outage: Outage): void {
     const now = Date.now();
-    if (saidAt !== undefined && now - saidAt < 60_000) return saidAt;
+    if (now - outage.since < 5_000) return;
+    if (outage.saidAt !== undefined && now - outage.saidAt < 60_000) return;
+    outage.saidAt = now;
     const message = `the Harness at ${ports.client.endpoint.url} does not answer the Turn's stream (${bounded(error, 200)}); reading again until it does — the Turn deadline still applies`;
     ports.telemetry({ type: "retry", attempt: attempt + 1, reason: "waiting for the Harness", message });
     ports.log("warn", "the Harness does not answer the Turn's stream; reading again", {
@@ -361,7 +366,6 @@ export function startTurn(ports: TurnPorts): TurnHandle {
       turnId: input.turnId,
       error,
     });
-    return now;
   }
 
   /**
