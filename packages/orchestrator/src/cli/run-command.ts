@@ -91,7 +91,17 @@ async function answerGate(
     await sendGateEvent(target, runId, gate.id, { type: chosen }, out);
     return;
   }
-  if (!process.stdin.isTTY || auto.length > 0) return;
+  if (!process.stdin.isTTY || auto.length > 0) {
+    // Nothing will answer here: say so once per Gate, and how to answer it from elsewhere.
+    const why =
+      auto.length > 0
+        ? `--answer-gates ${auto.join(",")} has none of the events it accepts now (${gate.acceptsNow.join(", ") || "none yet"})`
+        : "no terminal to ask at (pass --answer-gates <event> to answer it from a script)";
+    out.write(
+      `          gate      ${gate.id} waits: ${why}; answer it with: jr2 gate ${runId} ${gate.id} <event>\n`,
+    );
+    return;
+  }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     const answer = (

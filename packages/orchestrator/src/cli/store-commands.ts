@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
@@ -12,15 +13,20 @@ interface Command {
 
 const usage = "jr2 store check [--data-dir DIR | --file FILE]  |  jr2 store backup <file> [--data-dir DIR]";
 
-/** The store file: `--file`, else `<--data-dir or JR2_DATA_DIR>/jr2.sqlite`. */
+/**
+ * The store file: `--file`, else `<--data-dir, JR2_DATA_DIR or ./.data>/jr2.sqlite` — the same
+ * default data dir as the other commands (`pnpm start` writes there).
+ * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` when only the default was tried and it holds no store
+ */
 function storePath(values: { "data-dir"?: string | undefined; file?: string | undefined }): string {
   if (values.file) return values.file;
-  const dir = values["data-dir"] ?? process.env.JR2_DATA_DIR;
-  if (!dir)
+  const given = values["data-dir"] ?? process.env.JR2_DATA_DIR;
+  const path = join(given ?? ".data", STORE_FILE);
+  if (given === undefined && !existsSync(path))
     throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
-      detail: "no store to read: pass --data-dir DIR (or set JR2_DATA_DIR), or --file FILE",
+      detail: `no store at ${path} (the default data dir): pass --data-dir DIR (or set JR2_DATA_DIR), or --file FILE`,
     });
-  return join(dir, STORE_FILE);
+  return path;
 }
 
 /**

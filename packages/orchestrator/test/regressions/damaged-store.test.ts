@@ -203,4 +203,25 @@ describe("jr2 store check and jr2 store backup (issue 16 item 3)", () => {
     expect(await storeCommands.store!.run(["check", "--data-dir", dir])).toBe(1);
     expect(out.join("")).toContain(`damaged run \`${runId}\`: its blob is not JSON`);
   });
+
+  // Found by the newcomer pass: the other commands default to ./.data (where `pnpm start` writes);
+  // `store check` asked for --data-dir instead.
+  it("reads ./.data by default, like every other command, and names the default when it holds no store", async () => {
+    const home = tempDir();
+    const cwd = process.cwd();
+    const dataDir = process.env.JR2_DATA_DIR;
+    delete process.env.JR2_DATA_DIR;
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      process.chdir(home);
+      await expect(storeCommands.store!.run(["check"])).rejects.toThrow(/no store at \.data\/jr2\.sqlite/);
+      const host = createRunHost({ workflows, store: openSqliteStore(join(home, ".data")) });
+      await host.startRun("notes", {});
+      await host.close();
+      expect(await storeCommands.store!.run(["check"])).toBe(0);
+    } finally {
+      process.chdir(cwd);
+      if (dataDir !== undefined) process.env.JR2_DATA_DIR = dataDir;
+    }
+  });
 });
