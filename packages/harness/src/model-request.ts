@@ -12,7 +12,7 @@ import type { RequestSite } from "./provider-errors.js";
 import { type RetryNotice, requestWithRetry } from "./provider-retry.js";
 import { type ReportedUsage, reportedUsage } from "./provider-usage.js";
 import { type LintMode, lintModeFromEnv, lintPayload, normalizeArguments } from "./replay-lint.js";
-import { applyReplayPolicy, replayPolicyOf } from "./replay-policy.js";
+import { replayPayloadHook } from "./replay-policy.js";
 
 /**
  * One model answer for pi (the seat's `streamFn`): endpoint slot, pinned request options, the
@@ -89,7 +89,7 @@ export function createStreamFn(cfg: StreamFnConfig) {
       // A retry sends the first attempt's bytes again (they hit the prefix cache).
       if (payload !== undefined) return JSON.parse(payload);
       // Earlier reasoning dropped or echoed per model entry (ADR-0310), before the lint reads it.
-      const params = applyReplayPolicy(built, replayPolicyOf(model));
+      const params = replayPayloadHook(built, model);
       try {
         cfg.shapePayload?.(params as Record<string, unknown>);
         const problems = lintPayload(params as { messages?: unknown }, lintMode);

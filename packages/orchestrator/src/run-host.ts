@@ -27,7 +27,7 @@ import { type MachineInfo, machineInfoOf } from "./menu.js";
 import { createRunPersistence } from "./persistence.js";
 import { type PlacementOptions, placeTurn } from "./placement.js";
 import { createRegistrationTable, type Registration, type RegistrationTable } from "./registration-table.js";
-import { type RestoreReport, restoreRun, restoreRuns, storedRunDetail } from "./restore.js";
+import { type RestoreReport, restoreRun, restoreRuns, storedRunDetail, storedRunSummary } from "./restore.js";
 import type { TurnStart } from "./run-binding.js";
 import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
 import { createSettledFeeds, settledRunFeed } from "./settled-runs.js";
@@ -188,12 +188,6 @@ export function createRunHost(options: RunHostOptions): RunHost {
     if (!info) throw new Jr2Error("JR2_ERR_WORKFLOW_NOT_FOUND", { workflow: name, known: [...infos.keys()] });
     return info;
   };
-  const storedSummaryOf = (blob: RunBlob): RunSummary => ({
-    runId: blob.runId,
-    workflow: blob.workflow,
-    status: blob.status,
-    updatedAt: blob.updatedAt,
-  });
   /** The run's stored blob. @throws JR2_ERR_RUN_NOT_FOUND */
   const storedBlob = async (runId: string): Promise<RunBlob> => {
     const blob = damaged.get(runId) ?? (await store.load(runId));
@@ -469,7 +463,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
       const summaries = new Map<string, RunSummary>(listed.map((s) => [s.runId, { ...s }]));
       // A damaged row lists as the faulted run it is served as, whatever its status column says.
       for (const blob of damaged.values()) {
-        if (status === undefined || status === blob.status) summaries.set(blob.runId, storedSummaryOf(blob));
+        if (status === undefined || status === blob.status) summaries.set(blob.runId, storedRunSummary(blob));
         else summaries.delete(blob.runId);
       }
       for (const run of runs.values()) {
