@@ -25,7 +25,14 @@ const missing = missingBinaries(repoRoot, "process");
 
 const WORKFLOWS = {
   review: { input: { task: "a hello() function in hello.js" }, gates: { merge_gate: "merge" } },
-  triage: { input: { report: "the login page is blank" }, gates: { confirm_gate: "confirm" } },
+  // The triager's Allowed picks are empty until its Gate is answered: answered before its first
+  // model request, the Turn takes one request; after it, two (the wake). The Gate waits for the
+  // first request so every run of the test takes the same path.
+  triage: {
+    input: { report: "the login page is blank" },
+    gates: { confirm_gate: "confirm" },
+    gateAfterFirstRequest: true,
+  },
 } as const;
 type Workflow = keyof typeof WORKFLOWS;
 
@@ -54,8 +61,11 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
     });
     return res.status === 201 ? (res.body?.runId as string) : undefined;
   }
-  async function answerGates(workflow: Workflow, runId: string, body: Json) {
-    const gates = WORKFLOWS[workflow].gates as Record<string, string>;
+  /** Answers the run's open Gates; `seq` is model-sim's request count before the run started. */
+  async function answerGates(workflow: Workflow, runId: string, body: Json, seq: number) {
+    const spec: { gates: Record<string, string>; gateAfterFirstRequest?: boolean } = WORKFLOWS[workflow];
+    if (spec.gateAfterFirstRequest && (await stack.requests()).length <= seq) return;
+    const gates = spec.gates;
     for (const gate of (body.gates as Array<{ id: string; acceptsNow: string[] }>) ?? []) {
       const event = gates[gate.id];
       if (event && gate.acceptsNow.includes(event))
@@ -66,13 +76,13 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
     }
   }
   /** Drives the run to its end; then waits out the drain of its last Turn's usage. */
-  async function driveToEnd(workflow: Workflow, runId: string) {
+  async function driveToEnd(workflow: Workflow, runId: string, seq: number) {
     const deadline = Date.now() + 90_000;
     for (;;) {
       const { status, body } = await http(`/runs/${runId}`);
       if (status === 200 && body) {
         if (body.status !== "running") break;
-        await answerGates(workflow, runId, body);
+        await answerGates(workflow, runId, body, seq);
       }
       if (Date.now() > deadline) throw new Error(`run ${runId} did not end: ${JSON.stringify(body)}`);
       await sleep(50);
@@ -162,7 +172,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
       for (const workflow of Object.keys(WORKFLOWS) as Workflow[]) {
         // Twice: the first warms model-sim's prefix cache, the second is what every later run sees.
         const seq = (await stack.requests()).length;
-        const uninterrupted = await driveToEnd(workflow, (await startRun(workflow))!);
+        const uninterrupted = await driveToEnd(workflow, (await startRun(workflow))!, seq);
         expect(uninterrupted.usage.requests).toBeGreaterThan(0);
         expect(jr2Totals(uninterrupted.usage)).toEqual(await providerTotals(seq));
         baseline.set(workflow, shape(uninterrupted));
@@ -181,7 +191,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
           killed = stack.orchestratorLog().slice(logStart).includes(`jr2 crash-point ${phase}`);
           const id = (await runIds()).find((r) => !before.has(r));
           const run = id ? await http(`/runs/${id}`) : undefined;
-          if (run?.body && id) await answerGates(workflow, id, run.body);
+          if (run?.body && id) await answerGates(workflow, id, run.body, seq);
           await sleep(30);
         }
         expect(killed, `the Orchestrator reached ${at}`).toBe(true);
@@ -189,7 +199,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
         await stack.startOrchestrator();
         const runId = (await runIds()).find((r) => !before.has(r));
         expect(runId, `the run killed at ${at} was saved`).toBeDefined();
-        const final = await driveToEnd(workflow, runId!);
+        const final = await driveToEnd(workflow, runId!, seq);
         expect({ at, ...shape(final) }).toEqual({ at, ...(baseline.get(workflow) as object) });
         expect({ at, ...jr2Totals(final.usage) }).toEqual({ at, ...(await providerTotals(seq)) });
       }
