@@ -1,9 +1,9 @@
 import type { PickAnswer, StreamEvent, SubmissionRequest } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
-import { type LedgerEntry, startTurn, type TurnPorts, type TurnTelemetry } from "../src/agent-actor.js";
-import type { AdmitResult, HarnessClient, ReadResult } from "../src/harness-client.js";
-import { createOutboundQueues } from "../src/outbound-queue.js";
-import type { TurnInput } from "../src/run-binding.js";
+import { type LedgerEntry, startTurn, type TurnPorts, type TurnTelemetry } from "../src/turns/agent-actor.js";
+import type { AdmitResult, HarnessClient, ReadResult } from "../src/turns/harness-client.js";
+import { createOutboundQueues } from "../src/turns/outbound-queue.js";
+import type { TurnInput } from "../src/xstate/run-binding.js";
 
 /** A fake Harness: records calls in order, settles Submissions when the test says so. */
 function fakeHarness() {

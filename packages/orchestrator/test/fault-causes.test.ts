@@ -1,6 +1,6 @@
 /** The pure fault mapping (src/fault-causes.ts, ADR-0035) against hostile and odd inputs. */
 import { describe, expect, it } from "vitest";
-import { DETAIL_MAX, faultOfRefusal, faultOfSettlement } from "../src/fault-causes.js";
+import { DETAIL_MAX, faultOfRefusal, faultOfSettlement } from "../src/turns/fault-causes.js";
 
 const target = { harnessUrl: "http://h:7401", agent: "writer", model: "writer" };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRunFeed } from "../src/feed.js";
+import { createRunFeed } from "../src/runs/feed.js";
 
 describe("the run feed's hold (a pick shows before what it caused)", () => {
   it("appends the releasing pick first, then what was held, numbered in that order", () => {

@@ -4,8 +4,8 @@
  */
 import type { RunFeedEvent } from "@jr2/wire";
 import { expect } from "vitest";
-import type { TurnConfig } from "../src/agent-actor.js";
 import { createHarnessTurnDriver, createRunHost, type Jr2Machine, type RunStore } from "../src/index.js";
+import type { TurnConfig } from "../src/turns/agent-actor.js";
 import type { FakeHarness } from "./fake-harness-server.js";
 
 /** Short waits: the fake answers at once; a poll waits at most a second. */

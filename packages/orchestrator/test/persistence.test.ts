@@ -3,6 +3,7 @@
  * leave the process only after their state committed, a shutdown that saves nothing more.
  */
 import { describe, expect, it } from "vitest";
+import { createMemoryStore, type RunBlob, type RunStore } from "../src/durability/store/run-store.js";
 import {
   agent,
   createRunHost,
@@ -11,7 +12,6 @@ import {
   jr2Setup,
   type TurnDriver,
 } from "../src/index.js";
-import { createMemoryStore, type RunBlob, type RunStore } from "../src/store/run-store.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 const machine = jr2Setup({

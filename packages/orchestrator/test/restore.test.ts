@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { SubmissionRequest } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { assign } from "xstate";
-import type { HarnessClient } from "../src/harness-client.js";
+import { createMemoryStore, type RunStore } from "../src/durability/store/run-store.js";
+import { openSqliteStore } from "../src/durability/store/sqlite.js";
 import {
   agent,
   createHarnessTurnDriver,
@@ -18,9 +19,8 @@ import {
   INSTANCE_CALLER,
   jr2Setup,
 } from "../src/index.js";
-import { createMemoryStore, type RunStore } from "../src/store/run-store.js";
-import { openSqliteStore } from "../src/store/sqlite.js";
-import { pendingDelayedEvents } from "../src/xstate-adapter.js";
+import type { HarnessClient } from "../src/turns/harness-client.js";
+import { pendingDelayedEvents } from "../src/xstate/adapter.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 const note = defineEvent({

@@ -1,7 +1,7 @@
 import { type AgentDefinition, Jr2Error, ThinkingLevel, WorkspaceAccess } from "@jr2/wire";
 import { type CallbackActorLogic, type EventObject, fromCallback } from "xstate";
-import { recordTurnBaseline } from "../rest.js";
-import { runBindingOf, type TurnInput } from "../run-binding.js";
+import { recordTurnBaseline } from "../menu/rest.js";
+import { runBindingOf, type TurnInput } from "../xstate/run-binding.js";
 
 /** What an author passes to {@link agent}: the Agent's identity, plain data. */
 export interface AgentInit {

@@ -1,6 +1,6 @@
 import { type CallbackActorLogic, type EventObject, fromCallback } from "xstate";
-import { gateIdentityOf } from "../menu.js";
-import { runBindingOf } from "../run-binding.js";
+import { gateIdentityOf } from "../menu/menu.js";
+import { runBindingOf } from "../xstate/run-binding.js";
 
 /** The input a Gate invoke may carry: `meta` is shown to whoever answers the Gate. */
 export interface GateInput {

@@ -7,9 +7,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { Jr2Error, ThinkingLevel } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
-import { modelOf } from "../menu.js";
-import { runBindingOf, type TurnInput } from "../run-binding.js";
-import { actorPathOf, logicOf } from "../xstate-adapter.js";
+import { modelOf } from "../menu/menu.js";
+import { actorPathOf, logicOf } from "../xstate/adapter.js";
+import { runBindingOf, type TurnInput } from "../xstate/run-binding.js";
 
 /** The keys an author may write in an Agent invoke's input. */
 export const TURN_INPUT_KEYS = ["prompt", "cwd", "continue", "model", "thinkingLevel", "endpoint"] as const;

@@ -1,6 +1,6 @@
 import { type AnyActorRef, type AnyStateMachine, assign, createMachine, fromCallback } from "xstate";
-import { runBindingOf } from "../run-binding.js";
-import { parentOf } from "../xstate-adapter.js";
+import { parentOf } from "../xstate/adapter.js";
+import { runBindingOf } from "../xstate/run-binding.js";
 
 /**
  * What a `workspace()` wrapper records for the Turns below it. `harnessUrl` and `sandbox`

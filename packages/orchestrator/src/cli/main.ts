@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
-import { readServeConfig } from "../config.js";
-import { startOrchestrator } from "../main.js";
+import { readServeConfig } from "../serve/config.js";
+import { startOrchestrator } from "../serve/main.js";
 import { printMenu } from "./menu.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";

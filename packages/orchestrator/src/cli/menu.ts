@@ -1,5 +1,5 @@
-import { machineInfoOf } from "../menu.js";
-import { loadWorkflowFile } from "../workflow-loader.js";
+import { machineInfoOf } from "../menu/menu.js";
+import { loadWorkflowFile } from "../serve/workflow-loader.js";
 
 /**
  * `jr2 menu <workflow-file>`: for each Machine of the workflow, each Agent's Menu and each

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import type { Gate, RunDetail, StartRunAnswer } from "@jr2/wire";
-import { cachePercent } from "../usage-totals.js";
+import { cachePercent } from "../durability/usage-totals.js";
 import { CliHttpError, type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { formatFeedEvent } from "./feed-printer.js";
 

@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
-import { backupStore, checkStore } from "../store/maintenance.js";
-import { STORE_FILE } from "../store/sqlite.js";
+import { backupStore, checkStore } from "../durability/store/maintenance.js";
+import { STORE_FILE } from "../durability/store/sqlite.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {

@@ -34,8 +34,8 @@ import {
   type Stack,
   startStack,
 } from "../../../conformance/src/index.js";
-import { CRASH_PHASES, type CrashPhase } from "../../src/crash-points.js";
-import { STORE_FILE } from "../../src/store/sqlite.js";
+import { CRASH_PHASES, type CrashPhase } from "../../src/durability/crash-points.js";
+import { STORE_FILE } from "../../src/durability/store/sqlite.js";
 import { type EndpointSim, startEndpointSim } from "./endpoint-sim.js";
 import { conversationOpenings, repeatsWithChangedBytes } from "./invariants.js";
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
-import type { CrashPhase } from "../../src/crash-points.js";
+import type { CrashPhase } from "../../src/durability/crash-points.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;

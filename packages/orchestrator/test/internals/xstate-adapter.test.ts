@@ -18,7 +18,7 @@ import {
   selectTransitions,
   withGuardReading,
   wrapTransitionGuard,
-} from "../../src/xstate-adapter.js";
+} from "../../src/xstate/adapter.js";
 
 describe("xstate 5.33.3 as jr2 reads it", () => {
   it("hands a guard the very object passed to selection (not a copy)", () => {

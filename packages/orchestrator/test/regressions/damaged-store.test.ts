@@ -23,9 +23,14 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { storeCommands } from "../../src/cli/store-commands.js";
+import { backupStore, checkStore } from "../../src/durability/store/maintenance.js";
+import {
+  openSqliteStore,
+  STORE_FILE,
+  STORE_MARKER,
+  storeFileError,
+} from "../../src/durability/store/sqlite.js";
 import { createRunHost } from "../../src/index.js";
-import { backupStore, checkStore } from "../../src/store/maintenance.js";
-import { openSqliteStore, STORE_FILE, STORE_MARKER, storeFileError } from "../../src/store/sqlite.js";
 import { machine } from "./fixtures/notes/notes.js";
 
 const dirs: string[] = [];

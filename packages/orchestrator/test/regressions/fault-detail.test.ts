@@ -7,8 +7,8 @@
  */
 import type { RunFeedEvent } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
-import { createHarnessTurnDriver } from "../../src/harness-turn-driver.js";
 import { agent, createRunHost, defineEvent, jr2Setup } from "../../src/index.js";
+import { createHarnessTurnDriver } from "../../src/turns/harness-turn-driver.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 

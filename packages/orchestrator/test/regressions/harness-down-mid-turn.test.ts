@@ -12,9 +12,9 @@
  */
 import type { PickAnswer } from "@jr2/wire";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type LedgerEntry, startTurn, type TurnPorts } from "../../src/agent-actor.js";
-import type { HarnessClient } from "../../src/harness-client.js";
-import { createOutboundQueues } from "../../src/outbound-queue.js";
+import { type LedgerEntry, startTurn, type TurnPorts } from "../../src/turns/agent-actor.js";
+import type { HarnessClient } from "../../src/turns/harness-client.js";
+import { createOutboundQueues } from "../../src/turns/outbound-queue.js";
 
 afterEach(() => vi.useRealTimers());
 

@@ -9,8 +9,8 @@
 import { Jr2Error } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { fromPromise, spawnChild } from "xstate";
+import { createMemoryStore } from "../../src/durability/store/run-store.js";
 import { agent, createRunHost, defineEvent, jr2Setup } from "../../src/index.js";
-import { createMemoryStore } from "../../src/store/run-store.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 

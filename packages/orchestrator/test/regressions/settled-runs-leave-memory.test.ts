@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryStore, type RunStore } from "../../src/durability/store/run-store.js";
+import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { buildOrchestrator, createRunHost, INSTANCE_CALLER, type RunHost } from "../../src/index.js";
-import { SETTLED_FEEDS_KEPT } from "../../src/settled-runs.js";
-import { createMemoryStore, type RunStore } from "../../src/store/run-store.js";
-import { openSqliteStore } from "../../src/store/sqlite.js";
+import { SETTLED_FEEDS_KEPT } from "../../src/runs/settled-runs.js";
 import { call, flow, INSTANCE_TOKEN, SANDBOX_KEY } from "../http/fixture.js";
 
 const dirs: string[] = [];

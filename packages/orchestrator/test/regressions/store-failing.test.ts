@@ -16,7 +16,9 @@ import { Writable } from "node:stream";
 import Database from "better-sqlite3";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { HarnessClient } from "../../src/harness-client.js";
+import { createRunPersistence } from "../../src/durability/persistence.js";
+import { createMemoryStore, type RunStore } from "../../src/durability/store/run-store.js";
+import { openSqliteStore, STORE_FILE } from "../../src/durability/store/sqlite.js";
 import {
   buildOrchestrator,
   createHarnessTurnDriver,
@@ -24,10 +26,8 @@ import {
   createRunHost,
   INSTANCE_CALLER,
 } from "../../src/index.js";
-import { LiveRun } from "../../src/live-run.js";
-import { createRunPersistence } from "../../src/persistence.js";
-import { createMemoryStore, type RunStore } from "../../src/store/run-store.js";
-import { openSqliteStore, STORE_FILE } from "../../src/store/sqlite.js";
+import { LiveRun } from "../../src/runs/live-run.js";
+import type { HarnessClient } from "../../src/turns/harness-client.js";
 import { machine } from "./fixtures/notes/notes.js";
 
 const dirs: string[] = [];

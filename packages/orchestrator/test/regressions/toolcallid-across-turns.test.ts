@@ -14,9 +14,9 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { RunStore } from "../../src/durability/store/run-store.js";
+import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { agent, buildOrchestrator, defineEvent, jr2Setup } from "../../src/index.js";
-import type { RunStore } from "../../src/store/run-store.js";
-import { openSqliteStore } from "../../src/store/sqlite.js";
 import { agentUrl, call, INSTANCE_TOKEN, SANDBOX_KEY } from "../http/fixture.js";
 
 const finish = defineEvent({

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
-import type { HarnessClient } from "../../src/harness-client.js";
+import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import {
   agent,
   createHarnessTurnDriver,
@@ -20,7 +20,7 @@ import {
   INSTANCE_CALLER,
   jr2Setup,
 } from "../../src/index.js";
-import { openSqliteStore } from "../../src/store/sqlite.js";
+import type { HarnessClient } from "../../src/turns/harness-client.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 const approve = defineEvent({ name: "approve", description: "Approve.", audience: "gate" });

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryStore, type RunBlob, type RunStore } from "../../src/store/run-store.js";
-import { openSqliteStore, STORE_FILE } from "../../src/store/sqlite.js";
+import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
+import { openSqliteStore, STORE_FILE } from "../../src/durability/store/sqlite.js";
 
 const dirs: string[] = [];
 function tempDir() {

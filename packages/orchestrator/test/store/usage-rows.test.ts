@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryStore, type RunBlob } from "../../src/store/run-store.js";
-import { openSqliteStore } from "../../src/store/sqlite.js";
-import { streamPosition, sumUsage, type UsageRecord } from "../../src/usage-totals.js";
+import { createMemoryStore, type RunBlob } from "../../src/durability/store/run-store.js";
+import { openSqliteStore } from "../../src/durability/store/sqlite.js";
+import { streamPosition, sumUsage, type UsageRecord } from "../../src/durability/usage-totals.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,0 +1,268 @@
+/**
+ * Restore (SPEC §8): before the HTTP listener answers, each live run is recreated from its
+ * snapshot. Its invoked children restart with their persisted input, so each Agent slot
+ * registers its surface again and its Turn driver re-attaches to the ledgered admission of
+ * its own turnId (§5.4); Gates re-open with the same ids (path-derived or authored); saved
+ * `after` timers and delayed sends are re-armed from the RunBlob. A run whose Machine changed
+ * shape is marked `drifted`, never restored blindly. Decisions: ADR-0251.
+ * @see SPEC §5.4, §6, §8, §13 "Restore"
+ */
+import type { RunDetail, RunSummary } from "@jr2/wire";
+import type { Logger } from "pino";
+import type { AnyStateMachine, EventObject } from "xstate";
+import { createRunFeed, type RunFeed } from "../runs/feed.js";
+import { LiveRun, type LiveRunHooks } from "../runs/live-run.js";
+import { actorAtPath, rearmDelayedEvent } from "../xstate/adapter.js";
+import { DamagedRunError, type RunBlob, type RunStore } from "./store/run-store.js";
+import { sumUsage, type UsageRecord, usageKey } from "./usage-totals.js";
+
+/** What a restore did, for the log and `GET /runs`. */
+export interface RestoreReport {
+  /** Live runs recreated from their snapshots. */
+  restored: string[];
+  /** Runs not restored because their Machine changed shape (or is no longer served). */
+  drifted: Array<{ runId: string; workflow: string; reason: string }>;
+  /** Runs whose stored row cannot be decoded: served as `faulted`, the row left untouched. */
+  damaged: Array<{ runId: string; reason: string }>;
+  /** Settled runs kept readable (done, faulted, cancelled, drifted earlier). */
+  settled: number;
+  /** Saved timers re-armed across all restored runs. */
+  timers: number;
+}
+
+/** What restoring needs from the run host. */
+export interface RestoreDeps {
+  store: RunStore;
+  /** The served workflows' Machines and their fingerprints now. */
+  machineOf(workflow: string): { machine: AnyStateMachine; fingerprint: string } | undefined;
+  /** The host's hooks for each recreated run (Turns, Gate announcements, saves). */
+  hooks: LiveRunHooks;
+  log: Logger;
+  /** Wall clock in epoch ms (timers' remaining delay). */
+  nowMs(): number;
+  /** Called once a live run is restored and settled (the host reads ended Turns' usage, ADR-0255). */
+  restored?(run: LiveRun): void;
+}
+
+/**
+ * Restores every run of the store: live runs are recreated and started (their Turns start
+ * again and re-attach), settled and drifted runs are returned as blobs to serve read-only.
+ * A run whose restore throws is kept as `faulted` with the reason, never half-running.
+ * @returns the started live runs, the read-only blobs and the report
+ */
+export async function restoreRuns(
+  deps: RestoreDeps,
+): Promise<{ live: LiveRun[]; stored: RunBlob[]; report: RestoreReport }> {
+  const report: RestoreReport = { restored: [], drifted: [], damaged: [], settled: 0, timers: 0 };
+  const live: LiveRun[] = [];
+  const stored: RunBlob[] = [];
+  for (const summary of await deps.store.list()) {
+    let blob: RunBlob | undefined;
+    try {
+      blob = await deps.store.load(summary.runId);
+    } catch (error) {
+      // One damaged row (issue 16 item 3): that run is reported faulted, the others restored.
+      // Its row is left as it is (quarantined), so a backup or a fix can still read it.
+      if (!(error instanceof DamagedRunError)) throw error;
+      const damaged = damagedRunBlob(summary, error.message);
+      stored.push(damaged);
+      report.damaged.push({ runId: summary.runId, reason: error.message });
+      deps.log.error(
+        { runId: summary.runId, code: "damaged", reason: error.message },
+        "run not restored: its stored row cannot be decoded; kept as faulted (see `jr2 store check`)",
+      );
+      continue;
+    }
+    if (!blob) continue;
+    if (blob.status !== "running") {
+      // Totals from the recorded rows (ADR-0255); a blob saved before usage rows keeps its own.
+      const usage = await deps.store.usage(blob.runId);
+      if (usage.length > 0) blob.usage = sumUsage(usage);
+      stored.push(blob);
+      report.settled++;
+      continue;
+    }
+    const outcome = await restoreRun(blob, deps);
+    if (outcome.kind === "live") {
+      live.push(outcome.run);
+      report.restored.push(blob.runId);
+      report.timers += outcome.timers;
+    } else {
+      stored.push(outcome.blob);
+      if (outcome.kind === "drifted")
+        report.drifted.push({ runId: blob.runId, workflow: blob.workflow, reason: outcome.reason });
+    }
+  }
+  deps.log.info(
+    {
+      restored: report.restored.length,
+      drifted: report.drifted.length,
+      damaged: report.damaged.length,
+      settled: report.settled,
+      timers: report.timers,
+    },
+    "runs restored",
+  );
+  return { live, stored, report };
+}
+
+/** What restoring one live run's blob gave. */
+export type RestoreOutcome =
+  | { kind: "live"; run: LiveRun; timers: number }
+  | { kind: "drifted"; blob: RunBlob; reason: string }
+  | { kind: "faulted"; blob: RunBlob }
+  /** The blob was settled already (a frozen run whose end had been committed): served read-only. */
+  | { kind: "settled"; blob: RunBlob };
+
+/**
+ * Restores one `running` blob: recreated and started (Turns re-attach, timers re-armed), or
+ * `drifted` (the Machine changed shape), or `faulted` when recreating it throws — the blob
+ * re-saved with that status. Used at start-up and to reload a frozen run (ADR-0253).
+ * @param feed - the feed the run goes on with (a reloaded frozen run keeps its followers)
+ * @param extraUsage - usage recorded in memory and not yet stored (a frozen run's), kept
+ * @throws what the store throws when re-saving a drifted or faulted blob
+ */
+export async function restoreRun(
+  blob: RunBlob,
+  deps: RestoreDeps,
+  feed?: RunFeed,
+  extraUsage?: readonly UsageRecord[],
+): Promise<RestoreOutcome> {
+  const served = deps.machineOf(blob.workflow);
+  const reason = !served
+    ? `workflow \`${blob.workflow}\` is no longer served`
+    : served.fingerprint !== blob.machineFingerprint
+      ? `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`
+      : undefined;
+  if (!served || reason) {
+    const why = reason ?? "drifted";
+    const drifted: RunBlob = { ...blob, status: "drifted", fault: { reason: why } };
+    await deps.store.save(drifted);
+    deps.log.warn(
+      { runId: blob.runId, workflow: blob.workflow, code: "drifted", reason },
+      "run not restored: drifted",
+    );
+    return { kind: "drifted", blob: drifted, reason: why };
+  }
+  try {
+    const run = new LiveRun({
+      runId: blob.runId,
+      workflow: blob.workflow,
+      machine: served.machine,
+      input: blob.input,
+      fingerprint: blob.machineFingerprint,
+      snapshot: blob.snapshot,
+      createdAt: new Date(blob.createdAt),
+      log: deps.log,
+      hooks: deps.hooks,
+      ...(feed ? { feed } : {}),
+    });
+    for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
+    for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
+    // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
+    for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
+      run.usage.set(usageKey(record), record);
+    run.start();
+    const timers = rearmTimers(run, blob, deps);
+    await run.settle();
+    deps.restored?.(run);
+    deps.log.info(
+      {
+        runId: blob.runId,
+        workflow: blob.workflow,
+        ledgered: Object.keys(blob.ledger).length,
+        timers: blob.timers.length,
+      },
+      "run restored",
+    );
+    return { kind: "live", run, timers };
+  } catch (error) {
+    const failed: RunBlob = {
+      ...blob,
+      status: "faulted",
+      fault: { reason: `restore failed: ${error instanceof Error ? error.message : String(error)}` },
+    };
+    await deps.store.save(failed);
+    deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
+    return { kind: "faulted", blob: failed };
+  }
+}
+
+/** The read-only stand-in of a run whose row cannot be decoded: faulted, naming why. */
+function damagedRunBlob(
+  summary: Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">,
+  reason: string,
+): RunBlob {
+  return {
+    runId: summary.runId,
+    workflow: summary.workflow,
+    machineFingerprint: "",
+    status: "faulted",
+    snapshot: null,
+    input: null,
+    ledger: {},
+    epochs: {},
+    timers: [],
+    usage: sumUsage([]),
+    fault: { reason: `the stored run cannot be read: ${reason}` },
+    createdAt: summary.updatedAt,
+    updatedAt: summary.updatedAt,
+  };
+}
+
+/** Re-arms the blob's saved delayed events with their remaining delay; returns how many. */
+function rearmTimers(run: LiveRun, blob: RunBlob, deps: RestoreDeps): number {
+  let armed = 0;
+  for (const timer of blob.timers) {
+    const source = actorAtPath(run.actor, timer.sourcePath);
+    const target = actorAtPath(run.actor, timer.targetPath);
+    if (!source || !target) {
+      deps.log.warn({ runId: run.runId, timer: timer.id }, "a saved timer's actor is gone; not re-armed");
+      continue;
+    }
+    rearmDelayedEvent(run.actor.system, {
+      source,
+      target,
+      event: timer.event as EventObject,
+      delay: Math.max(0, timer.dueAt - deps.nowMs()),
+      id: timer.id,
+    });
+    armed++;
+  }
+  return armed;
+}
+
+/** `GET /runs/:runId` of a run served from its blob (settled or drifted): no Gates, no Turns. */
+export function storedRunDetail(blob: RunBlob): RunDetail {
+  const snapshot = (blob.snapshot ?? {}) as { value?: unknown; context?: unknown };
+  return {
+    runId: blob.runId,
+    workflow: blob.workflow,
+    status: blob.status,
+    value: snapshot.value ?? null,
+    context: snapshot.context ?? null,
+    gates: [],
+    turns: [],
+    usage: blob.usage,
+    ...(blob.fault ? { fault: blob.fault } : {}),
+    updatedAt: blob.updatedAt,
+  };
+}
+
+/** `GET /runs` item of a run served from its blob. */
+export function storedRunSummary(blob: RunBlob): RunSummary {
+  return { runId: blob.runId, workflow: blob.workflow, status: blob.status, updatedAt: blob.updatedAt };
+}
+
+/** The feed of a run settled before this process: its events are gone; one says how it ended. */
+export function storedRunFeed(blob: RunBlob, now: () => Date): RunFeed {
+  const feed = createRunFeed(now);
+  const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;
+  feed.append({
+    type: "status",
+    status: blob.status,
+    value,
+    ...(blob.fault ? { reason: blob.fault.reason } : {}),
+  });
+  return feed;
+}

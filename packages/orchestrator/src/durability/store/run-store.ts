@@ -1,0 +1,205 @@
+import type { PickAnswer, RunStatus, UsageTotals } from "@jr2/wire";
+import type { LedgerEntry } from "../../turns/agent-actor.js";
+import type { UsageRecord } from "../usage-totals.js";
+
+/**
+ * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
+ * persisted snapshot drops them (statelyai/xstate#5331). `dueAt` is epoch milliseconds.
+ * @see SPEC §8, §13 "Restore"
+ */
+export interface SavedTimer {
+  /** The scheduler's id (re-armed with the same one, so the state's exit still cancels it). */
+  id: string;
+  /** Actor paths below the run root (`""` = the root), as `actorPathOf` writes them. */
+  sourcePath: string;
+  targetPath: string;
+  event: unknown;
+  delay: number;
+  startedAt: number;
+  dueAt: number;
+}
+
+/**
+ * The persisted record of a run (SPEC §8): one row per run.
+ * `ledger` maps iid → the admission of its newest Turn (§5.4); `epochs` maps a continued
+ * conversation address → its epoch (§5.3).
+ */
+export interface RunBlob {
+  runId: string;
+  workflow: string;
+  machineFingerprint: string;
+  status: RunStatus;
+  /** xstate's persisted snapshot (plain JSON). */
+  snapshot: unknown;
+  input: unknown;
+  ledger: Record<string, LedgerEntry>;
+  epochs: Record<string, number>;
+  timers: SavedTimer[];
+  usage: UsageTotals;
+  fault?: { reason: string; detail?: string };
+  /** ISO-8601. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A pick's stored answer, keyed by (iid, turnId, toolCallId) within its run, saved with the
+ * snapshot it produced (§4.3, ADR-0252). `turnId` is the Turn's the pick was decided in (`null`:
+ * a Turn without turnId, §5.4, or an answer stored before ADR-0252). `scope` is the
+ * registration scope the pick was answered in (§4.4): a repeat from another scope is never
+ * served it, also after a restart.
+ */
+export interface StoredPickAnswer {
+  iid: string;
+  turnId: string | null;
+  toolCallId: string;
+  scope: string;
+  answer: PickAnswer;
+}
+
+/**
+ * What check 0 looks a stored answer up by (§4.3, ADR-0252). With `turnId`, only that Turn's
+ * answer; without (a pick from a Harness that does not send it), the newest answer stored for
+ * `(iid, toolCallId)` in any Turn — the pre-ADR-0252 key.
+ */
+export interface PickKey {
+  iid: string;
+  toolCallId: string;
+  turnId?: string;
+}
+
+/**
+ * The store port (SPEC §8). The embedded default is SQLite (`store/sqlite.ts`); a server
+ * database can implement the same port. `save` resolves only after the transaction committed:
+ * a pick is answered only then (§4.3).
+ */
+export interface RunStore {
+  /**
+   * Writes the blob, the pick answers and usage records (each once by its key) in one
+   * transaction.
+   */
+  save(blob: RunBlob, picks?: readonly StoredPickAnswer[], usage?: readonly UsageRecord[]): Promise<void>;
+  /**
+   * The run's blob. @throws DamagedRunError when the stored row cannot be decoded (the other
+   * runs are still readable)
+   */
+  load(runId: string): Promise<RunBlob | undefined>;
+  /**
+   * Records model requests' usage of `runId`, each once by (iid, submissionId, position):
+   * a record already stored is ignored (ADR-0255). Never touches the blob.
+   */
+  recordUsage(runId: string, records: readonly UsageRecord[]): Promise<void>;
+  /** The run's recorded usage, in recording order. */
+  usage(runId: string): Promise<UsageRecord[]>;
+  list(filter?: {
+    status?: RunStatus;
+  }): Promise<Array<Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">>>;
+  /** Every run whose status is `running`: what restore recreates. */
+  live(): Promise<RunBlob[]>;
+  /** The stored answer for `key` in `runId` (see {@link PickKey}), if any. */
+  pickAnswer(runId: string, key: PickKey): Promise<StoredPickAnswer | undefined>;
+  close(): Promise<void>;
+}
+
+/** A stored run's row cannot be decoded into a {@link RunBlob}: names the run and what is wrong. */
+export class DamagedRunError extends Error {
+  constructor(
+    readonly runId: string,
+    detail: string,
+  ) {
+    super(`run \`${runId}\`: ${detail}`);
+    this.name = "DamagedRunError";
+  }
+}
+
+/**
+ * Decodes a stored row into a RunBlob, checking the fields restore relies on.
+ * @throws DamagedRunError naming the run and the fault (`not JSON: …`, `missing \`workflow\``)
+ */
+export function decodeRunBlob(runId: string, text: string): RunBlob {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DamagedRunError(
+      runId,
+      `its blob is not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new DamagedRunError(runId, "its blob is not a JSON object");
+  const blob = value as Record<string, unknown>;
+  const missing = [
+    ...["runId", "workflow", "machineFingerprint", "status", "createdAt", "updatedAt"].filter(
+      (k) => typeof blob[k] !== "string",
+    ),
+    ...["ledger", "epochs"].filter((k) => typeof blob[k] !== "object" || blob[k] === null),
+    ...(Array.isArray(blob.timers) ? [] : ["timers"]),
+    ...(blob.status === "running" && !("snapshot" in blob) ? ["snapshot"] : []),
+  ];
+  if (missing.length > 0)
+    throw new DamagedRunError(runId, `its blob lacks ${missing.map((k) => `\`${k}\``).join(", ")}`);
+  if (blob.runId !== runId)
+    throw new DamagedRunError(runId, `its blob names another run (\`${String(blob.runId)}\`)`);
+  return value as RunBlob;
+}
+
+/** An in-memory store for tests and `--data-dir none`; same semantics, nothing survives the process. */
+export function createMemoryStore(): RunStore {
+  const runs = new Map<string, string>();
+  // Insertion order is storage order: the newest answer of a key is the last one inserted.
+  const picks = new Map<string, StoredPickAnswer & { runId: string }>();
+  const key = (runId: string, iid: string, turnId: string | null, toolCallId: string) =>
+    JSON.stringify([runId, iid, turnId, toolCallId]);
+  const usage = new Map<string, Map<string, UsageRecord>>();
+  const record = (runId: string, records: readonly UsageRecord[]) => {
+    const rows = usage.get(runId) ?? new Map<string, UsageRecord>();
+    usage.set(runId, rows);
+    for (const r of records) {
+      const k = JSON.stringify([r.iid, r.submissionId, r.position]);
+      if (!rows.has(k)) rows.set(k, structuredClone(r));
+    }
+  };
+  return {
+    async save(blob, answers = [], records = []) {
+      runs.set(blob.runId, JSON.stringify(blob));
+      for (const p of answers) {
+        const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
+        if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
+      }
+      record(blob.runId, records);
+    },
+    async recordUsage(runId, records) {
+      record(runId, records);
+    },
+    async usage(runId) {
+      return [...(usage.get(runId)?.values() ?? [])].map((r) => structuredClone(r));
+    },
+    async load(runId) {
+      const row = runs.get(runId);
+      return row ? (JSON.parse(row) as RunBlob) : undefined;
+    },
+    async list(filter) {
+      return [...runs.values()]
+        .map((row) => JSON.parse(row) as RunBlob)
+        .filter((b) => !filter?.status || b.status === filter.status)
+        .map(({ runId, workflow, status, updatedAt }) => ({ runId, workflow, status, updatedAt }));
+    },
+    async live() {
+      return [...runs.values()]
+        .map((row) => JSON.parse(row) as RunBlob)
+        .filter((b) => b.status === "running");
+    },
+    async pickAnswer(runId, { iid, turnId, toolCallId }) {
+      let found: (StoredPickAnswer & { runId: string }) | undefined;
+      if (turnId !== undefined) found = picks.get(key(runId, iid, turnId, toolCallId));
+      else
+        for (const p of picks.values())
+          if (p.runId === runId && p.iid === iid && p.toolCallId === toolCallId) found = p;
+      if (!found) return undefined;
+      const { runId: _runId, ...stored } = found;
+      return structuredClone(stored);
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,24 @@
+import { Health } from "@jr2/wire";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { RunHost } from "../../runs/run-host.js";
+
+/**
+ * `GET /healthz` (open): `{ ok, version, store }`. While the run store refuses writes it still
+ * answers **200**, with `store: "failing"` (ADR-0253): the process is alive and serves reads,
+ * frozen runs are reloaded once writes succeed, and a restart — what an orchestrator does with
+ * an unhealthy container — would not bring disk space back.
+ * @see SPEC §4.1
+ */
+export const healthRoutes: FastifyPluginAsyncZod<{ version: string }> = async (app, { version }) => {
+  app.get(
+    "/healthz",
+    {
+      schema: { summary: "Liveness, version and the run store's health", response: { 200: Health } },
+      config: { auth: "open" },
+    },
+    async () => {
+      const host = (app as unknown as { runHost?: RunHost }).runHost;
+      return { ok: true, version, ...(host?.storeHealth ? { store: host.storeHealth().store } : {}) };
+    },
+  );
+};

@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import fastifySwagger from "@fastify/swagger";
+import {
+  boundConnections,
+  DEFAULT_HTTP_EDGE_LIMITS,
+  type HttpEdgeLimits,
+  httpEdgeServerOptions,
+  ORCHESTRATOR_HTTP_EDGE_ENV,
+} from "@jr2/http-edge";
+import Fastify, { type FastifyInstance } from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import { type Logger, pino } from "pino";
+import type { RunStore } from "../durability/store/run-store.js";
+import { createRunHost, type RunHost, type WorkflowTable } from "../runs/run-host.js";
+import type { AuthKeys } from "../turns/access.js";
+import type { PlacementOptions } from "../turns/placement.js";
+import type { TurnDriver } from "../turns/turn-driver.js";
+import { authPlugin } from "./plugins/auth.js";
+import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
+import { jsonBodyPlugin } from "./plugins/json-body.js";
+import { agentRoutes } from "./routes/agents.js";
+import { gateRoutes } from "./routes/gates.js";
+import { healthRoutes } from "./routes/health.js";
+import { runRoutes } from "./routes/runs.js";
+import { workflowRoutes } from "./routes/workflows.js";
+
+/** Options of {@link buildOrchestrator}. Everything with an effect is injected. */
+export interface OrchestratorOptions {
+  /** The workflows served (ignored when `host` is given). */
+  workflows?: WorkflowTable;
+  /** A run host built by the caller; default one built from the other options. */
+  host?: RunHost;
+  /** The instance token and the sandbox key (§4.4). */
+  auth: AuthKeys;
+  /** pino logger, shared by Fastify and the run host; default silent. */
+  logger?: Logger;
+  /** The clock (feed and run times); default `() => new Date()`. */
+  clock?: () => Date;
+  /**
+   * The run store (§8; RunBlobs and pick answers); default in memory. Its runs are restored
+   * before this function returns, so the app never answers before restore (ignored with `host`).
+   */
+  store?: RunStore;
+  /** Runs each registered Turn; default hand-played (`--harness none`). */
+  turnDriver?: TurnDriver;
+  /** Where Turns run (§5.2); absent: hand-played in the instance scope. */
+  placement?: PlacementOptions;
+  /** Largest accepted request body in bytes; default 1 MiB (larger → 413). */
+  bodyLimit?: number;
+  /** Version reported by `/healthz`; default the package's. */
+  version?: string;
+  /** Timeouts and the connection bound of the HTTP edge (ADR-0060); default {@link DEFAULT_HTTP_EDGE_LIMITS}. */
+  httpEdge?: HttpEdgeLimits;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The run host behind the routes. */
+    runHost: RunHost;
+  }
+}
+
+/** The package version, read once (works from src/ and dist/). */
+export const ORCHESTRATOR_VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+/**
+ * Builds the Orchestrator's HTTP app, unstarted: zod-typed routes over a run host, OpenAPI at
+ * `GET /openapi.json`, coded error bodies, bearer auth. Only `main.ts` reads env and listens;
+ * tests use `app.inject`. Closing the app closes the run host.
+ * @example
+ * const app = await buildOrchestrator({ workflows, auth: { instanceToken, sandboxKey } });
+ * await app.inject({ method: "GET", url: "/healthz" });
+ * @see SPEC §4, STYLE.md "HTTP"
+ */
+export async function buildOrchestrator(options: OrchestratorOptions): Promise<FastifyInstance> {
+  const logger = options.logger ?? pino({ level: "silent" });
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const host =
+    options.host ??
+    createRunHost({
+      workflows: options.workflows ?? new Map(),
+      logger,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
+      ...(options.placement ? { placement: options.placement } : {}),
+    });
+  const edge = options.httpEdge ?? DEFAULT_HTTP_EDGE_LIMITS;
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit,
+    // Slow clients are cut, a garbage request line or oversized headers answer coded (ADR-0060).
+    ...httpEdgeServerOptions(edge),
+    // iids are long percent-encoded segments.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Bad percent-encoding or an over-long segment: a coded 400, not Fastify's own body.
+    frameworkErrors: answerFrameworkError,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  boundConnections(app.server, edge, app.log, ORCHESTRATOR_HTTP_EDGE_ENV);
+  app.decorate("runHost", host);
+  // preClose: agent routes answer 503 from the first moment of shutdown (§8), not after the
+  // in-flight requests drained.
+  app.addHook("preClose", async () => host.close());
+
+  await app.register(errorsPlugin, { bodyLimit });
+  await app.register(jsonBodyPlugin);
+  await app.register(authPlugin, options.auth);
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: "jr2 Orchestrator", version: options.version ?? ORCHESTRATOR_VERSION },
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.get("/openapi.json", { schema: { hide: true }, config: { auth: "open" } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { version: options.version ?? ORCHESTRATOR_VERSION });
+  await app.register(workflowRoutes, { host });
+  await app.register(runRoutes, { host });
+  await app.register(gateRoutes, { host });
+  await app.register(agentRoutes, { host });
+  if (!options.host) await host.restore();
+  return app as unknown as FastifyInstance;
+}

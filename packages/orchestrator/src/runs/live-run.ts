@@ -1,0 +1,270 @@
+import type { RunStatus } from "@jr2/wire";
+import type { Logger } from "pino";
+import {
+  type AnyActorRef,
+  type AnyStateMachine,
+  createActor,
+  type InspectionEvent,
+  type Snapshot,
+} from "xstate";
+import type { UsageRecord } from "../durability/usage-totals.js";
+import type { TurnLedgerEntry } from "../turns/turn-driver.js";
+import { bindRun, type GateStart, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
+import { createRunFeed, type RunFeed } from "./feed.js";
+
+/** An open Gate of a run, as its `gate` actor announced it (§6). */
+export interface OpenGate {
+  readonly id: string;
+  readonly actor: AnyActorRef;
+  /** `acceptsNow` as last announced on the feed (JSON), or undefined before the first. */
+  announced?: string;
+}
+
+/** What a run needs from its host: the Turn mechanics and the clock. */
+export interface LiveRunHooks {
+  /** Registers the Turn and starts its driver; returns the stop function (§5.1). */
+  startTurn(run: LiveRun, turn: TurnStart): () => void;
+  /** Called once per settled burst of changes (after the mailboxes drained). */
+  settled(run: LiveRun): void;
+  /** Called at the end of each macrostep of any actor of the run and on each status change (the save, §8). */
+  changed?(run: LiveRun): void;
+  now(): Date;
+}
+
+/**
+ * One run: its root actor, the binding its actors find through `system`, its feed, open
+ * Gates, ledger and epochs, and its status. Watches every actor of the run through
+ * `system.inspect` (picks land in child Machines, e.g. a `workspace()` body), so the status
+ * feed and the "settled" notifications see every change.
+ * @see SPEC §4.1, §5.6 (an unrouted `agent.fault` faults the run), §8
+ */
+export class LiveRun {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly feed: RunFeed;
+  readonly actor: AnyActorRef;
+  readonly gates = new Map<string, OpenGate>();
+  readonly ledger = new Map<string, TurnLedgerEntry>();
+  readonly epochs = new Map<string, number>();
+  /**
+   * The run's recorded model requests by {@link usageKey} (ADR-0255): loaded from the store on
+   * restore, each new one also written to it. The run's totals are summed from these.
+   */
+  readonly usage = new Map<string, UsageRecord>();
+  /** The validated run input (saved in the RunBlob). */
+  readonly input: unknown;
+  /** The Machine's fingerprint when the run started (§8). */
+  readonly fingerprint: string;
+  readonly createdAt: Date;
+  /**
+   * A foreground save of the run failed (ADR-0253): its actors are stopped, it takes nothing and
+   * is never saved from memory; it is reloaded from its last committed save.
+   */
+  frozen = false;
+  /** A Gate opened since the last committed save (the `gate-open` crash point). */
+  gatesUnsaved = false;
+  status: RunStatus = "running";
+  /** Why the run faulted; `detail` and `cause` are what a Turn fault carried (§5.6). */
+  fault: { reason: string; detail?: string; cause?: string } | undefined;
+  updatedAt: Date;
+  readonly #hooks: LiveRunHooks;
+  readonly #log: Logger;
+  #changes = 0;
+  #notifyScheduled = false;
+  #lastValue = "";
+  readonly #watchers = new Set<() => void>();
+
+  constructor(options: {
+    runId: string;
+    workflow: string;
+    machine: AnyStateMachine;
+    input: unknown;
+    fingerprint: string;
+    hooks: LiveRunHooks;
+    log: Logger;
+    /** Restore (§8): the persisted snapshot to recreate the run from, instead of starting it fresh. */
+    snapshot?: unknown;
+    createdAt?: Date;
+    /** The feed to go on with (a frozen run reloaded keeps its followers); default a new one. */
+    feed?: RunFeed;
+  }) {
+    this.runId = options.runId;
+    this.workflow = options.workflow;
+    this.input = options.input;
+    this.fingerprint = options.fingerprint;
+    this.#hooks = options.hooks;
+    this.#log = options.log;
+    this.updatedAt = options.hooks.now();
+    this.createdAt = options.createdAt ?? this.updatedAt;
+    this.feed = options.feed ?? createRunFeed(options.hooks.now);
+    const binding = this.#binding();
+    let bound = false;
+    this.actor = createActor(options.machine, {
+      // Restored children restart with their persisted input; the mapper is not re-run (§13).
+      ...(options.snapshot === undefined
+        ? { input: options.input }
+        : { snapshot: options.snapshot as Snapshot<unknown> }),
+      // The root's first inspection event fires before it computes its initial state, so the
+      // binding is in place before any input mapper mints an iid under this run id.
+      inspect: (event) => {
+        if (!bound) {
+          bindRun((event.actorRef as AnyActorRef).system, binding);
+          bound = true;
+        }
+        this.#onInspect(event);
+      },
+    });
+    // Without an error observer xstate rethrows a Machine's error on a timer: the process dies.
+    this.actor.subscribe({ error: (error) => this.faultRun(errorText(error)) });
+  }
+
+  /** Starts the root actor. */
+  start(): void {
+    this.actor.start();
+  }
+
+  /** Counts changes seen so far (any actor of the run). */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /**
+   * Resolves once no actor of the run changed during a full event-loop turn: every mailbox
+   * drained and the promise/callback work it triggered ran. No sleeps; bounded rounds.
+   */
+  async settle(): Promise<void> {
+    for (let round = 0; round < 100; round++) {
+      const seen = this.#changes;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.#changes === seen) return;
+    }
+  }
+
+  /** Calls `onChange` after each settled burst of changes; returns the unsubscribe function. */
+  watch(onChange: () => void): () => void {
+    this.#watchers.add(onChange);
+    return () => this.#watchers.delete(onChange);
+  }
+
+  /**
+   * Ends the run as `faulted` with `reason` (recorded, on the feed) and stops its actors.
+   * @param detail - the words, when a Turn fault faulted the run (kept in `fault.detail`)
+   * @param cause - the Turn fault's cause (a FaultCause string, kept in `fault.cause`)
+   */
+  faultRun(reason: string, detail?: string, cause?: string): void {
+    if (this.status !== "running") return;
+    this.fault = {
+      reason,
+      ...(detail === undefined ? {} : { detail }),
+      ...(cause === undefined ? {} : { cause }),
+    };
+    this.#setStatus("faulted", reason);
+    this.#log.warn({ runId: this.runId, reason, ...(detail === undefined ? {} : { detail }) }, "run faulted");
+    // Never stop an actor from inside its own processing; an errored actor's stop may throw.
+    setImmediate(() => {
+      try {
+        this.actor.stop();
+      } catch (error) {
+        this.#log.error({ runId: this.runId, err: error }, "stopping the faulted run threw");
+      }
+    });
+  }
+
+  /** Ends the run as `cancelled` and stops its actors (the Turns end: deregistered, aborted). */
+  cancel(): void {
+    if (this.status !== "running") return;
+    this.#setStatus("cancelled");
+    this.actor.stop();
+  }
+
+  #binding(): RunBinding {
+    return {
+      runId: this.runId,
+      epochOf: (address) => this.epochs.get(address) ?? 0,
+      startTurn: (turn) => this.#hooks.startTurn(this, turn),
+      openGate: (gate) => this.#openGate(gate),
+    };
+  }
+
+  #openGate(gate: GateStart): () => void {
+    const open: OpenGate = { id: gate.id, actor: gate.self };
+    this.gates.set(gate.id, open);
+    this.gatesUnsaved = true;
+    this.#log.info({ runId: this.runId, gate: gate.id }, "Gate opened");
+    return () => {
+      if (this.gates.get(gate.id) === open) this.gates.delete(gate.id);
+    };
+  }
+
+  #onInspect(event: InspectionEvent): void {
+    this.#changes++;
+    this.updatedAt = this.#hooks.now();
+    if (event.type === "@xstate.event" && event.event.type === "agent.fault") this.#checkFaultRoute(event);
+    if (event.type === "@xstate.snapshot" && event.actorRef === this.actor) this.#onRootSnapshot(event);
+    if (event.type === "@xstate.snapshot") this.#hooks.changed?.(this);
+    this.#scheduleNotify();
+  }
+
+  /** An `agent.fault` that no transition of its target takes faults the run (§5.6). */
+  #checkFaultRoute(event: Extract<InspectionEvent, { type: "@xstate.event" }>): void {
+    const snapshot = event.actorRef.getSnapshot() as { can?: (e: unknown) => boolean; status?: string };
+    if (typeof snapshot.can !== "function" || snapshot.status !== "active") return;
+    let taken: boolean;
+    try {
+      taken = snapshot.can(event.event);
+    } catch {
+      taken = true; // a throwing guard errors the Machine itself; that path faults the run too
+    }
+    if (taken) return;
+    const { reason, detail, cause } = event.event as { reason?: unknown; detail?: unknown; cause?: unknown };
+    this.faultRun(
+      `agent.fault (${typeof reason === "string" ? reason : "no reason"}) taken by no transition`,
+      typeof detail === "string" ? detail : undefined,
+      typeof cause === "string" ? cause : undefined,
+    );
+  }
+
+  #onRootSnapshot(event: Extract<InspectionEvent, { type: "@xstate.snapshot" }>): void {
+    const snapshot = event.snapshot as { status?: string; value?: unknown; error?: unknown };
+    if (snapshot.status === "done") this.#setStatus("done");
+    else if (snapshot.status === "error") this.faultRun(errorText(snapshot.error));
+    const value = JSON.stringify(snapshot.value ?? null);
+    if (value !== this.#lastValue && this.status === "running") {
+      this.#lastValue = value;
+      this.feed.append({ type: "status", status: this.status, value: snapshot.value ?? null });
+    }
+  }
+
+  #setStatus(status: RunStatus, reason?: string): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.#hooks.changed?.(this);
+    const value = (this.actor?.getSnapshot() as { value?: unknown } | undefined)?.value ?? null;
+    this.feed.append({ type: "status", status, value, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  #scheduleNotify(): void {
+    if (this.#notifyScheduled) return;
+    this.#notifyScheduled = true;
+    // Read after the mailboxes drained, never inside the inspection callback (§13 "Rest").
+    setImmediate(() => {
+      this.#notifyScheduled = false;
+      try {
+        this.#hooks.settled(this);
+      } catch (error) {
+        this.#log.error({ runId: this.runId, err: error }, "reading the settled run threw");
+      }
+      for (const watcher of [...this.#watchers]) {
+        try {
+          watcher();
+        } catch (error) {
+          this.#log.error({ runId: this.runId, err: error }, "a run watcher threw");
+        }
+      }
+    });
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

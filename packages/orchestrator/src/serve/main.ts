@@ -1,0 +1,107 @@
+import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
+import { onCrash } from "../durability/crash-points.js";
+import { openRunStore } from "../durability/store/open.js";
+import { buildOrchestrator } from "../http/server.js";
+import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
+import { type PlacementOptions, staticWorkspaceProvider } from "../turns/placement.js";
+import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
+import type { ServeConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+import { checkModels } from "./model-check.js";
+import { loadWorkflows } from "./workflow-loader.js";
+
+/** A listening Orchestrator. */
+export interface RunningOrchestrator {
+  app: FastifyInstance;
+  /** `http://<host>:<port>` actually bound. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Loads the workflows, builds the app and listens — the one place that does. Turns are
+ * driven by `turnDriver` (default hand-played: `--harness none`).
+ * @throws Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the file; listen errors as Node raises them
+ * @see SPEC §4, §11
+ */
+export async function startOrchestrator(
+  config: ServeConfig,
+  options: { turnDriver?: TurnDriver } = {},
+): Promise<RunningOrchestrator> {
+  const logger = createLogger({ level: config.logLevel });
+  const workflows = await loadWorkflows(config.workflowsDir, {
+    loadTimeoutMs: config.workflowLoadTimeoutMs,
+    logger,
+  });
+  const harness = config.harness;
+  const turnDriver =
+    options.turnDriver ??
+    (harness.kind === "url"
+      ? createHarnessTurnDriver({
+          harnessToken: harness.token ?? "",
+          config: { nudgeBudget: config.nudgeBudget, deadlineMs: config.turnDeadlineMs },
+        })
+      : handPlayedTurnDriver);
+  const placement: PlacementOptions | undefined =
+    harness.kind === "url"
+      ? {
+          instanceHarnessUrl: harness.url,
+          provider: staticWorkspaceProvider(harness.url, config.workspaceSandbox),
+          workRoot: config.workRoot,
+          allowExplicitEndpoints: config.dev,
+        }
+      : undefined;
+  // Test-only JR2_CRASH_AT: the log lines before a crash point must reach the harness.
+  onCrash(() =>
+    (logger as unknown as Record<symbol, { flushSync?(): void }>)[pino.symbols.streamSym]?.flushSync?.(),
+  );
+  const store = openRunStore(config.dataDir, logger);
+  const app = await buildOrchestrator({
+    workflows,
+    logger,
+    store,
+    auth: {
+      instanceToken: config.instanceToken,
+      ...(config.sandboxKey ? { sandboxKey: config.sandboxKey } : {}),
+    },
+    turnDriver,
+    ...(placement ? { placement } : {}),
+    ...(config.httpEdge ? { httpEdge: config.httpEdge } : {}),
+  });
+  // The model check waits for the Harness in the background; start-up waits for it at most
+  // 2 s, so with a Harness already up its warnings come before "ready" and any Turn.
+  const stopCheck = new AbortController();
+  const modelCheck =
+    harness.kind === "url"
+      ? checkModels({
+          workflows,
+          harness: { url: harness.url, token: harness.token ?? "" },
+          logger,
+          signal: stopCheck.signal,
+        }).catch((error: unknown) => logger.error({ err: error }, "model check failed"))
+      : Promise.resolve();
+  // The 2 s timer stays referenced: while the Harness is not up yet, the check's own timers are
+  // unref'd, and an unref'd wait here would let the event loop run empty before `listen`.
+  let waited: NodeJS.Timeout | undefined;
+  await Promise.race([modelCheck, new Promise((resolve) => (waited = setTimeout(resolve, 2_000)))]);
+  clearTimeout(waited);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    stopCheck.abort();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  logger.info({ workflows: [...workflows.keys()], harness: config.harness.kind, dev: config.dev }, "ready");
+  return {
+    app,
+    url: `http://${host}:${port}`,
+    close: () => {
+      stopCheck.abort();
+      return app.close();
+    },
+  };
+}

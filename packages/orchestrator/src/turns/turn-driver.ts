@@ -1,0 +1,106 @@
+import type { FaultCause, PickAnswer } from "@jr2/wire";
+import type { Logger } from "pino";
+import type { UsageRecord } from "../durability/usage-totals.js";
+import type { FeedEntry } from "../runs/feed.js";
+import type { TurnStart } from "../xstate/run-binding.js";
+import type { Registration } from "./registration-table.js";
+import type { DrainTarget } from "./usage-drain.js";
+
+/** Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds it). */
+export type TurnTelemetry = FeedEntry extends infer E
+  ? E extends { child: string }
+    ? Omit<E, "child">
+    : never
+  : never;
+
+/** An admission's ledger entry (§5.4): what restore re-attaches to. */
+export interface TurnLedgerEntry {
+  turnId: string | null;
+  submissionId: string;
+  offset: string;
+  streamUrl: string;
+  /** The Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255). */
+  harnessUrl?: string;
+}
+
+/**
+ * What the run host hands a {@link TurnDriver} for one registered Turn. Every member is safe
+ * to call at any time and never throws (failures become data, STYLE.md).
+ * @see SPEC §5.1
+ */
+export interface TurnContext {
+  readonly runId: string;
+  /** The Turn's live registration (its identity is the Turn's, §4.3); a new one after `reseat`. */
+  readonly registration: Registration;
+  /** What the Agent slot handed over: self, finalized input, definition, sendBack. */
+  readonly turn: TurnStart;
+  /** The Allowed picks now, in Menu order (`[]` when not at Rest or the Turn is over). */
+  allowed(): string[];
+  /** Is this Turn's registration still the live one at its iid? */
+  isOpen(): boolean;
+  /** Is the Agent's state at Rest now (§3.5)? */
+  atRest(): boolean;
+  /** The newest answer a pick of this Turn got, if any (for a re-admission's notice, §5.6). */
+  lastAnswer(): { pick: string; answer: PickAnswer } | undefined;
+  /**
+   * Calls `onChange` once any actor of the run settled (after the mailboxes drained), each
+   * time something changed; returns the unsubscribe function.
+   */
+  watch(onChange: () => void): () => void;
+  /** Appends Turn telemetry to the run feed, as `<state path>#<agent>` (never the iid). */
+  telemetry(event: TurnTelemetry): void;
+  /**
+   * Records one model request's usage once by its key (the store's usage rows, ADR-0255) and,
+   * when it is new, appends its `usage` feed event. Absent: the driver appends the feed event.
+   */
+  recordUsage?(record: UsageRecord): void;
+  /**
+   * Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }`, stamped
+   * with the Agent's sender, to the invoker. `cause` is what a workflow may route on (§5.6).
+   */
+  fault(reason: string, detail?: string, cause?: FaultCause): void;
+  /** The run's ledger of admissions by iid (§5.4); restored with the run (§8). */
+  ledgerRead(iid: string): TurnLedgerEntry | undefined;
+  /** Records an admission; resolves after the RunBlob save carrying it committed (§5.4, §8). */
+  ledgerWrite(iid: string, entry: TurnLedgerEntry): Promise<void>;
+  /** Bumps the epoch of a continued conversation address after a terminal fault (§5.3). */
+  bumpEpoch(address: string): number;
+  /**
+   * The conversation was lost (a Harness answered 404): moves this Turn to a new conversation
+   * — the next epoch of a continued address, or a fresh `/<8 hex>` — re-registering it there
+   * (`registration` then reads the new one). Returns the new iid (the old one if the new
+   * address is live already).
+   * @see SPEC §5.3, §5.6
+   */
+  reseat(): string;
+  /** True while the host shuts down for its own reasons: stop must leave the Submission running (§5.1). */
+  shuttingDown?(): boolean;
+  /** A pino child logger carrying runId, agent and the invoking state. */
+  readonly log: Logger;
+}
+
+/**
+ * The port that runs a Turn's mechanics once its surface is registered: admission to a
+ * Harness, following the Submission, nudge and wake, faults (§5). The run host calls
+ * `start` after registering the Turn and calls the returned function when the invoking state
+ * exits, before deregistering.
+ * Throw policy: `start` must not throw; a throw is logged and the Turn stays registered
+ * (playable by hand).
+ * @see SPEC §5.1
+ */
+export interface TurnDriver {
+  start(context: TurnContext): () => void;
+  /**
+   * After a restore: reads the usage left on the stream of an admission whose Turn is not live
+   * again (ADR-0255), handing each record to `record`. Optional; never rejects.
+   */
+  drainUsage?(target: DrainTarget, record: (usage: UsageRecord) => void, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * `--harness none`: Turns register their surfaces and are admitted nowhere, so a person or a
+ * test plays the Agent over HTTP (`GET /agents/:iid/surface`, `POST /agents/:iid/picks`).
+ */
+export const handPlayedTurnDriver: TurnDriver = {
+  start: () => () => {},
+};
