@@ -6,10 +6,10 @@
 // ── Machine semantics (engineer M) ─────────────────────────────────────────────────────────
 
 export type { AgentInit, AgentLogic } from "./authoring/agent.js";
-export { agent, agentDefinitionOf } from "./authoring/agent.js";
+export { agent } from "./authoring/agent.js";
 export type { AgentFaultEvent, AgentFaultReason, FaultGuard } from "./authoring/agent-fault.js";
 export { faultCauseIs, faultGuard } from "./authoring/agent-fault.js";
-export type { Audience, EventDef, EventDefInit } from "./authoring/define-event.js";
+export type { EventDefInit } from "./authoring/define-event.js";
 export { defineEvent } from "./authoring/define-event.js";
 export type { GateInput, GateLogic } from "./authoring/gate.js";
 export { gate } from "./authoring/gate.js";
@@ -17,13 +17,15 @@ export type { Jr2Machine, Jr2MachineConfig, Jr2SetupOptions } from "./authoring/
 export { jr2Setup } from "./authoring/setup.js";
 export type { AuthoredTurnInput } from "./authoring/turn-input.js";
 export { TURN_INPUT_KEYS } from "./authoring/turn-input.js";
-export type { WorkspaceHandles } from "./authoring/workspace.js";
-export { findWorkspaceHandles, workspace } from "./authoring/workspace.js";
+export { workspace } from "./authoring/workspace.js";
 export { readAllowedPicks } from "./menu/allowed-picks.js";
 export type { PickDecision } from "./menu/delivery.js";
 export { decidePick } from "./menu/delivery.js";
+export type { Audience, EventDef } from "./menu/event-def.js";
 export type { GateDecision, GateReading } from "./menu/gate-decisions.js";
 export { decideGateEvent, readGate } from "./menu/gate-decisions.js";
+export type { WorkspaceHandles } from "./menu/marks.js";
+export { agentDefinitionOf, findWorkspaceHandles } from "./menu/marks.js";
 export type { MachineInfo, MachineWarning } from "./menu/menu.js";
 export { gateIdentityOf, getMenu, machineInfoOf, menuOfTurn } from "./menu/menu.js";
 export { busyReason, isAtRest } from "./menu/rest.js";

@@ -27,6 +27,7 @@ export {
 } from "./harness.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";
+export type { RunFeedEntry } from "./runs.js";
 export {
   CancelAnswer,
   Gate,

@@ -210,3 +210,9 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
   z.object({ ...feedBase, type: z.literal("gate"), gate: Gate }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;
+/** A feed event before the feed numbers and stamps it (`seq`, `at` are the feed's). */
+export type RunFeedEntry = RunFeedEvent extends infer E
+  ? E extends RunFeedEvent
+    ? Omit<E, "seq" | "at">
+    : never
+  : never;

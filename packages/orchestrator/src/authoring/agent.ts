@@ -1,5 +1,6 @@
 import { type AgentDefinition, Jr2Error, ThinkingLevel, WorkspaceAccess } from "@jr2/wire";
 import { type CallbackActorLogic, type EventObject, fromCallback } from "xstate";
+import { markAgentLogic } from "../menu/marks.js";
 import { recordTurnBaseline } from "../menu/rest.js";
 import { runBindingOf, type TurnInput } from "../xstate/run-binding.js";
 
@@ -15,8 +16,6 @@ export interface AgentInit {
 
 /** The Agent slot's actor logic: a callback actor whose input is the finalized {@link TurnInput}. */
 export type AgentLogic = CallbackActorLogic<EventObject, TurnInput>;
-
-const definitions = new WeakMap<object, AgentDefinition & { description?: string }>();
 
 /**
  * Declares an Agent: a persona carried as an actor slot (`actors: { coder: agent({...}) }`;
@@ -64,14 +63,6 @@ export function agent(init: AgentInit): AgentLogic {
     const stop = runBindingOf(system)?.startTurn({ self, input, definition: wireDefinition, sendBack });
     return () => stop?.();
   });
-  definitions.set(logic, definition);
+  markAgentLogic(logic, definition);
   return logic;
-}
-
-/**
- * The definition an {@link agent} logic was made from, or `undefined` for any other logic.
- * `description` is the author's note for people (never sent to the Harness).
- */
-export function agentDefinitionOf(logic: unknown): (AgentDefinition & { description?: string }) | undefined {
-  return typeof logic === "object" && logic !== null ? definitions.get(logic) : undefined;
 }

@@ -1,22 +1,8 @@
 import { Jr2Error, TOOL_NAME_PATTERN, WORKING_TOOL_NAMES } from "@jr2/wire";
 import { z } from "zod";
+import { type Audience, type EventDef, NO_ARGUMENTS } from "../menu/event-def.js";
 
-/** Who may send an event: an Agent's pick, a Gate's party, both, or the workflow itself. */
-export type Audience = "agent" | "gate" | "any" | "internal";
-
-/**
- * An event def: one word of a Machine's vocabulary. `parameters` is the JSON Schema of
- * `input` (`z.toJSONSchema`), computed once so every Menu carries the same bytes.
- * @see SPEC §3.1
- */
-export interface EventDef {
-  readonly name: string;
-  readonly description: string;
-  /** The payload schema; `null` = the event takes no arguments. */
-  readonly input: z.ZodObject | null;
-  readonly audience: Audience;
-  readonly parameters: Record<string, unknown>;
-}
+export type { Audience, EventDef } from "../menu/event-def.js";
 
 /** What an author passes to {@link defineEvent}. */
 export interface EventDefInit {
@@ -27,7 +13,6 @@ export interface EventDefInit {
 }
 
 const AUDIENCES: readonly Audience[] = ["agent", "gate", "any", "internal"];
-const NO_ARGUMENTS = z.object({});
 
 /**
  * Declares one event of a Machine's vocabulary.
@@ -68,19 +53,4 @@ export function defineEvent(init: EventDefInit): EventDef {
     audience,
     parameters: z.toJSONSchema(input ?? NO_ARGUMENTS) as Record<string, unknown>,
   });
-}
-
-/** The schema a pick's arguments are validated with: the def's input, or "no arguments". */
-export function argumentsSchemaOf(def: EventDef): z.ZodObject {
-  return def.input ?? NO_ARGUMENTS;
-}
-
-/** May `def` appear on an Agent's Menu? (§3.2: audience `agent` or `any`) */
-export function isAgentAudience(def: EventDef): boolean {
-  return def.audience === "agent" || def.audience === "any";
-}
-
-/** May a Gate send `def`? (§6: audience `gate` or `any`) */
-export function isGateAudience(def: EventDef): boolean {
-  return def.audience === "gate" || def.audience === "any";
 }

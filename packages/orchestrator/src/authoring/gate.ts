@@ -1,4 +1,5 @@
 import { type CallbackActorLogic, type EventObject, fromCallback } from "xstate";
+import { markGateLogic } from "../menu/marks.js";
 import { gateIdentityOf } from "../menu/menu.js";
 import { runBindingOf } from "../xstate/run-binding.js";
 
@@ -22,8 +23,4 @@ export const gate: GateLogic = fromCallback<EventObject, GateInput | undefined>(
   const close = runBindingOf(system)?.openGate({ self, id, meta: input?.meta });
   return () => close?.();
 });
-
-/** Is `logic` the built-in Gate? */
-export function isGateLogic(logic: unknown): boolean {
-  return logic === gate;
-}
+markGateLogic(gate);

@@ -14,14 +14,13 @@ import {
   setup,
 } from "xstate";
 import { z } from "zod";
+import type { EventDef } from "../menu/event-def.js";
+import { agentDefinitionOf, isGateLogic, workspaceBodyOf } from "../menu/marks.js";
 import { modelOf, registerModel } from "../menu/menu.js";
 import { walkMachine } from "../menu/menu-walk.js";
 import { isCompositeGuard, wrapLeafGuard, wrapTransitionGuard } from "../xstate/adapter.js";
-import { agentDefinitionOf } from "./agent.js";
-import type { EventDef } from "./define-event.js";
-import { gate, isGateLogic } from "./gate.js";
+import { gate } from "./gate.js";
 import { checkTurnInput, turnInputMapper } from "./turn-input.js";
-import { workspaceBodyOf } from "./workspace.js";
 
 /** A Machine built by `jr2Setup(...).createMachine(...)`: a real xstate Machine. */
 export type Jr2Machine = AnyStateMachine;

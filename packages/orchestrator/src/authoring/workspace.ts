@@ -1,23 +1,7 @@
 import { type AnyActorRef, type AnyStateMachine, assign, createMachine, fromCallback } from "xstate";
+import { markWorkspaceWrapper, recordWorkspaceHandles } from "../menu/marks.js";
 import { parentOf } from "../xstate/adapter.js";
 import { runBindingOf } from "../xstate/run-binding.js";
-
-/**
- * What a `workspace()` wrapper records for the Turns below it. `harnessUrl` and `sandbox`
- * come from the WorkspaceProvider once placement lands (turn-mechanics issue); until then a
- * registration carries only the name and the default `cwd`.
- * @see SPEC §5.2
- */
-export interface WorkspaceHandles {
-  readonly name: string;
-  /** `/work/<runId>/<name>`: the default cwd of a Turn inside this workspace. */
-  readonly cwd: string;
-  harnessUrl?: string;
-  sandbox?: string;
-}
-
-const handlesByWrapper = new WeakMap<AnyActorRef, WorkspaceHandles>();
-const bodies = new WeakMap<AnyStateMachine, { body: AnyStateMachine; name: string | undefined }>();
 
 /**
  * The registrar, co-invoked beside the body: an invoked actor (it restarts on restore; an
@@ -28,8 +12,7 @@ const registrar = fromCallback<{ type: string }, { name: string | undefined }>((
   if (!wrapper) return;
   const runId = runBindingOf(system)?.runId ?? "local";
   const name = input.name ?? wrapper.id;
-  handlesByWrapper.set(wrapper, { name, cwd: `/work/${runId}/${name}` });
-  return () => handlesByWrapper.delete(wrapper);
+  return recordWorkspaceHandles(wrapper, { name, cwd: `/work/${runId}/${name}` });
 });
 
 /**
@@ -68,24 +51,6 @@ export function workspace(body: AnyStateMachine, options: { name?: string } = {}
     },
     output: ({ context }) => context.output,
   });
-  bodies.set(wrapper, { body, name: options.name });
+  markWorkspaceWrapper(wrapper, body, options.name);
   return wrapper;
-}
-
-/** The body a `workspace()` wrapper runs, or `undefined` when `logic` is no wrapper. */
-export function workspaceBodyOf(logic: unknown): AnyStateMachine | undefined {
-  return typeof logic === "object" && logic !== null ? bodies.get(logic as AnyStateMachine)?.body : undefined;
-}
-
-/**
- * The handles of the nearest `workspace()` above `turnActor` (walking `_parent`), or
- * `undefined` when it is not under one. Structural: it never resolves a sibling's wrapper.
- * @see SPEC §5.2
- */
-export function findWorkspaceHandles(turnActor: AnyActorRef): WorkspaceHandles | undefined {
-  for (let at = parentOf(turnActor); at; at = parentOf(at)) {
-    const handles = handlesByWrapper.get(at);
-    if (handles) return handles;
-  }
-  return undefined;
 }

@@ -6,9 +6,9 @@
  */
 import type { Logger } from "pino";
 import type { EventObject } from "xstate";
-import type { LiveRun } from "../runs/live-run.js";
 import { actorPathOf, pendingDelayedEvents } from "../xstate/adapter.js";
 import { crashPoint } from "./crash-points.js";
+import type { SavedRun } from "./saved-run.js";
 import type { PickKey, RunBlob, RunStore, SavedTimer, StoredPickAnswer } from "./store/run-store.js";
 import { sumUsage, type UsageRecord, usageKey } from "./usage-totals.js";
 
@@ -22,24 +22,24 @@ export interface RunPersistence {
    * current synchronous cascade of macrosteps is over (a microtask), so every state an outside
    * party could observe is saved before it can observe it.
    */
-  changed(run: LiveRun): void;
+  changed(run: SavedRun): void;
   /**
    * Saves `run` now with `picks`, resolving after the commit (a ledger write, a pick's answer,
    * a Gate event). @throws what the store throws: the caller must not answer as if saved
    */
-  save(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void>;
+  save(run: SavedRun, picks?: readonly StoredPickAnswer[]): Promise<void>;
   /**
    * Holds `run`'s snapshot as it is now while a pick is in flight: saves until `release`
    * write the held snapshot (with the current ledger and epochs), so the pick's effect is
    * committed only together with its answer. Holds nest.
    */
-  hold(run: LiveRun): () => void;
+  hold(run: SavedRun): () => void;
   /**
    * Runs `fn` after the next commit of `run`'s current state (not a held snapshot) — the outbox
    * of effects that leave the process (an admission, a remote abort). Schedules that save.
    * Dropped after `close()`: a restart finds the run as last committed.
    */
-  afterCommit(run: LiveRun, fn: () => void): void;
+  afterCommit(run: SavedRun, fn: () => void): void;
   /**
    * The stored answer for `key` in `runId`, with the Turn and scope it was given in: with a
    * turnId only that Turn's, without the newest of any Turn (ADR-0252).
@@ -50,7 +50,7 @@ export interface RunPersistence {
    * on its own (never by re-saving the blob), retried until it is; also carried by the run's
    * next save. @returns false when that key was recorded already (a stream read again)
    */
-  recordUsage(run: LiveRun, record: UsageRecord): boolean;
+  recordUsage(run: SavedRun, record: UsageRecord): boolean;
   /**
    * Whether the store accepts writes: `failing` from a failed commit until the next one
    * succeeds (any run's), with the last error's text (ADR-0253).
@@ -60,7 +60,7 @@ export interface RunPersistence {
    * Drops what is pending for `run` — its scheduled retry, its outbox of effects — and saves it
    * no more: a frozen run is reloaded from its last committed save, never saved from memory.
    */
-  forget(run: LiveRun): void;
+  forget(run: SavedRun): void;
   /**
    * Waits for pending saves; later background saves are skipped and foreground ones reject
    * (shutdown: the stop must not be saved, and nothing may be answered as saved).
@@ -105,15 +105,15 @@ export function createRunPersistence(
   /** The last commit failed (and none succeeded since): its error text. */
   let failing: string | undefined;
   /** Per run: failed background saves in a row, the retry timer, when it was last logged. */
-  const retries = new Map<LiveRun, { failures: number; timer?: NodeJS.Timeout; loggedAt?: number }>();
-  const scheduled = new Set<LiveRun>();
-  const held = new Map<LiveRun, Held>();
+  const retries = new Map<SavedRun, { failures: number; timer?: NodeJS.Timeout; loggedAt?: number }>();
+  const scheduled = new Set<SavedRun>();
+  const held = new Map<SavedRun, Held>();
   /** Per-run save chain: saves of one run commit in call order even on an async store. */
-  const chains = new Map<LiveRun, Promise<void>>();
+  const chains = new Map<SavedRun, Promise<void>>();
   /** Effects waiting for the next commit of a run's current state. */
-  const outbox = new Map<LiveRun, Array<() => void>>();
+  const outbox = new Map<SavedRun, Array<() => void>>();
   /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
-  const savedTimers = new WeakMap<LiveRun, Set<string>>();
+  const savedTimers = new WeakMap<SavedRun, Set<string>>();
 
   /** Usage records not yet committed, by run id (kept across a freeze: they are facts). */
   const pendingUsage = new Map<string, UsageRecord[]>();
@@ -154,13 +154,13 @@ export function createRunPersistence(
   }
 
   /** The last snapshot of each run that could be taken (the fallback of {@link snapshotOf}). */
-  const lastSnapshots = new WeakMap<LiveRun, unknown>();
+  const lastSnapshots = new WeakMap<SavedRun, unknown>();
 
   /**
    * The run's persisted snapshot. Never throws: a snapshot xstate cannot take (an errored
    * actor's may lack the children it names) faults the run and saves the last one taken.
    */
-  function snapshotOf(run: LiveRun): unknown {
+  function snapshotOf(run: SavedRun): unknown {
     try {
       const snapshot = run.actor.getPersistedSnapshot();
       lastSnapshots.set(run, snapshot);
@@ -174,7 +174,7 @@ export function createRunPersistence(
   }
 
   /** The run's pending timers; none when the system cannot be read (the run is faulted then). */
-  function timersSafe(run: LiveRun): SavedTimer[] {
+  function timersSafe(run: SavedRun): SavedTimer[] {
     try {
       return timersOf(run);
     } catch (error) {
@@ -183,7 +183,7 @@ export function createRunPersistence(
     }
   }
 
-  function blobOf(run: LiveRun): RunBlob {
+  function blobOf(run: SavedRun): RunBlob {
     const hold = held.get(run);
     // Taken first: a snapshot that cannot be taken faults the run, and the blob says so.
     const snapshot = hold ? hold.snapshot : snapshotOf(run);
@@ -206,7 +206,7 @@ export function createRunPersistence(
   }
 
   /** Takes the blob now (so a hold applies as of this call) and commits it after the earlier ones. */
-  function enqueue(run: LiveRun, picks?: readonly StoredPickAnswer[]): Promise<void> {
+  function enqueue(run: SavedRun, picks?: readonly StoredPickAnswer[]): Promise<void> {
     if (closed) return Promise.reject(new Error("the run store is closed (shutting down)"));
     // A frozen run's memory is not its state (its last save failed): it is never saved again.
     if (run.frozen) return Promise.reject(new Error("the run is frozen: its last save failed"));
@@ -266,7 +266,7 @@ export function createRunPersistence(
     return next;
   }
 
-  function afterCommit(run: LiveRun, blob: RunBlob): void {
+  function afterCommit(run: SavedRun, blob: RunBlob): void {
     if (run.gatesUnsaved) {
       run.gatesUnsaved = false;
       log.info({ runId: run.runId, gates: [...run.gates.keys()] }, "Gate saved open");
@@ -279,7 +279,7 @@ export function createRunPersistence(
   }
 
   /** A background save of `run` failed: retry with backoff, log at most once a minute. */
-  function backgroundFailed(run: LiveRun, error: unknown): void {
+  function backgroundFailed(run: SavedRun, error: unknown): void {
     if (closed || run.frozen) return;
     const state = retries.get(run) ?? { failures: 0 };
     retries.set(run, state);
@@ -302,7 +302,7 @@ export function createRunPersistence(
   }
 
   /** A background save: never rejects (a failure schedules the retry). */
-  function background(run: LiveRun): void {
+  function background(run: SavedRun): void {
     if (closed || run.frozen) return;
     enqueue(run).then(
       () => {
@@ -389,7 +389,7 @@ export function createRunPersistence(
 }
 
 /** The run's pending delayed events, as restore re-arms them (§8, §13 "Restore"). */
-export function timersOf(run: LiveRun): SavedTimer[] {
+export function timersOf(run: SavedRun): SavedTimer[] {
   return pendingDelayedEvents(run.actor.system).map((e) => ({
     id: e.id,
     sourcePath: actorPathOf(e.source),

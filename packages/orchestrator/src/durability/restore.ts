@@ -7,12 +7,10 @@
  * shape is marked `drifted`, never restored blindly. Decisions: ADR-0251.
  * @see SPEC §5.4, §6, §8, §13 "Restore"
  */
-import type { RunDetail, RunSummary } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyStateMachine, EventObject } from "xstate";
-import { createRunFeed, type RunFeed } from "../runs/feed.js";
-import { LiveRun, type LiveRunHooks } from "../runs/live-run.js";
 import { actorAtPath, rearmDelayedEvent } from "../xstate/adapter.js";
+import type { RestorableRun } from "./saved-run.js";
 import { DamagedRunError, type RunBlob, type RunStore } from "./store/run-store.js";
 import { sumUsage, type UsageRecord, usageKey } from "./usage-totals.js";
 
@@ -31,17 +29,32 @@ export interface RestoreReport {
 }
 
 /** What restoring needs from the run host. */
-export interface RestoreDeps {
+export interface RestoreDeps<R extends RestorableRun = RestorableRun> {
   store: RunStore;
   /** The served workflows' Machines and their fingerprints now. */
   machineOf(workflow: string): { machine: AnyStateMachine; fingerprint: string } | undefined;
-  /** The host's hooks for each recreated run (Turns, Gate announcements, saves). */
-  hooks: LiveRunHooks;
+  /**
+   * Recreates a live run from its blob's parts, not yet started: the host's run with its hooks
+   * (Turns, Gate announcements, saves). Throws like the Machine does (the run is kept faulted).
+   */
+  revive(init: RunRevival): R;
   log: Logger;
   /** Wall clock in epoch ms (timers' remaining delay). */
   nowMs(): number;
   /** Called once a live run is restored and settled (the host reads ended Turns' usage, ADR-0255). */
-  restored?(run: LiveRun): void;
+  restored?(run: R): void;
+}
+
+/** What {@link RestoreDeps.revive} recreates a run from. */
+export interface RunRevival {
+  runId: string;
+  workflow: string;
+  machine: AnyStateMachine;
+  input: unknown;
+  fingerprint: string;
+  /** xstate's persisted snapshot. */
+  snapshot: unknown;
+  createdAt: Date;
 }
 
 /**
@@ -50,11 +63,11 @@ export interface RestoreDeps {
  * A run whose restore throws is kept as `faulted` with the reason, never half-running.
  * @returns the started live runs, the read-only blobs and the report
  */
-export async function restoreRuns(
-  deps: RestoreDeps,
-): Promise<{ live: LiveRun[]; stored: RunBlob[]; report: RestoreReport }> {
+export async function restoreRuns<R extends RestorableRun>(
+  deps: RestoreDeps<R>,
+): Promise<{ live: R[]; stored: RunBlob[]; report: RestoreReport }> {
   const report: RestoreReport = { restored: [], drifted: [], damaged: [], settled: 0, timers: 0 };
-  const live: LiveRun[] = [];
+  const live: R[] = [];
   const stored: RunBlob[] = [];
   for (const summary of await deps.store.list()) {
     let blob: RunBlob | undefined;
@@ -107,8 +120,8 @@ export async function restoreRuns(
 }
 
 /** What restoring one live run's blob gave. */
-export type RestoreOutcome =
-  | { kind: "live"; run: LiveRun; timers: number }
+export type RestoreOutcome<R extends RestorableRun = RestorableRun> =
+  | { kind: "live"; run: R; timers: number }
   | { kind: "drifted"; blob: RunBlob; reason: string }
   | { kind: "faulted"; blob: RunBlob }
   /** The blob was settled already (a frozen run whose end had been committed): served read-only. */
@@ -118,16 +131,14 @@ export type RestoreOutcome =
  * Restores one `running` blob: recreated and started (Turns re-attach, timers re-armed), or
  * `drifted` (the Machine changed shape), or `faulted` when recreating it throws — the blob
  * re-saved with that status. Used at start-up and to reload a frozen run (ADR-0253).
- * @param feed - the feed the run goes on with (a reloaded frozen run keeps its followers)
  * @param extraUsage - usage recorded in memory and not yet stored (a frozen run's), kept
  * @throws what the store throws when re-saving a drifted or faulted blob
  */
-export async function restoreRun(
+export async function restoreRun<R extends RestorableRun>(
   blob: RunBlob,
-  deps: RestoreDeps,
-  feed?: RunFeed,
+  deps: RestoreDeps<R>,
   extraUsage?: readonly UsageRecord[],
-): Promise<RestoreOutcome> {
+): Promise<RestoreOutcome<R>> {
   const served = deps.machineOf(blob.workflow);
   const reason = !served
     ? `workflow \`${blob.workflow}\` is no longer served`
@@ -145,7 +156,7 @@ export async function restoreRun(
     return { kind: "drifted", blob: drifted, reason: why };
   }
   try {
-    const run = new LiveRun({
+    const run = deps.revive({
       runId: blob.runId,
       workflow: blob.workflow,
       machine: served.machine,
@@ -153,9 +164,6 @@ export async function restoreRun(
       fingerprint: blob.machineFingerprint,
       snapshot: blob.snapshot,
       createdAt: new Date(blob.createdAt),
-      log: deps.log,
-      hooks: deps.hooks,
-      ...(feed ? { feed } : {}),
     });
     for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
     for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
@@ -211,7 +219,7 @@ function damagedRunBlob(
 }
 
 /** Re-arms the blob's saved delayed events with their remaining delay; returns how many. */
-function rearmTimers(run: LiveRun, blob: RunBlob, deps: RestoreDeps): number {
+function rearmTimers(run: RestorableRun, blob: RunBlob, deps: Pick<RestoreDeps, "log" | "nowMs">): number {
   let armed = 0;
   for (const timer of blob.timers) {
     const source = actorAtPath(run.actor, timer.sourcePath);
@@ -230,39 +238,4 @@ function rearmTimers(run: LiveRun, blob: RunBlob, deps: RestoreDeps): number {
     armed++;
   }
   return armed;
-}
-
-/** `GET /runs/:runId` of a run served from its blob (settled or drifted): no Gates, no Turns. */
-export function storedRunDetail(blob: RunBlob): RunDetail {
-  const snapshot = (blob.snapshot ?? {}) as { value?: unknown; context?: unknown };
-  return {
-    runId: blob.runId,
-    workflow: blob.workflow,
-    status: blob.status,
-    value: snapshot.value ?? null,
-    context: snapshot.context ?? null,
-    gates: [],
-    turns: [],
-    usage: blob.usage,
-    ...(blob.fault ? { fault: blob.fault } : {}),
-    updatedAt: blob.updatedAt,
-  };
-}
-
-/** `GET /runs` item of a run served from its blob. */
-export function storedRunSummary(blob: RunBlob): RunSummary {
-  return { runId: blob.runId, workflow: blob.workflow, status: blob.status, updatedAt: blob.updatedAt };
-}
-
-/** The feed of a run settled before this process: its events are gone; one says how it ended. */
-export function storedRunFeed(blob: RunBlob, now: () => Date): RunFeed {
-  const feed = createRunFeed(now);
-  const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;
-  feed.append({
-    type: "status",
-    status: blob.status,
-    value,
-    ...(blob.fault ? { reason: blob.fault.reason } : {}),
-  });
-  return feed;
 }

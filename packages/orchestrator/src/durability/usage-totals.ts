@@ -1,5 +1,4 @@
 import type { UsageTotals } from "@jr2/wire";
-import type { FeedEntry } from "../runs/feed.js";
 
 /** One model request's usage as recorded: `null` = the provider did not report it. */
 export interface RequestUsage {
@@ -80,18 +79,4 @@ export function cachePercent(totals: UsageTotals): number | null {
  */
 export function streamPosition(offset: string, index: number): string {
   return /^\d+$/.test(offset) ? String(Number(offset) + index) : `${offset}+${index}`;
-}
-
-/** The run feed's `usage` entry of a record, without `child`: no iid, no key (§5.6). */
-export function usageFeedEntry(
-  record: RequestUsage & { finishReason?: string | undefined },
-): Omit<Extract<FeedEntry, { type: "usage" }>, "child"> {
-  const { promptTokens, cachedTokens, completionTokens, finishReason } = record;
-  return {
-    type: "usage",
-    promptTokens,
-    cachedTokens,
-    completionTokens,
-    ...(finishReason === undefined ? {} : { finishReason }),
-  };
 }

@@ -7,8 +7,8 @@
 import type { PickIssue, PickRefusal } from "@jr2/wire";
 import type { AnyActorRef, AnyMachineSnapshot, EventObject } from "xstate";
 import type { z } from "zod";
-import { argumentsSchemaOf } from "../authoring/define-event.js";
 import { readSelection } from "./allowed-picks.js";
+import { argumentsSchemaOf } from "./event-def.js";
 import { turnSeatOf } from "./menu.js";
 import { isAtRest } from "./rest.js";
 import { type Sender, stampSender } from "./sender.js";

@@ -6,9 +6,9 @@
  */
 import type { ErrorCode, Tool } from "@jr2/wire";
 import type { AnyActorRef, AnyMachineSnapshot, EventObject } from "xstate";
-import { argumentsSchemaOf } from "../authoring/define-event.js";
 import { logicOf, parentOf } from "../xstate/adapter.js";
 import { readSelection, takesNow } from "./allowed-picks.js";
+import { argumentsSchemaOf } from "./event-def.js";
 import { gateIdentityOf, modelOf } from "./menu.js";
 import { type Sender, stampSender } from "./sender.js";
 import { parseStrict } from "./strict-keys.js";

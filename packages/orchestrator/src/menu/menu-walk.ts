@@ -9,64 +9,25 @@ import { createHash } from "node:crypto";
 import { type AgentDefinition, Jr2Error, type Tool } from "@jr2/wire";
 import type { AnyStateMachine } from "xstate";
 import { z } from "zod";
-import { agentDefinitionOf } from "../authoring/agent.js";
-import { type EventDef, isAgentAudience, isGateAudience } from "../authoring/define-event.js";
-import { isGateLogic } from "../authoring/gate.js";
-import { workspaceBodyOf } from "../authoring/workspace.js";
 import { rootOf, type StateNodeLike } from "../xstate/adapter.js";
-import { modelOf } from "./menu.js";
+import { type EventDef, isAgentAudience, isGateAudience } from "./event-def.js";
+import {
+  type InvokingState,
+  type MachineInfo,
+  type MachineModel,
+  type MachineWarning,
+  modelOf,
+  type WalkContext,
+} from "./machine-model.js";
+import { agentDefinitionOf, isGateLogic, workspaceBodyOf } from "./marks.js";
 
-/** A stable warning the load logs once (pino `warn`). */
-export interface MachineWarning {
-  code: "JR2_WARN_MENU_WRITINGS_DIFFER";
-  message: string;
-}
-
-/** What a Machine offers the outside: Menus, derived sets, Gates, nested Machines. @see SPEC §3.3, §4.1 */
-export interface MachineInfo {
-  id: string;
-  inputSchema: z.ZodObject | null;
-  inputJsonSchema: Record<string, unknown> | null;
-  agents: Record<string, { definition: AgentDefinition; menu: Tool[]; states: Record<string, string[]> }>;
-  gates: Record<string, { accepts: Tool[] }>;
-  /** The Machine itself (path `""`) and every Machine it invokes (e.g. `workspace()` bodies). */
-  machines: Array<{ path: string; machine: AnyStateMachine }>;
-  events: Map<string, EventDef>;
-  warnings: MachineWarning[];
-  /** sha256 over the shape restore depends on, and the Menu bytes (§8). */
-  fingerprint: string;
-}
-
-/** A state that invokes an Agent or a Gate, with the names it handles (its derived set). */
-export interface InvokingState {
-  readonly node: StateNodeLike;
-  readonly statePath: string;
-  readonly party: { kind: "agent"; name: string } | { kind: "gate"; invokeId: string; authored: boolean };
-  /** Menu order (UTF-16 code units). */
-  readonly names: readonly string[];
-}
-
-/** The walk's full result: the public info plus what the live readings need. */
-export interface MachineModel {
-  readonly info: MachineInfo;
-  /** state node id → the id of the state owning its writings (itself, or the nearest invoking ancestor); null = shared. */
-  readonly ownerOf: ReadonlyMap<string, string | null>;
-  /** `${agent}\u0000${statePath}` → its invoking state. */
-  readonly agentStates: ReadonlyMap<string, InvokingState>;
-  /** Gate invoke id → its invoking state. */
-  readonly gateStates: ReadonlyMap<string, InvokingState>;
-  /** Agent name → its Menu. */
-  readonly menus: ReadonlyMap<string, readonly Tool[]>;
-}
-
-/** What the walk needs from jr2Setup besides the Machine. */
-export interface WalkContext {
-  readonly defs: ReadonlyMap<string, EventDef>;
-  readonly actors: Readonly<Record<string, unknown>>;
-  readonly input: z.ZodObject | null;
-  /** transition id (`statePath#name#i`) → guard descriptor, for the fingerprint. */
-  readonly guardNames: ReadonlyMap<string, string>;
-}
+export type {
+  InvokingState,
+  MachineInfo,
+  MachineModel,
+  MachineWarning,
+  WalkContext,
+} from "./machine-model.js";
 
 type Party =
   | { kind: "agent"; name: string }

@@ -6,26 +6,12 @@
 import type { Tool } from "@jr2/wire";
 import type { AnyActorRef, AnyStateMachine } from "xstate";
 import type { TurnInput } from "../xstate/run-binding.js";
-import type { InvokingState, MachineInfo, MachineModel } from "./menu-walk.js";
+import { type InvokingState, type MachineInfo, type MachineModel, modelOf } from "./machine-model.js";
 
-export type { InvokingState, MachineInfo, MachineModel, MachineWarning } from "./menu-walk.js";
+export type { InvokingState, MachineInfo, MachineModel, MachineWarning } from "./machine-model.js";
+export { modelOf, registerModel } from "./machine-model.js";
 
 import { actorPathOf, logicOf, parentOf } from "../xstate/adapter.js";
-
-// Keyed by the Machine's config object: `machine.provide(...)` keeps it, so provided copies
-// of a jr2 Machine share their walk.
-const models = new WeakMap<object, MachineModel>();
-
-/** Records the walk of a Machine (called once by jr2Setup's createMachine). */
-export function registerModel(machine: AnyStateMachine, model: MachineModel): void {
-  models.set(machine.config, model);
-}
-
-/** The walk of a jr2 Machine, or `undefined` for any other logic. */
-export function modelOf(machine: unknown): MachineModel | undefined {
-  const config = (machine as { config?: unknown } | null | undefined)?.config;
-  return typeof config === "object" && config !== null ? models.get(config) : undefined;
-}
 
 /**
  * The Menu of Agent `agentName` in `machine`: the union of the derived sets of every state

@@ -1,11 +1,7 @@
-import type { RunFeedEvent } from "@jr2/wire";
+import type { RunFeedEntry, RunFeedEvent } from "@jr2/wire";
 
 /** A feed event before the feed numbers and stamps it (`seq`, `at` are the feed's). */
-export type FeedEntry = RunFeedEvent extends infer E
-  ? E extends RunFeedEvent
-    ? Omit<E, "seq" | "at">
-    : never
-  : never;
+export type FeedEntry = RunFeedEntry;
 
 /** Receives each event appended after it subscribed. Must not throw (a throw is swallowed). */
 export type FeedListener = (event: RunFeedEvent) => void;

@@ -26,9 +26,9 @@ export interface FrozenRunsDeps {
   persistence: RunPersistence;
   log: Logger;
   /** Restores one blob (the host's restore path) keeping `feed` and the in-memory usage. */
-  restore(blob: RunBlob, run: LiveRun, usage: readonly UsageRecord[]): Promise<RestoreOutcome>;
+  restore(blob: RunBlob, run: LiveRun, usage: readonly UsageRecord[]): Promise<RestoreOutcome<LiveRun>>;
   /** The reload's result replaces the frozen run (`undefined`: it was never saved; forget it). */
-  replace(runId: string, outcome: RestoreOutcome | undefined): void;
+  replace(runId: string, outcome: RestoreOutcome<LiveRun> | undefined): void;
   /** Runs `fn` in the run's pick/Gate-event chain (nothing of that run is decided meanwhile). */
   serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
   now(): Date;
@@ -124,7 +124,7 @@ export function createFrozenRuns(deps: FrozenRunsDeps): FrozenRuns {
     }
     // A write of the same size as the run's saves: the store takes writes again (throws if not).
     await deps.store.save({ ...blob, updatedAt: deps.now().toISOString() });
-    const outcome: RestoreOutcome =
+    const outcome: RestoreOutcome<LiveRun> =
       blob.status === "running"
         ? await deps.restore(blob, run, [...run.usage.values()])
         : { kind: "settled", blob };

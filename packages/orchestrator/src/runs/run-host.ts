@@ -17,13 +17,7 @@ import { type Logger, pino } from "pino";
 import type { AnyStateMachine } from "xstate";
 import { crashPoint } from "../durability/crash-points.js";
 import { createRunPersistence } from "../durability/persistence.js";
-import {
-  type RestoreReport,
-  restoreRun,
-  restoreRuns,
-  storedRunDetail,
-  storedRunSummary,
-} from "../durability/restore.js";
+import { type RestoreReport, type RunRevival, restoreRun, restoreRuns } from "../durability/restore.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import { readAllowedPicks } from "../menu/allowed-picks.js";
@@ -43,7 +37,7 @@ import type { TurnStart } from "../xstate/run-binding.js";
 import type { RunFeed } from "./feed.js";
 import { createFrozenRuns, storeFailing } from "./frozen-runs.js";
 import { LiveRun } from "./live-run.js";
-import { gateOf, runDetailOf, runSummaryOf } from "./run-views.js";
+import { gateOf, runDetailOf, runSummaryOf, storedRunDetail, storedRunSummary } from "./run-views.js";
 import { createSettledFeeds, settledRunFeed } from "./settled-runs.js";
 import { recordPickAnswer, registerTurn } from "./turn-registration.js";
 
@@ -267,7 +261,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
       const info = infos.get(workflow);
       return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
     },
-    hooks,
+    revive: (init: RunRevival) => new LiveRun({ ...init, log, hooks }),
     log,
     nowMs: () => now().getTime(),
     restored: (run: LiveRun) => drainEndedTurns(run),
@@ -298,7 +292,16 @@ export function createRunHost(options: RunHostOptions): RunHost {
     serialized,
     ...(options.saveRetry?.minMs === undefined ? {} : { minMs: options.saveRetry.minMs }),
     ...(options.saveRetry?.maxMs === undefined ? {} : { maxMs: options.saveRetry.maxMs }),
-    restore: (blob, run, usage) => restoreRun(blob, restoreDeps(), run.feed, usage),
+    // A reloaded frozen run goes on with its feed: its followers keep following.
+    restore: (blob, run, usage) =>
+      restoreRun(
+        blob,
+        {
+          ...restoreDeps(),
+          revive: (init: RunRevival) => new LiveRun({ ...init, log, hooks, feed: run.feed }),
+        },
+        usage,
+      ),
     replace(runId, outcome) {
       if (outcome?.kind === "live") runs.set(runId, outcome.run);
       // Settled, drifted or faulted: its blob is in the store, read back when asked.

@@ -1,8 +1,10 @@
 import type { Gate, RunDetail, RunSummary } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
+import type { RunBlob } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import { readGate } from "../menu/gate-decisions.js";
 import type { Registration } from "../turns/registration-table.js";
+import { createRunFeed, type RunFeed } from "./feed.js";
 import type { LiveRun } from "./live-run.js";
 
 /**
@@ -65,4 +67,39 @@ function toJson(value: unknown): unknown {
   } catch {
     return null;
   }
+}
+
+/** `GET /runs/:runId` of a run served from its blob (settled or drifted): no Gates, no Turns. */
+export function storedRunDetail(blob: RunBlob): RunDetail {
+  const snapshot = (blob.snapshot ?? {}) as { value?: unknown; context?: unknown };
+  return {
+    runId: blob.runId,
+    workflow: blob.workflow,
+    status: blob.status,
+    value: snapshot.value ?? null,
+    context: snapshot.context ?? null,
+    gates: [],
+    turns: [],
+    usage: blob.usage,
+    ...(blob.fault ? { fault: blob.fault } : {}),
+    updatedAt: blob.updatedAt,
+  };
+}
+
+/** `GET /runs` item of a run served from its blob. */
+export function storedRunSummary(blob: RunBlob): RunSummary {
+  return { runId: blob.runId, workflow: blob.workflow, status: blob.status, updatedAt: blob.updatedAt };
+}
+
+/** The feed of a run settled before this process: its events are gone; one says how it ended. */
+export function storedRunFeed(blob: RunBlob, now: () => Date): RunFeed {
+  const feed = createRunFeed(now);
+  const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;
+  feed.append({
+    type: "status",
+    status: blob.status,
+    value,
+    ...(blob.fault ? { reason: blob.fault.reason } : {}),
+  });
+  return feed;
 }

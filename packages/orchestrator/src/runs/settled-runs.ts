@@ -8,9 +8,9 @@
  * @see SPEC §4.1, §8
  */
 import type { RunFeedEvent } from "@jr2/wire";
-import { storedRunFeed } from "../durability/restore.js";
 import type { RunBlob } from "../durability/store/run-store.js";
 import type { RunFeed } from "./feed.js";
+import { storedRunFeed } from "./run-views.js";
 
 /**
  * How many settled runs keep their whole feed in memory (tens of events each, a few KB to

@@ -8,10 +8,11 @@ import type {
   SubmissionRequest,
 } from "@jr2/wire";
 import { readUsage } from "@jr2/wire";
-import type { AgentFaultReason } from "../authoring/agent-fault.js";
 import { crashPoint } from "../durability/crash-points.js";
+import type { LedgerEntry } from "../durability/store/run-store.js";
 import { streamPosition, type UsageRecord } from "../durability/usage-totals.js";
 import type { TurnInput } from "../xstate/run-binding.js";
+import type { AgentFaultReason } from "./agent-fault-event.js";
 import { bounded, faultOfRefusal, faultOfSettlement } from "./fault-causes.js";
 import type { HarnessClient, HealthResult } from "./harness-client.js";
 import { judgeInTransit } from "./lost-admission.js";
@@ -25,13 +26,7 @@ import type { OutboundQueues } from "./outbound-queue.js";
  * Harness and a fake Machine.
  */
 
-/** The ledger entry of an admission (§5.4): what restore re-attaches to. */
-export interface LedgerEntry {
-  turnId: string | null;
-  submissionId: string;
-  offset: string;
-  streamUrl: string;
-}
+export type { LedgerEntry };
 
 /** The reasons an `agent.fault` carries (§5.6). `infra` carries a detail. */
 export type FaultReason = AgentFaultReason;

@@ -1,5 +1,5 @@
 import { type FaultCause, readFaultCause, type SettlementError } from "@jr2/wire";
-import type { AgentFaultReason } from "../authoring/agent-fault.js";
+import type { AgentFaultReason } from "./agent-fault-event.js";
 
 /**
  * How a Turn ends for the workflow (§5.6): the `agent.fault` class, the cause a workflow may

@@ -1,4 +1,3 @@
-import { usageFeedEntry } from "../durability/usage-totals.js";
 import {
   defaultTurnConfig,
   startTurn,
@@ -8,7 +7,7 @@ import {
 } from "./agent-actor.js";
 import { createHarnessClient, type HarnessClient, type HarnessEndpoint } from "./harness-client.js";
 import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
-import type { TurnTelemetry as FeedTelemetry, TurnDriver } from "./turn-driver.js";
+import { type TurnTelemetry as FeedTelemetry, type TurnDriver, usageFeedEntry } from "./turn-driver.js";
 import { drainUsage } from "./usage-drain.js";
 
 /** Settings of the Harness Turn driver. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { findWorkspaceHandles } from "../authoring/workspace.js";
+import { findWorkspaceHandles } from "../menu/marks.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import { INSTANCE_SCOPE, type RegistrationScope } from "./registration-table.js";
 

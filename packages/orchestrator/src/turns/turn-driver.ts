@@ -1,10 +1,9 @@
-import type { FaultCause, PickAnswer } from "@jr2/wire";
+import type { FaultCause, RunFeedEntry as FeedEntry, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
-import type { UsageRecord } from "../durability/usage-totals.js";
-import type { FeedEntry } from "../runs/feed.js";
+import type { LedgerEntry } from "../durability/store/run-store.js";
+import type { RequestUsage, UsageRecord } from "../durability/usage-totals.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import type { Registration } from "./registration-table.js";
-import type { DrainTarget } from "./usage-drain.js";
 
 /** Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds it). */
 export type TurnTelemetry = FeedEntry extends infer E
@@ -14,13 +13,13 @@ export type TurnTelemetry = FeedEntry extends infer E
   : never;
 
 /** An admission's ledger entry (§5.4): what restore re-attaches to. */
-export interface TurnLedgerEntry {
-  turnId: string | null;
-  submissionId: string;
-  offset: string;
-  streamUrl: string;
-  /** The Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255). */
-  harnessUrl?: string;
+export type TurnLedgerEntry = LedgerEntry;
+
+/** An ended Turn's admission whose remaining usage a restore reads (ADR-0255). */
+export interface DrainTarget {
+  harnessUrl: string;
+  iid: string;
+  entry: TurnLedgerEntry;
 }
 
 /**
@@ -104,3 +103,17 @@ export interface TurnDriver {
 export const handPlayedTurnDriver: TurnDriver = {
   start: () => () => {},
 };
+
+/** The run feed's `usage` entry of a record, without `child`: no iid, no key (§5.6). */
+export function usageFeedEntry(
+  record: RequestUsage & { finishReason?: string | undefined },
+): Omit<Extract<FeedEntry, { type: "usage" }>, "child"> {
+  const { promptTokens, cachedTokens, completionTokens, finishReason } = record;
+  return {
+    type: "usage",
+    promptTokens,
+    cachedTokens,
+    completionTokens,
+    ...(finishReason === undefined ? {} : { finishReason }),
+  };
+}

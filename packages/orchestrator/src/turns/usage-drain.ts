@@ -10,14 +10,7 @@
 import { readUsage } from "@jr2/wire";
 import { streamPosition, type UsageRecord } from "../durability/usage-totals.js";
 import type { HarnessClient, HarnessEndpoint } from "./harness-client.js";
-import type { TurnLedgerEntry } from "./turn-driver.js";
-
-/** One ended Turn's admission to read the rest of. */
-export interface DrainTarget {
-  harnessUrl: string;
-  iid: string;
-  entry: TurnLedgerEntry;
-}
+import type { DrainTarget } from "./turn-driver.js";
 
 /** How long an ended Turn's Submission is waited for, ms (the Harness re-sends its pick first). */
 export const RESTORE_DRAIN_MS = 120_000;

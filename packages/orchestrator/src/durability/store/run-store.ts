@@ -1,5 +1,4 @@
 import type { PickAnswer, RunStatus, UsageTotals } from "@jr2/wire";
-import type { LedgerEntry } from "../../turns/agent-actor.js";
 import type { UsageRecord } from "../usage-totals.js";
 
 /**
@@ -17,6 +16,18 @@ export interface SavedTimer {
   delay: number;
   startedAt: number;
   dueAt: number;
+}
+
+/**
+ * An admission's ledger entry (§5.4): what restore re-attaches a Turn to. `harnessUrl` is the
+ * Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255).
+ */
+export interface LedgerEntry {
+  turnId: string | null;
+  submissionId: string;
+  offset: string;
+  streamUrl: string;
+  harnessUrl?: string;
 }
 
 /**

@@ -1,0 +1,44 @@
+/**
+ * What saving and restoring read of a live run (the run host's `LiveRun` implements it): the
+ * port that keeps durability/ below runs/ (ADR-0070). Saves read it to build a RunBlob;
+ * restore re-seeds the ledger, epochs and usage of a run the host recreated.
+ * @see SPEC §8
+ */
+import type { RunStatus } from "@jr2/wire";
+import type { AnyActorRef } from "xstate";
+import type { LedgerEntry } from "./store/run-store.js";
+import type { UsageRecord } from "./usage-totals.js";
+
+export interface SavedRun {
+  readonly runId: string;
+  readonly workflow: string;
+  /** The Machine's fingerprint when the run started (§8). */
+  readonly fingerprint: string;
+  readonly input: unknown;
+  readonly createdAt: Date;
+  /** The run's root actor: its persisted snapshot and its system's delayed events are saved. */
+  readonly actor: AnyActorRef;
+  /** iid → the admission of its newest Turn (§5.4). */
+  readonly ledger: Map<string, LedgerEntry>;
+  /** Continued conversation address → its epoch (§5.3). */
+  readonly epochs: Map<string, number>;
+  /** Usage records by key (ADR-0255). */
+  readonly usage: Map<string, UsageRecord>;
+  /** The open Gates by id (logged when first saved open). */
+  readonly gates: ReadonlyMap<string, unknown>;
+  /** A Gate opened since the last save. */
+  gatesUnsaved: boolean;
+  /** Its last save failed: nothing more is saved or told (ADR-0253). */
+  frozen: boolean;
+  readonly status: RunStatus;
+  readonly fault: { reason: string; detail?: string; cause?: string } | undefined;
+  /** Ends the run as faulted with `reason` (a snapshot that cannot be persisted). */
+  faultRun(reason: string): void;
+}
+
+/** A run restore recreates: a {@link SavedRun} it starts and lets settle. */
+export interface RestorableRun extends SavedRun {
+  start(): void;
+  /** Resolves once every actor of the run is idle. */
+  settle(): Promise<void>;
+}
