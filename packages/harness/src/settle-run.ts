@@ -1,0 +1,46 @@
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { type RunState, textOf } from "./run-state.js";
+import { isTextCall } from "./text-call.js";
+
+/**
+ * The last phase of a run: how it ended, read from the run's bookkeeping and the conversation's
+ * last message. turn.ts maps the {@link RunOutcome} to the Submission's settlement.
+ * @see SPEC §7.2 step 6; docs/adr/0151-pi-interception.md
+ */
+
+/** How the run ended (turn.ts maps it to a settlement). */
+export type RunOutcome =
+  /** `textCall`: the last answer wrote a tool call as text (case C1); nothing was run. */
+  | { kind: "completed"; textCall?: boolean }
+  | { kind: "failed"; error: { type: string; message: string; cause?: string } }
+  | { kind: "aborted" };
+
+/**
+ * Aborted wins, then a runaway halt, then a failed or aborted last answer (the request's own
+ * failure when the streamFn recorded one, else pi's message); an answer that only wrote a tool
+ * call as text completes with `textCall` and a warn line; anything else completed.
+ */
+export function settleRun(run: RunState, last: AgentMessage | undefined): RunOutcome {
+  if (run.aborted) return { kind: "aborted" };
+  if (run.halt) return { kind: "failed", error: run.halt };
+  if (last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted")) {
+    return {
+      kind: "failed",
+      error: run.failure ?? { type: "provider", message: last.errorMessage ?? "model request failed" },
+    };
+  }
+  if (
+    last?.role === "assistant" &&
+    last.stopReason === "stop" &&
+    !last.content.some((c) => c.type === "toolCall")
+  ) {
+    if (isTextCall(textOf(last))) {
+      run.req.hooks.trouble(
+        "warn",
+        "the model wrote a tool call as text and made none; the server's tool-call parser may be off (vLLM: --enable-auto-tool-choice --tool-call-parser hermes)",
+      );
+      return { kind: "completed", textCall: true };
+    }
+  }
+  return { kind: "completed" };
+}

@@ -1,0 +1,125 @@
+import type { AgentEvent, AgentMessage, AgentTool } from "@mariozechner/pi-agent-core";
+import { validateToolArguments } from "@mariozechner/pi-ai";
+import { isJr2Result, type ToolDispatch, type ToolOutcome } from "./menu-tools.js";
+import type { NeverRun } from "./model-request.js";
+import { type NotRunReason, type RunState, textOf } from "./run-state.js";
+import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
+
+/**
+ * The seat's tool calls: each one pi runs comes here — a pick goes to the Turn (`menuCall`, its
+ * receipt comes back), a Working tool runs inside the cwd, and a call that must not run (after
+ * the Turn ended, after a runaway, refused at ingestion) gets the Turn's not-run receipt. Where
+ * pi answered on its own (unknown tool, schema failure), {@link interceptToolResult} puts the
+ * receipt in its place, so pi's text never reaches the model.
+ * @see SPEC §7.2 step 4; docs/adr/0151-pi-interception.md
+ */
+
+type ToolCall = { toolCallId: string; name: string; args: unknown; signal: AbortSignal | undefined };
+
+/** The seat's {@link ToolDispatch}: reads the run in progress through `current` at each call. */
+export function createToolDispatch(
+  cwd: string | undefined,
+  current: () => RunState | undefined,
+): ToolDispatch {
+  return async (call, target) => {
+    const run = current();
+    if (!run || run.turnOver)
+      return { text: run ? run.req.hooks.notRun("turn-over", call.name) : "", terminate: true };
+    if (run.halt) return { text: run.req.hooks.notRun("stopped", call.name), terminate: true };
+    const never = run.neverRun.get(call.toolCallId);
+    if (never) return { text: notRunText(run, never, call.name) };
+    if (target.kind === "menu") {
+      const args = run.parsedArgs.has(call.toolCallId) ? run.parsedArgs.get(call.toolCallId) : call.args;
+      const out = await run.req.hooks.menuCall({
+        name: call.name,
+        arguments: args,
+        toolCallId: call.toolCallId,
+      });
+      if (out.turnOver) run.turnOver = true;
+      return { text: out.text, terminate: out.turnOver };
+    }
+    return runWorkingTool(run, cwd, target.tool, call);
+  };
+}
+
+/** A Working tool: arguments checked against its schema, its path kept inside `cwd`, then run. */
+async function runWorkingTool(
+  run: RunState,
+  cwd: string | undefined,
+  tool: AgentTool,
+  call: ToolCall,
+): Promise<ToolOutcome> {
+  const hooks = run.req.hooks;
+  let args: unknown;
+  try {
+    args = validateToolArguments(tool, {
+      type: "toolCall",
+      id: call.toolCallId,
+      name: call.name,
+      arguments: call.args as Record<string, unknown>,
+    });
+  } catch (err) {
+    const problems = String(err instanceof Error ? err.message : err)
+      .split("\n")
+      .filter((l) => l.startsWith("  - "))
+      .map((l) => l.slice(4));
+    return { text: hooks.workingText("arguments", call.name, problems.join("; ") || "invalid") };
+  }
+  const path = pathArgument(call.name, args);
+  if (cwd !== undefined && path !== undefined && !insideCwd(cwd, path)) {
+    return { text: hooks.workingText("outside-cwd", call.name, path) };
+  }
+  try {
+    const result = await tool.execute(
+      call.toolCallId,
+      withBashTimeout(call.name, args) as never,
+      call.signal,
+    );
+    return { text: textOf(result as AgentMessage) || "(no output)", details: result.details };
+  } catch (err) {
+    return {
+      text: hooks.workingText("failed", call.name, err instanceof Error ? err.message : String(err)),
+    };
+  }
+}
+
+/** The receipt for a call ingestion refused (cut off, not JSON, not an object), logged at warn. */
+function notRunText(run: RunState, never: NeverRun, name: string): string {
+  run.req.hooks.trouble("warn", "a tool call of the model was not run", {
+    tool: name.slice(0, 64),
+    reason: never.reason,
+  });
+  if (never.reason === "truncated") return run.req.hooks.notRun("truncated", name);
+  return run.req.hooks.notRun(never.reason, name, {
+    sent: never.sent,
+    ...(never.reason === "not-object" ? { kind: never.kind } : {}),
+  });
+}
+
+/**
+ * On pi's `tool_execution_end`: a result pi wrote itself gets the Turn's receipt instead (an
+ * unknown tool is logged at warn); the result joins the answer's batch, and once the Turn ended
+ * or a runaway halted the run, every result of the batch ends pi's loop.
+ */
+export function interceptToolResult(
+  run: RunState,
+  event: Extract<AgentEvent, { type: "tool_execution_end" }>,
+  toolNames: ReadonlySet<string>,
+): void {
+  const result = event.result as { content: unknown; terminate?: boolean; details?: unknown };
+  if (!isJr2Result(event.result)) {
+    // pi's own text (unknown tool, schema failure) never reaches the model (§7.2 step 4).
+    const reason: NotRunReason = toolNames.has(event.toolName) ? "stopped" : "unknown-tool";
+    if (reason === "unknown-tool")
+      run.req.hooks.trouble("warn", "the model called a tool that is not in its tools block", {
+        tool: event.toolName.slice(0, 64),
+      });
+    const text = run.turnOver
+      ? run.req.hooks.notRun("turn-over", event.toolName)
+      : run.req.hooks.notRun(reason, event.toolName);
+    result.content = [{ type: "text", text }];
+  }
+  run.batch.push(result);
+  // A Turn that ended (or a runaway) ends pi's loop even if other calls shared the batch.
+  if (run.turnOver || run.halt) for (const r of run.batch) r.terminate = true;
+}
