@@ -1,14 +1,14 @@
 /**
  * Regression (hostile pass, kill -9 of the Harness mid-Turn with no restart): the Turn's stream
  * reads fail in transport (ECONNREFUSED) for ever, and the Agent actor backs off and reconnects
- * "without deadline" (agent-actor.ts `follow`): no feed line, no warn, no fault — the run sits
+ * "without deadline" (turns/follow.ts `follow`): no feed line, no warn, no fault — the run sits
  * silent until the Turn deadline (1 h by default) and then faults `deadline`, not `infra` /
  * `unavailable` naming the Harness. A home-lab user sees a run that says nothing for an hour.
  * Decided (seed ADR-0016 wins over a new bound: "wait reconnects from the offset ledger without a
  * deadline"; a Harness that comes back answers 404 and the Turn goes on on a new conversation):
  * the Turn keeps reading, but never in silence — a feed `retry` line naming the Harness URL and
  * a warn when the outage starts, again once a minute while it lasts; no fault before the Turn
- * deadline. Fixed in agent-actor.ts `sayHarnessUnreachable`.
+ * deadline. Fixed in turns/follow.ts `sayHarnessUnreachable`.
  */
 import type { PickAnswer } from "@jr2/wire";
 import { afterEach, describe, expect, it, vi } from "vitest";

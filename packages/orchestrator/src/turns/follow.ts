@@ -1,0 +1,117 @@
+import type { StreamEvent } from "@jr2/wire";
+import { readUsage } from "@jr2/wire";
+import { streamPosition } from "../durability/usage-totals.js";
+import { bounded } from "./fault-causes.js";
+import { backoff, sleep, type TurnState } from "./turn-state.js";
+
+/**
+ * Following one Submission's stream (SPEC §5.5): long-poll reads from the ledgered offset,
+ * reconnects without deadline, the "waiting for the Harness" line during an outage, the
+ * stream's usage and retry events relayed to the feed, and the drain after stop.
+ */
+
+/** How long a stopped Turn keeps reading its stream for the last usage events, ms. */
+export const DRAIN_MS = 10_000;
+
+/** A Submission's settlement, as the stream carries it. */
+export type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+
+/** How following a Submission ended. */
+export type FollowResult =
+  /** The Submission settled while the Turn is live. */
+  | { kind: "settled"; settlement: Settlement }
+  /** The stream answers 404: the Harness lost the conversation. */
+  | { kind: "lost" }
+  /** The Turn was stopped (after the drain, or at once on shutdown). */
+  | { kind: "stopped" };
+
+/** A run of failed stream reads: since when (ms), and when the feed last said so. */
+interface Outage {
+  since: number;
+  saidAt?: number;
+}
+
+/**
+ * Follows the stream from `entry.offset` until Submission `entry.submissionId` settles;
+ * reconnects without deadline (saying so on the feed while the Harness does not answer).
+ * After `stop` it keeps reading for a bounded drain (the Submission settles right after the
+ * pick that ended the Turn, or the abort): the last model requests' usage still reaches the
+ * feed, so a run's totals equal what the provider reported.
+ */
+export async function follow(
+  state: TurnState,
+  entry: { submissionId: string; offset: string },
+): Promise<FollowResult> {
+  const { ports } = state;
+  let cursor = entry.offset;
+  let outage: Outage | undefined;
+  for (let n = 0; ; ) {
+    if (state.stopped && (state.shuttingDown || state.drained)) return { kind: "stopped" };
+    const wait = state.stopped ? 1 : ports.config.pollWaitSeconds;
+    const page = await ports.client.read(state.iid, cursor, wait, state.polls.signal);
+    if (page.kind === "lost") return state.stopped ? { kind: "stopped" } : { kind: "lost" };
+    if (page.kind === "transport") {
+      if (state.stopped) return { kind: "stopped" };
+      outage ??= { since: Date.now() };
+      sayHarnessUnreachable(state, page.error, n, outage);
+      await sleep(state, backoff(state, n++));
+      continue;
+    }
+    if (outage?.saidAt !== undefined)
+      ports.log("info", "the Harness answers the stream again", {
+        iid: state.iid,
+        turnId: ports.input.turnId,
+      });
+    outage = undefined;
+    n = 0;
+    if (page.kind === "idle") continue;
+    const pageStart = cursor;
+    cursor = page.nextOffset;
+    for (const [index, event] of page.events.entries()) {
+      if (event.type === "submission-settled" && event.submissionId === entry.submissionId)
+        return state.stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
+      relay(state, event, pageStart, index);
+    }
+  }
+}
+
+/** Relays a stream event other than this Submission's settlement to the feed; others are dropped. */
+function relay(state: TurnState, event: StreamEvent, pageStart: string, index: number): void {
+  if (event.type === "usage") {
+    // Keyed by its place in the stream: read again after a restart, it is recorded once (ADR-0255).
+    const position = streamPosition(pageStart, index);
+    const finish = event.finishReason === undefined ? {} : { finishReason: event.finishReason };
+    state.ports.telemetry({
+      type: "usage",
+      submissionId: event.submissionId,
+      position,
+      ...readUsage(event),
+      ...finish,
+    });
+  } else if (event.type === "retry") {
+    // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.
+    const { attempt, cause: reason, waitMs, model, message } = event;
+    state.ports.telemetry({ type: "retry", attempt, reason, waitMs, model, message: bounded(message, 500) });
+  }
+}
+
+/**
+ * An unreachable Harness is read again without a deadline (seed ADR-0016: a restarted one
+ * answers 404 and the Turn goes on on a new conversation; the Turn deadline still bounds it),
+ * but never in silence: once the outage has lasted 5 s (a quick restart says nothing), a feed
+ * `retry` line and a warn, then once a minute while it lasts. Updates `outage.saidAt`.
+ */
+function sayHarnessUnreachable(state: TurnState, error: string, attempt: number, outage: Outage): void {
+  const { ports } = state;
+  const now = Date.now();
+  if (now - outage.since < 5_000) return;
+  if (outage.saidAt !== undefined && now - outage.saidAt < 60_000) return;
+  outage.saidAt = now;
+  const message = `the Harness at ${ports.client.endpoint.url} does not answer the Turn's stream (${bounded(error, 200)}); reading again until it does — the Turn deadline still applies`;
+  ports.telemetry({ type: "retry", attempt: attempt + 1, reason: "waiting for the Harness", message });
+  ports.log("warn", "the Harness does not answer the Turn's stream; reading again", {
+    iid: state.iid,
+    turnId: ports.input.turnId,
+    error,
+  });
+}
