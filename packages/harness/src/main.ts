@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     endpointConcurrency: config.endpointConcurrency,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
     conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
+    environment: env,
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
   });
   const address = await app.listen({

@@ -17,6 +17,8 @@ import { createOrchestratorClient } from "./orchestrator-client.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
+import { createRedactor } from "./secret-redaction.js";
+import { harnessSecretValues } from "./working-environment.js";
 
 /** The Harness's version, answered on /healthz. */
 export const HARNESS_VERSION = "0.1.0";
@@ -49,6 +51,11 @@ export interface HarnessOptions {
   httpEdge?: HttpEdgeLimits;
   /** Conversations never forgotten for idleness, the most recently touched (default 200, ADR-0261). */
   conversationsKept?: number;
+  /**
+   * The environment the process started with (main.ts passes `process.env`; the default): the
+   * values of its secret-named variables are redacted from Working-tool results (ADR-0158).
+   */
+  environment?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -112,6 +119,14 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     boundaryReadMs: opts.boundaryReadMs ?? 5_000,
     maxSteps: opts.maxSteps ?? 256,
     requestTimeoutMs: opts.requestTimeoutMs ?? 600_000,
+    secrets: createRedactor(
+      harnessSecretValues({
+        harnessToken: opts.harnessToken,
+        sandboxToken: opts.sandboxToken,
+        models: opts.models,
+        environment: opts.environment ?? process.env,
+      }),
+    ),
     log: (msg, fields) => app.log.info(fields ?? {}, msg),
     warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
     error: (msg, fields) => app.log.error(fields ?? {}, msg),

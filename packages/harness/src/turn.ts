@@ -8,6 +8,7 @@ import { type ModelTable, modelEntry, retryPolicy, toPiModel } from "./models.js
 import type { OrchestratorClient } from "./orchestrator-client.js";
 import { withoutServerText } from "./provider-errors.js";
 import { refusedPickAnswer } from "./refused-pick.js";
+import type { Redactor } from "./secret-redaction.js";
 import { createWorkingDirectory } from "./working-directory.js";
 import { createWorkingTools } from "./working-tools.js";
 
@@ -30,6 +31,8 @@ export interface TurnDeps {
   maxSteps: number;
   /** Per model request (ms), unless the model entry's `retry.requestTimeoutMs` says otherwise. */
   requestTimeoutMs: number;
+  /** The Harness's secret values: kept out of Working tools' environment and results (ADR-0158). */
+  secrets: Redactor;
   log: (msg: string, fields?: Record<string, unknown>) => void;
   /**
    * Model-side trouble (provider errors, retries, invented tools, not-run calls, text calls) at
@@ -176,7 +179,8 @@ async function seatPhase(
     if (created.kind === "failed")
       return { kind: "failed", error: { type: "cwd", message: created.message } };
   }
-  const working = cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd);
+  const working =
+    cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd, deps.secrets);
   const entry = modelEntry(deps.models, req.model ?? req.definition.model);
   slot.seat = createSeat({
     systemPrompt: systemPrompt(req.definition.instructions),

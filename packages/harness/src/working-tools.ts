@@ -1,8 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { WorkspaceAccess } from "@jr2/wire";
-import type { AgentTool } from "@mariozechner/pi-agent-core";
+import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
+import type { Redactor } from "./secret-redaction.js";
 import { makeDirectories } from "./working-directory.js";
+import { scrubEnvironment } from "./working-environment.js";
 
 /** Default bash timeout (seconds) when the model sets none; pi's bash has no default (§13). */
 export const BASH_TIMEOUT_S = 120;
@@ -24,10 +26,17 @@ export function insideCwd(cwd: string, path: string): boolean {
  * The Working tools for an access level, rooted at `cwd` (pi-coding-agent's own tools).
  * File tools are confined to `cwd` by menu-tools' wrapper (`pathArgument`); bash cannot be
  * confined by path — the container is its boundary (docs/adr/0152).
+ * bash starts with the Harness's environment scrubbed of `JR2_*` and secrets (pi's
+ * `spawnHook`), and every tool's result and error text reaches its caller with the Harness's
+ * secret values replaced by `[redacted]` (`secrets`, built once by buildHarness; ADR-0158).
  * Loaded lazily: pi-coding-agent is large and `workspace: "none"` never needs it.
  * @see SPEC §7.2, §13
  */
-export async function createWorkingTools(access: WorkspaceAccess, cwd: string): Promise<AgentTool[]> {
+export async function createWorkingTools(
+  access: WorkspaceAccess,
+  cwd: string,
+  secrets: Redactor,
+): Promise<AgentTool[]> {
   const names = WORKING_TOOLS_BY_ACCESS[access];
   if (names.length === 0) return [];
   const pi = await import("@mariozechner/pi-coding-agent");
@@ -39,12 +48,44 @@ export async function createWorkingTools(access: WorkspaceAccess, cwd: string): 
         operations: { writeFile: (p, text) => writeFile(p, text, "utf-8"), mkdir: makeDirectories },
       }) as unknown as AgentTool,
     edit: (c) => pi.createEditTool(c) as unknown as AgentTool,
-    bash: (c) => pi.createBashTool(c) as unknown as AgentTool,
+    // pi's env is the Harness's own (process.env and pi's bin dir on PATH): scrubbed per spawn.
+    bash: (c) =>
+      pi.createBashTool(c, {
+        spawnHook: (spawn) => ({ ...spawn, env: scrubEnvironment(spawn.env, secrets) }),
+      }) as unknown as AgentTool,
     grep: (c) => pi.createGrepTool(c) as unknown as AgentTool,
     find: (c) => pi.createFindTool(c) as unknown as AgentTool,
     ls: (c) => pi.createLsTool(c) as unknown as AgentTool,
   };
-  return names.map((n) => factories[n]!(cwd));
+  return names.map((n) => redactedTool(factories[n]!(cwd), secrets));
+}
+
+/**
+ * `tool` whose results (final and partial: text parts and details) and thrown messages pass
+ * through `secrets` first. Images are passed as they are.
+ */
+export function redactedTool(tool: AgentTool, secrets: Redactor): AgentTool {
+  const redactResult = (r: AgentToolResult<unknown>): AgentToolResult<unknown> => ({
+    ...r,
+    content: r.content.map((c) => (c.type === "text" ? { ...c, text: secrets.redact(c.text) } : c)),
+    details: secrets.redactValue(r.details),
+  });
+  return {
+    ...tool,
+    execute: async (toolCallId, params, signal, onUpdate) => {
+      try {
+        const result = await tool.execute(
+          toolCallId,
+          params,
+          signal,
+          onUpdate && ((partial) => onUpdate(redactResult(partial))),
+        );
+        return redactResult(result);
+      } catch (err) {
+        throw new Error(secrets.redact(err instanceof Error ? err.message : String(err)));
+      }
+    },
+  };
 }
 
 /** The path argument a file tool acts on, if any (bash has none). */
