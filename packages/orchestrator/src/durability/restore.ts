@@ -140,36 +140,10 @@ export async function restoreRun<R extends RestorableRun>(
   extraUsage?: readonly UsageRecord[],
 ): Promise<RestoreOutcome<R>> {
   const served = deps.machineOf(blob.workflow);
-  const reason = !served
-    ? `workflow \`${blob.workflow}\` is no longer served`
-    : served.fingerprint !== blob.machineFingerprint
-      ? `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`
-      : undefined;
-  if (!served || reason) {
-    const why = reason ?? "drifted";
-    const drifted: RunBlob = { ...blob, status: "drifted", fault: { reason: why } };
-    await deps.store.save(drifted);
-    deps.log.warn(
-      { runId: blob.runId, workflow: blob.workflow, code: "drifted", reason },
-      "run not restored: drifted",
-    );
-    return { kind: "drifted", blob: drifted, reason: why };
-  }
+  const reason = driftReason(blob, served);
+  if (!served || reason !== undefined) return keepDrifted(blob, deps, reason ?? "drifted");
   try {
-    const run = deps.revive({
-      runId: blob.runId,
-      workflow: blob.workflow,
-      machine: served.machine,
-      input: blob.input,
-      fingerprint: blob.machineFingerprint,
-      snapshot: blob.snapshot,
-      createdAt: new Date(blob.createdAt),
-    });
-    for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
-    for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
-    // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
-    for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
-      run.usage.set(usageKey(record), record);
+    const run = await reviveRun(blob, served.machine, deps, extraUsage);
     run.start();
     const timers = rearmTimers(run, blob, deps);
     await run.settle();
@@ -185,15 +159,74 @@ export async function restoreRun<R extends RestorableRun>(
     );
     return { kind: "live", run, timers };
   } catch (error) {
-    const failed: RunBlob = {
-      ...blob,
-      status: "faulted",
-      fault: { reason: `restore failed: ${error instanceof Error ? error.message : String(error)}` },
-    };
-    await deps.store.save(failed);
-    deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
-    return { kind: "faulted", blob: failed };
+    return keepFaulted(blob, deps, error);
   }
+}
+
+/** Why `blob` cannot be restored onto the Machine served now; undefined when it can. */
+function driftReason(
+  blob: RunBlob,
+  served: { machine: AnyStateMachine; fingerprint: string } | undefined,
+): string | undefined {
+  if (!served) return `workflow \`${blob.workflow}\` is no longer served`;
+  if (served.fingerprint !== blob.machineFingerprint)
+    return `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`;
+  return undefined;
+}
+
+/** Recreates the run (not started) and re-seeds its ledger, epochs and recorded usage. */
+async function reviveRun<R extends RestorableRun>(
+  blob: RunBlob,
+  machine: AnyStateMachine,
+  deps: RestoreDeps<R>,
+  extraUsage: readonly UsageRecord[] | undefined,
+): Promise<R> {
+  const run = deps.revive({
+    runId: blob.runId,
+    workflow: blob.workflow,
+    machine,
+    input: blob.input,
+    fingerprint: blob.machineFingerprint,
+    snapshot: blob.snapshot,
+    createdAt: new Date(blob.createdAt),
+  });
+  for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
+  for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
+  // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
+  for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
+    run.usage.set(usageKey(record), record);
+  return run;
+}
+
+/** Saves `blob` as `drifted` with `reason` (never restored blindly) and logs it. */
+async function keepDrifted(
+  blob: RunBlob,
+  deps: RestoreDeps<RestorableRun>,
+  reason: string,
+): Promise<{ kind: "drifted"; blob: RunBlob; reason: string }> {
+  const drifted: RunBlob = { ...blob, status: "drifted", fault: { reason } };
+  await deps.store.save(drifted);
+  deps.log.warn(
+    { runId: blob.runId, workflow: blob.workflow, code: "drifted", reason },
+    "run not restored: drifted",
+  );
+  return { kind: "drifted", blob: drifted, reason };
+}
+
+/** Saves `blob` as `faulted` naming why recreating it threw (never half-running) and logs it. */
+async function keepFaulted(
+  blob: RunBlob,
+  deps: RestoreDeps<RestorableRun>,
+  error: unknown,
+): Promise<{ kind: "faulted"; blob: RunBlob }> {
+  const failed: RunBlob = {
+    ...blob,
+    status: "faulted",
+    fault: { reason: `restore failed: ${error instanceof Error ? error.message : String(error)}` },
+  };
+  await deps.store.save(failed);
+  deps.log.error({ runId: blob.runId, err: error }, "run restore failed; kept as faulted");
+  return { kind: "faulted", blob: failed };
 }
 
 /** The read-only stand-in of a run whose row cannot be decoded: faulted, naming why. */

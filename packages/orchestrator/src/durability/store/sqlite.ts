@@ -1,61 +1,17 @@
+/**
+ * The embedded SQLite store (SPEC §8): one file in `JR2_DATA_DIR`, WAL, `synchronous=FULL`;
+ * opening refuses a missing store a marker says existed, a foreign or damaged file, and a newer
+ * schema (each error names the path and the remedy); then the RunStore port over prepared
+ * statements. Schema and migrations: `sqlite-migrations.ts`. Maintenance: `maintenance.ts`.
+ * @see SPEC §8
+ */
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { UsageRecord } from "../usage-totals.js";
 import { decodeRunBlob, type RunBlob, type RunStore } from "./run-store.js";
-
-/**
- * Schema migrations, versioned from day one. Append only: a released migration never changes.
- * @see SPEC §8
- */
-const migrations: readonly string[] = [
-  `CREATE TABLE runs (
-     run_id TEXT PRIMARY KEY,
-     workflow TEXT NOT NULL,
-     status TEXT NOT NULL,
-     updated_at TEXT NOT NULL,
-     blob TEXT NOT NULL
-   );
-   CREATE INDEX runs_status ON runs(status);
-   CREATE TABLE pick_answers (
-     run_id TEXT NOT NULL,
-     iid TEXT NOT NULL,
-     tool_call_id TEXT NOT NULL,
-     answer TEXT NOT NULL,
-     PRIMARY KEY (run_id, iid, tool_call_id)
-   );`,
-  // 2: the scope a pick was answered in, so a repeat after a restart is served only in it (§4.4).
-  "ALTER TABLE pick_answers ADD COLUMN scope TEXT NOT NULL DEFAULT 'instance';",
-  // 3: the Turn is part of the key (ADR-0252): a continued conversation's next Turn may reuse a
-  // toolCallId. Rows from before carry no Turn (''), found only by a pick sent without turnId.
-  `CREATE TABLE pick_answers_v3 (
-     run_id TEXT NOT NULL,
-     iid TEXT NOT NULL,
-     turn_id TEXT NOT NULL,
-     tool_call_id TEXT NOT NULL,
-     scope TEXT NOT NULL,
-     answer TEXT NOT NULL,
-     PRIMARY KEY (run_id, iid, turn_id, tool_call_id)
-   );
-   INSERT INTO pick_answers_v3 (run_id, iid, turn_id, tool_call_id, scope, answer)
-     SELECT run_id, iid, '', tool_call_id, scope, answer FROM pick_answers;
-   DROP TABLE pick_answers;
-   ALTER TABLE pick_answers_v3 RENAME TO pick_answers;`,
-  // 4: model requests' usage, one row per stream event (ADR-0255): a stream read again after a
-  // restart inserts nothing twice; a run's totals are the sum of its rows, never the blob's.
-  `CREATE TABLE usage_events (
-     run_id TEXT NOT NULL,
-     iid TEXT NOT NULL,
-     submission_id TEXT NOT NULL,
-     position TEXT NOT NULL,
-     prompt_tokens INTEGER,
-     cached_tokens INTEGER,
-     completion_tokens INTEGER,
-     finish_reason TEXT,
-     PRIMARY KEY (run_id, iid, submission_id, position)
-   );`,
-];
+import { migrate } from "./sqlite-migrations.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
 export const STORE_MARKER = "jr2-store.marker";
@@ -118,6 +74,17 @@ export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {})
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, STORE_FILE);
   const marker = join(dataDir, STORE_MARKER);
+  refuseLostStore(path, marker, options);
+  const db = openDatabase(path);
+  if (!existsSync(marker))
+    writeFileSync(marker, `${JSON.stringify({ store: STORE_FILE, createdAt: new Date().toISOString() })}\n`, {
+      mode: 0o600,
+    });
+  return sqliteRunStore(path, db);
+}
+
+/** An empty or missing store file where the marker says one existed: its runs would be lost. */
+function refuseLostStore(path: string, marker: string, options: OpenStoreOptions): void {
   const empty = !existsSync(path) || statSync(path).size === 0;
   if (empty && existsSync(marker) && !options.newStore)
     throw new Error(
@@ -125,6 +92,10 @@ export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {})
         "this data dir held one: its runs would be lost. Restore a backup to that path (see README " +
         '"Backing up the store"), or start with no runs with `jr2 serve --new-store` (JR2_NEW_STORE=1).',
     );
+}
+
+/** Opens the file (WAL, `synchronous=FULL`), refuses a foreign one, migrates, and reads it once. */
+function openDatabase(path: string): Database.Database {
   let db: Database.Database;
   try {
     db = new Database(path);
@@ -140,11 +111,11 @@ export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {})
     if (error instanceof Error && error.message.startsWith("the run store at ")) throw error;
     throw storeFileError(path, error);
   }
-  if (!existsSync(marker))
-    writeFileSync(marker, `${JSON.stringify({ store: STORE_FILE, createdAt: new Date().toISOString() })}\n`, {
-      mode: 0o600,
-    });
+  return db;
+}
 
+/** The RunStore port over `db`'s prepared statements; a save is one transaction. */
+function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
   const upsertRun = db.prepare(
     `INSERT INTO runs (run_id, workflow, status, updated_at, blob) VALUES (@runId, @workflow, @status, @updatedAt, @blob)
      ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, blob = excluded.blob`,
@@ -292,27 +263,4 @@ function refuseForeign(db: Database.Database, path: string): void {
     .map((t) => t.name);
   if (tables.length > 0 && !tables.includes("schema_migrations"))
     throw storeFileError(path, new Error(`no such table: schema_migrations (it holds ${tables.join(", ")})`));
-}
-
-function migrate(db: Database.Database, path: string): void {
-  db.exec(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-  );
-  const row = db.prepare<[], { v: number | null }>("SELECT MAX(version) AS v FROM schema_migrations").get();
-  const current = row?.v ?? 0;
-  if (current > migrations.length) {
-    throw new Error(
-      `the run store at ${path} is at schema version ${current}, newer than this jr2 knows (${migrations.length}); upgrade jr2`,
-    );
-  }
-  const apply = db.transaction(() => {
-    for (let v = current + 1; v <= migrations.length; v++) {
-      db.exec(migrations[v - 1]!);
-      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(
-        v,
-        new Date().toISOString(),
-      );
-    }
-  });
-  apply();
 }

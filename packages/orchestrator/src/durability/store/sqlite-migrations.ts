@@ -1,0 +1,86 @@
+/**
+ * The SQLite store's schema, as migrations versioned from day one (SPEC §8): `schema_migrations`
+ * records each applied version; opening applies the missing ones in order, in one transaction,
+ * and refuses a store from a newer jr2.
+ * @see SPEC §8
+ */
+import type Database from "better-sqlite3";
+
+/**
+ * Schema migrations, versioned from day one. Append only: a released migration never changes.
+ * @see SPEC §8
+ */
+const migrations: readonly string[] = [
+  `CREATE TABLE runs (
+     run_id TEXT PRIMARY KEY,
+     workflow TEXT NOT NULL,
+     status TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     blob TEXT NOT NULL
+   );
+   CREATE INDEX runs_status ON runs(status);
+   CREATE TABLE pick_answers (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     tool_call_id TEXT NOT NULL,
+     answer TEXT NOT NULL,
+     PRIMARY KEY (run_id, iid, tool_call_id)
+   );`,
+  // 2: the scope a pick was answered in, so a repeat after a restart is served only in it (§4.4).
+  "ALTER TABLE pick_answers ADD COLUMN scope TEXT NOT NULL DEFAULT 'instance';",
+  // 3: the Turn is part of the key (ADR-0252): a continued conversation's next Turn may reuse a
+  // toolCallId. Rows from before carry no Turn (''), found only by a pick sent without turnId.
+  `CREATE TABLE pick_answers_v3 (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     turn_id TEXT NOT NULL,
+     tool_call_id TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     answer TEXT NOT NULL,
+     PRIMARY KEY (run_id, iid, turn_id, tool_call_id)
+   );
+   INSERT INTO pick_answers_v3 (run_id, iid, turn_id, tool_call_id, scope, answer)
+     SELECT run_id, iid, '', tool_call_id, scope, answer FROM pick_answers;
+   DROP TABLE pick_answers;
+   ALTER TABLE pick_answers_v3 RENAME TO pick_answers;`,
+  // 4: model requests' usage, one row per stream event (ADR-0255): a stream read again after a
+  // restart inserts nothing twice; a run's totals are the sum of its rows, never the blob's.
+  `CREATE TABLE usage_events (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     submission_id TEXT NOT NULL,
+     position TEXT NOT NULL,
+     prompt_tokens INTEGER,
+     cached_tokens INTEGER,
+     completion_tokens INTEGER,
+     finish_reason TEXT,
+     PRIMARY KEY (run_id, iid, submission_id, position)
+   );`,
+];
+
+/**
+ * Applies the migrations `db` lacks, in order, in one transaction.
+ * @throws Error naming `path` when the store's schema is newer than this jr2 knows
+ */
+export function migrate(db: Database.Database, path: string): void {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+  );
+  const row = db.prepare<[], { v: number | null }>("SELECT MAX(version) AS v FROM schema_migrations").get();
+  const current = row?.v ?? 0;
+  if (current > migrations.length) {
+    throw new Error(
+      `the run store at ${path} is at schema version ${current}, newer than this jr2 knows (${migrations.length}); upgrade jr2`,
+    );
+  }
+  const apply = db.transaction(() => {
+    for (let v = current + 1; v <= migrations.length; v++) {
+      db.exec(migrations[v - 1]!);
+      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(
+        v,
+        new Date().toISOString(),
+      );
+    }
+  });
+  apply();
+}
