@@ -9,16 +9,13 @@ import {
 } from "xstate";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
-import { bindRun, type GateStart, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
+import { bindRun, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
 import { createRunFeed, type RunFeed } from "./feed.js";
+import { type OpenGate, openGate } from "./open-gates.js";
+import { RunChanges } from "./run-changes.js";
+import { errorText, type RunFault, unroutedFault } from "./run-faults.js";
 
-/** An open Gate of a run, as its `gate` actor announced it (§6). */
-export interface OpenGate {
-  readonly id: string;
-  readonly actor: AnyActorRef;
-  /** `acceptsNow` as last announced on the feed (JSON), or undefined before the first. */
-  announced?: string;
-}
+export type { OpenGate } from "./open-gates.js";
 
 /** What a run needs from its host: the Turn mechanics and the clock. */
 export interface LiveRunHooks {
@@ -35,7 +32,9 @@ export interface LiveRunHooks {
  * One run: its root actor, the binding its actors find through `system`, its feed, open
  * Gates, ledger and epochs, and its status. Watches every actor of the run through
  * `system.inspect` (picks land in child Machines, e.g. a `workspace()` body), so the status
- * feed and the "settled" notifications see every change.
+ * feed and the "settled" notifications see every change. Its Gates open through
+ * `open-gates.ts`, its settle and watch mechanics are `run-changes.ts`, what faults it is
+ * `run-faults.ts`; it satisfies `SavedRun`/`RestorableRun` (durability/saved-run.ts).
  * @see SPEC §4.1, §5.6 (an unrouted `agent.fault` faults the run), §8
  */
 export class LiveRun {
@@ -65,14 +64,12 @@ export class LiveRun {
   gatesUnsaved = false;
   status: RunStatus = "running";
   /** Why the run faulted; `detail` and `cause` are what a Turn fault carried (§5.6). */
-  fault: { reason: string; detail?: string; cause?: string } | undefined;
+  fault: RunFault | undefined;
   updatedAt: Date;
   readonly #hooks: LiveRunHooks;
   readonly #log: Logger;
-  #changes = 0;
-  #notifyScheduled = false;
+  readonly #changes: RunChanges;
   #lastValue = "";
-  readonly #watchers = new Set<() => void>();
 
   constructor(options: {
     runId: string;
@@ -97,6 +94,7 @@ export class LiveRun {
     this.updatedAt = options.hooks.now();
     this.createdAt = options.createdAt ?? this.updatedAt;
     this.feed = options.feed ?? createRunFeed(options.hooks.now);
+    this.#changes = new RunChanges(this.runId, this.#log, () => this.#hooks.settled(this));
     const binding = this.#binding();
     let bound = false;
     this.actor = createActor(options.machine, {
@@ -125,25 +123,20 @@ export class LiveRun {
 
   /** Counts changes seen so far (any actor of the run). */
   get changes(): number {
-    return this.#changes;
+    return this.#changes.count;
   }
 
   /**
    * Resolves once no actor of the run changed during a full event-loop turn: every mailbox
    * drained and the promise/callback work it triggered ran. No sleeps; bounded rounds.
    */
-  async settle(): Promise<void> {
-    for (let round = 0; round < 100; round++) {
-      const seen = this.#changes;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.#changes === seen) return;
-    }
+  settle(): Promise<void> {
+    return this.#changes.settle();
   }
 
   /** Calls `onChange` after each settled burst of changes; returns the unsubscribe function. */
   watch(onChange: () => void): () => void {
-    this.#watchers.add(onChange);
-    return () => this.#watchers.delete(onChange);
+    return this.#changes.watch(onChange);
   }
 
   /**
@@ -182,46 +175,22 @@ export class LiveRun {
       runId: this.runId,
       epochOf: (address) => this.epochs.get(address) ?? 0,
       startTurn: (turn) => this.#hooks.startTurn(this, turn),
-      openGate: (gate) => this.#openGate(gate),
+      openGate: (gate) => openGate(this, gate, this.#log),
     };
   }
 
-  #openGate(gate: GateStart): () => void {
-    const open: OpenGate = { id: gate.id, actor: gate.self };
-    this.gates.set(gate.id, open);
-    this.gatesUnsaved = true;
-    this.#log.info({ runId: this.runId, gate: gate.id }, "Gate opened");
-    return () => {
-      if (this.gates.get(gate.id) === open) this.gates.delete(gate.id);
-    };
-  }
-
+  /** Every inspection event of any actor of the run: a change, maybe a fault or a new status. */
   #onInspect(event: InspectionEvent): void {
-    this.#changes++;
+    this.#changes.seen();
     this.updatedAt = this.#hooks.now();
-    if (event.type === "@xstate.event" && event.event.type === "agent.fault") this.#checkFaultRoute(event);
+    if (event.type === "@xstate.event" && event.event.type === "agent.fault") {
+      // An `agent.fault` that no transition of its target takes faults the run (§5.6).
+      const fault = unroutedFault(event);
+      if (fault) this.faultRun(fault.reason, fault.detail, fault.cause);
+    }
     if (event.type === "@xstate.snapshot" && event.actorRef === this.actor) this.#onRootSnapshot(event);
     if (event.type === "@xstate.snapshot") this.#hooks.changed?.(this);
-    this.#scheduleNotify();
-  }
-
-  /** An `agent.fault` that no transition of its target takes faults the run (§5.6). */
-  #checkFaultRoute(event: Extract<InspectionEvent, { type: "@xstate.event" }>): void {
-    const snapshot = event.actorRef.getSnapshot() as { can?: (e: unknown) => boolean; status?: string };
-    if (typeof snapshot.can !== "function" || snapshot.status !== "active") return;
-    let taken: boolean;
-    try {
-      taken = snapshot.can(event.event);
-    } catch {
-      taken = true; // a throwing guard errors the Machine itself; that path faults the run too
-    }
-    if (taken) return;
-    const { reason, detail, cause } = event.event as { reason?: unknown; detail?: unknown; cause?: unknown };
-    this.faultRun(
-      `agent.fault (${typeof reason === "string" ? reason : "no reason"}) taken by no transition`,
-      typeof detail === "string" ? detail : undefined,
-      typeof cause === "string" ? cause : undefined,
-    );
+    this.#changes.notifyWhenDrained();
   }
 
   #onRootSnapshot(event: Extract<InspectionEvent, { type: "@xstate.snapshot" }>): void {
@@ -242,29 +211,4 @@ export class LiveRun {
     const value = (this.actor?.getSnapshot() as { value?: unknown } | undefined)?.value ?? null;
     this.feed.append({ type: "status", status, value, ...(reason === undefined ? {} : { reason }) });
   }
-
-  #scheduleNotify(): void {
-    if (this.#notifyScheduled) return;
-    this.#notifyScheduled = true;
-    // Read after the mailboxes drained, never inside the inspection callback (§13 "Rest").
-    setImmediate(() => {
-      this.#notifyScheduled = false;
-      try {
-        this.#hooks.settled(this);
-      } catch (error) {
-        this.#log.error({ runId: this.runId, err: error }, "reading the settled run threw");
-      }
-      for (const watcher of [...this.#watchers]) {
-        try {
-          watcher();
-        } catch (error) {
-          this.#log.error({ runId: this.runId, err: error }, "a run watcher threw");
-        }
-      }
-    });
-  }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,122 @@
+/**
+ * The two ends of a run host's life (§8). Restore: the store's live runs recreated with this
+ * host's hooks at start-up (settled and drifted runs stay in the store, read back when asked;
+ * ADR-0260), a frozen run reloaded from its last save once the store takes writes (ADR-0253),
+ * each restored run's ended Turns' usage read from their Harness (ADR-0255). Close: every live
+ * run stopped unsaved, so the next start restores it as it was last committed.
+ * @see SPEC §8
+ */
+import {
+  type RestoreDeps,
+  type RestoreOutcome,
+  type RestoreReport,
+  type RunRevival,
+  restoreRun,
+  restoreRuns,
+} from "../durability/restore.js";
+import type { RunBlob } from "../durability/store/run-store.js";
+import type { UsageRecord } from "../durability/usage-totals.js";
+import type { HostState } from "./host-state.js";
+import { LiveRun } from "./live-run.js";
+import { evictWhenSaved } from "./run-table.js";
+
+/**
+ * Restores the store's runs once, before serving: live ones into memory, a damaged row kept as
+ * its faulted stand-in (ADR-0254). Never throws for one bad run.
+ */
+export async function restoreHostRuns(state: HostState): Promise<RestoreReport> {
+  const { live, stored: blobs, report } = await restoreRuns(restoreDeps(state));
+  const damagedIds = new Set(report.damaged.map((d) => d.runId));
+  for (const blob of blobs) if (damagedIds.has(blob.runId)) state.damaged.set(blob.runId, blob);
+  for (const run of live) state.runs.set(run.runId, run);
+  // A run that settled while it was being restored leaves memory too.
+  for (const run of live) evictWhenSaved(state, run);
+  return report;
+}
+
+/**
+ * Shutdown (§8): agent routes answer 503 from now on, pending saves commit, then every run's
+ * actors stop without being saved (Turns stop with `shuttingDown()` true: no remote abort),
+ * so each live run stays restorable; the store is closed. A second call does nothing.
+ */
+export async function closeHost(state: HostState): Promise<void> {
+  if (state.stopping) return;
+  state.stopping = true;
+  state.frozenRuns.close();
+  state.drains.abort();
+  // Commit what is pending, then stop without saving: the stop is not the run's state.
+  await state.persistence.close();
+  for (const run of state.runs.values()) run.actor.stop();
+  await Promise.all([...state.runs.values()].map((run) => run.settle()));
+  await state.store.close();
+}
+
+/**
+ * The frozen runs' reload of `blob` (see `createFrozenRuns`): restored as at start-up, going on
+ * with the frozen run's feed (its followers keep following) and its in-memory usage.
+ */
+export function reloadFrozenRun(
+  state: HostState,
+  blob: RunBlob,
+  run: LiveRun,
+  usage: readonly UsageRecord[],
+): Promise<RestoreOutcome<LiveRun>> {
+  const { log, hooks } = state;
+  return restoreRun(
+    blob,
+    {
+      ...restoreDeps(state),
+      revive: (init: RunRevival) => new LiveRun({ ...init, log, hooks, feed: run.feed }),
+    },
+    usage,
+  );
+}
+
+/** The reload's result replaces the frozen run in memory (or it leaves: its blob is read back). */
+export function replaceFrozenRun(
+  state: HostState,
+  runId: string,
+  outcome: RestoreOutcome<LiveRun> | undefined,
+): void {
+  if (outcome?.kind === "live") state.runs.set(runId, outcome.run);
+  // Settled, drifted or faulted: its blob is in the store, read back when asked.
+  else state.runs.delete(runId);
+}
+
+/** What restore needs from this host: its store, Machines, run hooks and clock. */
+function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
+  const { store, log, hooks, now } = state;
+  return {
+    store,
+    machineOf(workflow: string) {
+      const machine = state.workflows.get(workflow);
+      const info = state.infos.get(workflow);
+      return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
+    },
+    revive: (init: RunRevival) => new LiveRun({ ...init, log, hooks }),
+    log,
+    nowMs: () => now().getTime(),
+    restored: (run: LiveRun) => drainEndedTurns(state, run),
+  };
+}
+
+/**
+ * Reads the rest of each ended Turn's usage from the Harness it was admitted on (ADR-0255):
+ * Turns of `run` not live now, with a Harness to ask. In the background, aborted on close.
+ */
+function drainEndedTurns(state: HostState, run: LiveRun): void {
+  const drain = state.turnDriver.drainUsage?.bind(state.turnDriver);
+  if (!drain) return;
+  const live = new Set(state.registrations.ofRun(run.runId).map((r) => r.iid));
+  for (const [iid, entry] of run.ledger) {
+    const harnessUrl = entry.harnessUrl ?? state.placement?.instanceHarnessUrl;
+    if (live.has(iid) || !harnessUrl) continue;
+    drain(
+      { harnessUrl, iid, entry },
+      (record) => state.persistence.recordUsage(run, record),
+      state.drains.signal,
+    ).catch((error: unknown) =>
+      state.log.warn({ runId: run.runId, err: error }, "reading an ended Turn's usage failed"),
+    );
+  }
+}

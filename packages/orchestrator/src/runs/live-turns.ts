@@ -1,0 +1,95 @@
+/**
+ * The live Turns of a host's runs as the host serves them: starting one (the run binding's
+ * `startTurn`, wired to this host's saves, driver and placement), the registration a caller may
+ * reach at an iid, its Allowed picks now, and `GET /agents/:iid/surface`.
+ * @see SPEC §4.3, §4.4, §5.1; ADR-0050, ADR-0051
+ */
+import { Jr2Error, type Surface } from "@jr2/wire";
+import { readAllowedPicks } from "../menu/allowed-picks.js";
+import { type Caller, mayReach } from "../turns/access.js";
+import { placeTurn } from "../turns/placement.js";
+import type { Registration } from "../turns/registration-table.js";
+import type { TurnStart } from "../xstate/run-binding.js";
+import { type HostState, saveOrStop } from "./host-state.js";
+import type { LiveRun } from "./live-run.js";
+import { registerTurn } from "./turn-registration.js";
+
+/** The run id an iid was minted under (§5.3): `<runId>/…`. */
+export function runIdOfIid(iid: string): string {
+  return iid.split("/", 1)[0] ?? iid;
+}
+
+/**
+ * The live registration at `iid`, if `caller` may reach its scope (§4.4).
+ * @throws JR2_ERR_SERVICE_STOPPING, JR2_ERR_TURN_NOT_FOUND (none, or another scope's)
+ */
+export function liveRegistration(state: HostState, iid: string, caller: Caller): Registration {
+  if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+  const registration = state.registrations.get(iid);
+  if (!registration || !mayReach(caller, registration.scope))
+    throw new Jr2Error("JR2_ERR_TURN_NOT_FOUND", { iid });
+  return registration;
+}
+
+/** The Allowed picks of `registration` now: `[]` once it is not the live one at its iid. */
+export function allowedOf(state: HostState, registration: Registration): string[] {
+  return state.registrations.get(registration.iid) === registration
+    ? readAllowedPicks(registration.turnActor)
+    : [];
+}
+
+/** A live Turn's run. @throws JR2_ERR_TURN_NOT_FOUND when the run already left memory (settled) */
+export function liveRunOfTurn(state: HostState, registration: Registration): LiveRun {
+  const run = state.runs.get(registration.runId);
+  if (!run) throw new Jr2Error("JR2_ERR_TURN_NOT_FOUND", { iid: registration.iid });
+  return run;
+}
+
+/**
+ * `GET /agents/:iid/surface`: the live Turn's Menu and Allowed picks.
+ * @throws JR2_ERR_STORE_FAILING (its run is frozen), JR2_ERR_SERVICE_STOPPING,
+ *   JR2_ERR_TURN_NOT_FOUND (also for another scope)
+ */
+export function readSurface(state: HostState, iid: string, caller: Caller): Surface {
+  state.frozenRuns.refuseIfFrozen(runIdOfIid(iid));
+  const registration = liveRegistration(state, iid, caller);
+  return {
+    iid,
+    runId: registration.runId,
+    agent: registration.agent,
+    turnId: registration.turnId,
+    menu: [...registration.menu],
+    allowed: allowedOf(state, registration),
+  };
+}
+
+/**
+ * The host's `startTurn` hook: registers the Turn (see {@link registerTurn}) with this host's
+ * driver, saves and placement; returns the stop its Agent slot calls. Never throws.
+ */
+export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () => void {
+  const { placement } = state;
+  return registerTurn(
+    {
+      registrations: state.registrations,
+      turnDriver: state.turnDriver,
+      log: state.log,
+      allowedOf: (registration) => allowedOf(state, registration),
+      // Stored answers carry their scope (§4.4): nothing per iid is kept after its Turn.
+      rememberScope: () => {},
+      save: (r) => saveOrStop(state, r),
+      recordUsage: (r, record) => state.persistence.recordUsage(r, record),
+      // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253).
+      shuttingDown: () => state.stopping || run.frozen,
+      afterCommit: (r, fn) => state.persistence.afterCommit(r, fn),
+      ...(placement
+        ? {
+            place: (runId: string, statePath: string, turn: TurnStart) =>
+              placeTurn(placement, runId, statePath, turn),
+          }
+        : {}),
+    },
+    run,
+    turn,
+  );
+}

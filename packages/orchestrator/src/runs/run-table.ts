@@ -1,0 +1,154 @@
+/**
+ * The host's runs: where each one is found — live in memory, settled in the store (read back
+ * when asked), damaged as its faulted stand-in (ADR-0254) — and the run routes over them:
+ * start, get, list, feed, cancel. A settled run leaves memory once its settled blob committed
+ * (ADR-0260).
+ * @see SPEC §4.1, §8
+ */
+import { type CancelAnswer, Jr2Error, type RunDetail, type RunStatus, type RunSummary } from "@jr2/wire";
+import type { RunBlob } from "../durability/store/run-store.js";
+import { sumUsage } from "../durability/usage-totals.js";
+import type { MachineInfo } from "../menu/menu.js";
+import { parseStrict } from "../menu/strict-keys.js";
+import type { RunFeed } from "./feed.js";
+import { type HostState, saveOrStop, serialized } from "./host-state.js";
+import { LiveRun } from "./live-run.js";
+import { runDetailOf, runSummaryOf, storedRunDetail, storedRunSummary } from "./run-views.js";
+import { settledRunFeed } from "./settled-runs.js";
+import { workflowInfo } from "./workflow-table.js";
+
+/** The run's stored blob (a damaged run's stand-in first). @throws JR2_ERR_RUN_NOT_FOUND */
+export async function storedBlob(state: HostState, runId: string): Promise<RunBlob> {
+  const blob = state.damaged.get(runId) ?? (await state.store.load(runId));
+  if (!blob) throw new Jr2Error("JR2_ERR_RUN_NOT_FOUND", { runId });
+  return blob;
+}
+
+/** The run in memory. @throws JR2_ERR_RUN_NOT_LIVE (settled, from the store), JR2_ERR_RUN_NOT_FOUND */
+export async function runOf(state: HostState, runId: string): Promise<LiveRun> {
+  const run = state.runs.get(runId);
+  if (run) return run;
+  const blob = await storedBlob(state, runId);
+  throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: blob.status });
+}
+
+/**
+ * Once `run` settled: after its settled blob commits and every pick or Gate event of it in
+ * flight finished (their feed events appended), it leaves memory (ADR-0260).
+ */
+export function evictWhenSaved(state: HostState, run: LiveRun): void {
+  if (run.status === "running" || state.evicting.has(run)) return;
+  state.evicting.add(run);
+  state.persistence.afterCommit(run, () => {
+    void serialized(state, run.runId, async () => {
+      if (state.runs.get(run.runId) !== run) {
+        state.evicting.delete(run); // not (yet) served from memory: restore adds it, then asks again
+        return;
+      }
+      state.settledFeeds.remember(run.runId, run.feed.since());
+      state.runs.delete(run.runId);
+    });
+  });
+}
+
+/**
+ * Starts a run of `workflow`; resolves once it settled and its first save committed.
+ * @throws JR2_ERR_WORKFLOW_NOT_FOUND, JR2_ERR_RUN_INPUT_INVALID, JR2_ERR_SERVICE_STOPPING,
+ *   JR2_ERR_STORE_FAILING
+ */
+export async function startRun(
+  state: HostState,
+  workflow: string,
+  input: unknown,
+): Promise<{ runId: string }> {
+  const info = workflowInfo(state.infos, workflow);
+  const parsedInput = runInputOf(info, workflow, input);
+  const runId = state.mintRunId();
+  if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+  const run = new LiveRun({
+    runId,
+    workflow,
+    machine: state.workflows.get(workflow)!,
+    input: parsedInput,
+    fingerprint: info.fingerprint,
+    log: state.log,
+    hooks: state.hooks,
+  });
+  state.runs.set(runId, run);
+  state.log.info({ runId, workflow }, "run started");
+  run.start();
+  await run.settle();
+  await saveOrStop(state, run);
+  return { runId };
+}
+
+/**
+ * `input` validated against the workflow's input schema, strictly: a typo (`taks`) must not
+ * start a run with the default task. @throws JR2_ERR_RUN_INPUT_INVALID (with `issues`)
+ */
+function runInputOf(info: MachineInfo, workflow: string, input: unknown): unknown {
+  if (!info.inputSchema) return input;
+  const parsed = parseStrict(info.inputSchema, input ?? {});
+  if (!parsed.ok) {
+    const { issues } = parsed;
+    const detail = issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ");
+    throw new Jr2Error("JR2_ERR_RUN_INPUT_INVALID", { workflow, detail, issues });
+  }
+  return parsed.data;
+}
+
+/** `GET /runs/:runId`: from memory when live, else from the store. @throws JR2_ERR_RUN_NOT_FOUND */
+export async function getRun(state: HostState, runId: string): Promise<RunDetail> {
+  const run = state.runs.get(runId);
+  if (run) return runDetailOf(run, state.registrations.ofRun(runId));
+  const blob = await storedBlob(state, runId);
+  // Left memory while the store was read: memory has the newer view.
+  const since = state.runs.get(runId);
+  if (since) return runDetailOf(since, state.registrations.ofRun(runId));
+  // Totals from the recorded rows: usage read after the last save counts too (ADR-0255).
+  const usage = state.damaged.has(runId) ? [] : await state.store.usage(runId);
+  return storedRunDetail(usage.length > 0 ? { ...blob, usage: sumUsage(usage) } : blob);
+}
+
+/** `GET /runs?status=`, newest first: the store's runs, live ones as memory has them now. */
+export async function listRuns(state: HostState, status?: RunStatus): Promise<RunSummary[]> {
+  const listed = await state.store.list(status === undefined ? undefined : { status });
+  // A run in memory answers as memory has it now (its blob may lag by one save).
+  const summaries = new Map<string, RunSummary>(listed.map((s) => [s.runId, { ...s }]));
+  // A damaged row lists as the faulted run it is served as, whatever its status column says.
+  for (const blob of state.damaged.values()) {
+    if (status === undefined || status === blob.status) summaries.set(blob.runId, storedRunSummary(blob));
+    else summaries.delete(blob.runId);
+  }
+  for (const run of state.runs.values()) {
+    if (status === undefined || run.status === status) summaries.set(run.runId, runSummaryOf(run));
+    else summaries.delete(run.runId);
+  }
+  return [...summaries.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+}
+
+/**
+ * The run's feed: a live run's; a recently settled run's as it ended; an older settled run's
+ * one status event from the store (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
+ */
+export async function feedOf(state: HostState, runId: string): Promise<RunFeed> {
+  const run = state.runs.get(runId);
+  if (run) return run.feed;
+  const blob = await storedBlob(state, runId);
+  return state.runs.get(runId)?.feed ?? settledRunFeed(blob, state.now, state.settledFeeds.get(runId));
+}
+
+/**
+ * `POST /runs/:runId/cancel`: ends a running run as `cancelled` and saves it.
+ * @throws JR2_ERR_STORE_FAILING (frozen), JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE
+ */
+export async function cancelRun(state: HostState, runId: string): Promise<CancelAnswer> {
+  state.frozenRuns.refuseIfFrozen(runId);
+  const run = await runOf(state, runId);
+  if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
+  run.cancel();
+  await run.settle();
+  await saveOrStop(state, run);
+  state.log.info({ runId }, "run cancelled");
+  return { runId, status: run.status };
+}
