@@ -1,4 +1,5 @@
-import type { Attributes } from "@opentelemetry/api";
+import { type Attributes, type Span, SpanStatusCode } from "@opentelemetry/api";
+import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 
 /**
  * The span names and attribute names both services use (issue 11 "Telemetry shape",
@@ -124,4 +125,14 @@ export function contentAttributes(
         : value;
   }
   return out;
+}
+
+/**
+ * Marks `span` failed: `error.type` (stable semconv) and an ERROR status, both `errorType` — a
+ * jr2 failure type such as `provider` or `stream-incomplete`, never a server's text (it may
+ * quote the prompt).
+ */
+export function spanFailed(span: Span, errorType: string): void {
+  span.setAttribute(ATTR_ERROR_TYPE, errorType);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
 }

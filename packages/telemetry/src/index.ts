@@ -5,6 +5,9 @@
  * (GenAI semantic conventions and `jr2.*`), and the Prometheus metric families with a Fastify
  * plugin serving `GET /metrics`.
  */
+// The OpenTelemetry API types a caller of this package handles, so it needs no API import of its own.
+export type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+export { ROOT_CONTEXT, SpanStatusCode } from "@opentelemetry/api";
 export type { SpanUsage } from "./attributes.js";
 export {
   CONTENT_ATTRIBUTE_MAX,
@@ -14,6 +17,7 @@ export {
   JR2_ATTR,
   modelRequestSpanName,
   SPAN_NAMES,
+  spanFailed,
   usageAttributes,
 } from "./attributes.js";
 export type { TelemetryEnv, TracingSettings } from "./env.js";

@@ -13,7 +13,7 @@ import type { Jr2Metrics } from "./metrics.js";
 /** Options of {@link metricsRoute}. */
 export interface MetricsRouteOptions {
   metrics: Pick<Jr2Metrics, "text">;
-  /** `JR2_METRICS_TOKEN` (see `readMetricsToken`); `undefined`: open. */
+  /** `JR2_METRICS_TOKEN` (see `readMetricsToken`); `undefined` or `""`: open. */
   token: string | undefined;
   /**
    * Route config merged into the route (e.g. the Orchestrator's `{ auth: "open" }`, so its own
@@ -35,7 +35,7 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
  * @example app.register(metricsRoute, { metrics, token: readMetricsToken(process.env) });
  */
 export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app, opts) => {
-  const check = opts.token === undefined ? undefined : metricsBearerCheck(opts.token);
+  const check = opts.token ? metricsBearerCheck(opts.token) : undefined;
   app.get(
     "/metrics",
     { schema: HIDDEN, config: { ...(opts.routeConfig ?? {}) } },
