@@ -184,6 +184,25 @@ describe("traces: one Turn is one trace across the hop", () => {
     await h.app.close();
   });
 
+  it("a continued conversation: each Submission's model requests are children of its own span", async () => {
+    const h = harness({ tracing });
+    await admitOne(h, { traceparent: TRACEPARENT });
+    upstream.script([{ sse: answer({ toolCalls: [{ name: "approve", arguments: '{"summary":"ok"}' }] }) }]);
+    orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
+    const second = `00-${"a".repeat(32)}-${"b".repeat(16)}-01`;
+    await admitOne(h, { traceparent: second });
+    await tracing.flush();
+    const submissions = receiver.spans.filter((s) => s.name === "jr2.submission");
+    expect(submissions.map((s) => s.traceId)).toEqual([TRACE_ID, "a".repeat(32)]);
+    for (const sub of submissions) {
+      const children = receiver.spans.filter((s) => s.parentSpanId === sub.spanId);
+      expect(children.length).toBeGreaterThan(0);
+      expect(children.every((c) => c.traceId === sub.traceId && c.name === "chat tiny-qwen3")).toBe(true);
+    }
+    expect(receiver.spans.filter((s) => s.name === "chat tiny-qwen3")).toHaveLength(3);
+    await h.app.close();
+  });
+
   it("without a traceparent the Submission starts its own trace", async () => {
     const h = harness({ tracing });
     await admitOne(h, {});
