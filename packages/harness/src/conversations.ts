@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { type Context, ROOT_CONTEXT } from "@jr2/telemetry";
 import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { withTraceHeaders } from "./orchestrator-client.js";
+import { type HarnessTelemetry, startSubmissionTrace } from "./submission-telemetry.js";
 import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "./turn.js";
 
 /**
@@ -34,6 +37,8 @@ export interface ConversationsOptions extends TurnDeps {
   kept?: number;
   /** Clock (ms since epoch), for tests. */
   now?: () => number;
+  /** Spans and counters of each Submission and model request (ADR-0420); none when absent. */
+  telemetry?: HarnessTelemetry;
 }
 
 interface SubmissionRecord {
@@ -41,6 +46,8 @@ interface SubmissionRecord {
   req: SubmissionRequest;
   settled: boolean;
   abort: AbortController;
+  /** The admission's trace context (its `traceparent`): the Submission span's parent. */
+  trace: Context;
 }
 
 /** One conversation. */
@@ -64,6 +71,8 @@ export interface Conversations {
   admit(
     iid: string,
     req: SubmissionRequest,
+    /** `trace`: the admission's `traceparent` as a context (default: a new trace). */
+    opts?: { trace?: Context },
   ): { conversation: Conversation; submissionId: string; offset: string } | undefined;
   /** Events past `offset`, waiting up to `waitMs` for one; `undefined` for a bad offset. */
   read(
@@ -94,6 +103,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     ttlMs = DEFAULT_CONVERSATION_TTL_MS,
     kept = DEFAULT_CONVERSATIONS_KEPT,
     now = Date.now,
+    telemetry,
     ...deps
   } = opts;
   const all = new Map<string, Conversation>();
@@ -145,16 +155,26 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     if (!next) return;
     push(conv, { type: "submission-started", submissionId: next.id, kind: next.req.kind });
     conv.running = (async () => {
-      const result = await runTurn(
-        conv.slot,
-        next.id,
-        next.req,
-        deps,
-        (e) => {
-          if (!next.settled) push(conv, e);
-        },
-        next.abort.signal,
+      const trace = startSubmissionTrace(telemetry, next.trace, {
+        iid: conv.iid,
+        submissionId: next.id,
+        req: next.req,
+      });
+      // The Submission's reads and picks carry its span as `traceparent` (ADR-0420).
+      const orchestrator = withTraceHeaders(deps.orchestrator, trace.headers);
+      const result = await trace.run(() =>
+        runTurn(
+          conv.slot,
+          next.id,
+          next.req,
+          { ...deps, orchestrator },
+          (e) => {
+            if (!next.settled) push(conv, e);
+          },
+          next.abort.signal,
+        ),
       );
+      trace.end(result);
       settle(conv, next, result);
     })().finally(() => {
       conv.running = undefined;
@@ -165,7 +185,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
 
   return {
     get: (iid) => all.get(iid),
-    admit(iid, req) {
+    admit(iid, req, admitOpts) {
       let conv = all.get(iid);
       if (!conv) {
         if (req.kept) return undefined;
@@ -190,7 +210,13 @@ export function createConversations(opts: ConversationsOptions): Conversations {
         deps.log("conversation seated", { iid, held: all.size });
       }
       conv.lastActive = now();
-      const sub: SubmissionRecord = { id: randomUUID(), req, settled: false, abort: new AbortController() };
+      const sub: SubmissionRecord = {
+        id: randomUUID(),
+        req,
+        settled: false,
+        abort: new AbortController(),
+        trace: admitOpts?.trace ?? ROOT_CONTEXT,
+      };
       const offset = String(conv.events.length);
       conv.queue.push(sub);
       pump(conv);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
+import { readMetricsToken, startTracing, type Tracing } from "@jr2/telemetry";
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./bench-narrow.js";
 import { type HarnessEnvConfig, readHarnessEnv } from "./config.js";
 import { type ModelTable, parseModelTable } from "./models.js";
-import { buildHarness } from "./server.js";
+import { buildHarness, HARNESS_VERSION } from "./server.js";
 
 /**
  * `jr2-harness`: reads env, listens, prints `jr2 harness listening on http://…` when ready.
@@ -13,8 +14,11 @@ import { buildHarness } from "./server.js";
  * process's life), JR2_HARNESS_HEADERS_TIMEOUT_MS (10 000), JR2_HARNESS_REQUEST_TIMEOUT_MS
  * (30 000), JR2_HARNESS_KEEP_ALIVE_TIMEOUT_MS (5 000), JR2_HARNESS_MAX_CONNECTIONS (1024),
  * JR2_CONVERSATIONS_KEPT (200: the most recently touched conversations, never forgotten for
- * idleness).
- * Exits 2 when a secret, a limit or the model table is refused (config.ts, models.ts).
+ * idleness); telemetry (ADR-0420): OTEL_EXPORTER_OTLP_ENDPOINT (unset: tracing off),
+ * JR2_OTEL_CAPTURE_CONTENT (`true`: spans may carry content), JR2_METRICS_TOKEN (unset:
+ * `/metrics` is open like `/healthz`).
+ * Exits 2 when a secret, a limit, the model table or a telemetry setting is refused (config.ts,
+ * models.ts, @jr2/telemetry).
  */
 async function main(): Promise<void> {
   const env = process.env;
@@ -33,6 +37,15 @@ async function main(): Promise<void> {
     console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(2);
   }
+  let metricsToken: string | undefined;
+  let tracing: Tracing;
+  try {
+    metricsToken = readMetricsToken(env);
+    tracing = startTracing({ serviceName: "jr2-harness", serviceVersion: HARNESS_VERSION, env });
+  } catch (err) {
+    console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  }
   for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
   const app = buildHarness({
     models,
@@ -45,6 +58,8 @@ async function main(): Promise<void> {
     conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
     environment: env,
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
+    tracing,
+    metricsToken,
   });
   const address = await app.listen({
     port: Number(env.JR2_HARNESS_PORT ?? 7401),
@@ -54,7 +69,11 @@ async function main(): Promise<void> {
   const stop = () => {
     // Conversations live as long as the process (§7.1): nothing to drain; never hang a stop.
     setTimeout(() => process.exit(0), 3_000).unref();
-    void app.close().then(() => process.exit(0));
+    // Ended spans are exported before exit (bounded by the timer above).
+    void app
+      .close()
+      .then(() => tracing.shutdown())
+      .then(() => process.exit(0));
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

@@ -13,6 +13,7 @@ import { type RetryNotice, requestWithRetry } from "./provider-retry.js";
 import { type ReportedUsage, reportedUsage } from "./provider-usage.js";
 import { type LintMode, lintModeFromEnv, lintPayload, normalizeArguments } from "./replay-lint.js";
 import { replayPayloadHook } from "./replay-policy.js";
+import { observeModelRequest } from "./submission-telemetry.js";
 
 /**
  * One model answer for pi (the seat's `streamFn`): endpoint slot, pinned request options, the
@@ -115,6 +116,13 @@ export function createStreamFn(cfg: StreamFnConfig) {
       sessionId: undefined,
       onPayload,
     };
+    // The request's span and counters (ADR-0420); inert outside a Submission's telemetry scope.
+    const observed = observeModelRequest({
+      entry: run.entry,
+      modelId: model.id,
+      maxTokens: model.maxTokens,
+      temperature: cfg.temperature,
+    });
     void (async () => {
       const outcome = await requestWithRetry<{
         message: AssistantMessage | undefined;
@@ -123,7 +131,10 @@ export function createStreamFn(cfg: StreamFnConfig) {
         policy: run.policy,
         site,
         signal: options?.signal,
-        onRetry: (n) => run.retry(n),
+        onRetry: (n) => {
+          observed.retried(n);
+          run.retry(n);
+        },
         usable: (seen) => seen.probe.sawFinishReason,
         attempt: async (startTimeout) => {
           const release = await cfg.limiter.acquire(model.baseUrl, options?.signal);
@@ -161,15 +172,38 @@ export function createStreamFn(cfg: StreamFnConfig) {
         },
       });
       if (lintError !== undefined) {
+        observed.ended({
+          kind: "failed",
+          errorType: "replay-lint",
+          usage: undefined,
+          finishReason: undefined,
+        });
         run.failure = { type: "replay-lint", message: lintError };
         return finish(emptyAssistant(model, "error", lintError), "error");
       }
       const seen = outcome.seen;
-      if (seen && (seen.probe.usage || seen.probe.timings || outcome.kind === "answer"))
+      const usage =
+        seen && (seen.probe.usage || seen.probe.timings || outcome.kind === "answer")
+          ? reportedUsage(seen.probe)
+          : undefined;
+      if (usage)
         run.usage({
-          ...reportedUsage(seen.probe),
-          ...(seen.probe.finishReason ? { finishReason: seen.probe.finishReason } : {}),
+          ...usage,
+          ...(seen?.probe.finishReason ? { finishReason: seen.probe.finishReason } : {}),
         });
+      const answered = outcome.kind === "answer" ? outcome.seen.value.message : undefined;
+      observed.ended({
+        kind: outcome.kind === "answer" && !answered ? "failed" : outcome.kind,
+        usage,
+        finishReason: seen?.probe.finishReason,
+        ...(outcome.kind === "failed" ? { errorType: outcome.type } : {}),
+        ...(outcome.kind === "answer" && !answered ? { errorType: "no-answer" } : {}),
+        // Read only when content capture is on (JR2_OTEL_CAPTURE_CONTENT=true).
+        content: () => ({
+          input: payload === undefined ? undefined : JSON.stringify(JSON.parse(payload).messages),
+          output: answered ? JSON.stringify(answered.content) : undefined,
+        }),
+      });
       if (outcome.kind === "aborted") return finish(emptyAssistant(model, "aborted", "aborted"), "aborted");
       if (outcome.kind === "failed") {
         run.failure = {

@@ -8,14 +8,34 @@ import {
   type TolerantSurface,
 } from "@jr2/wire";
 
-/** The Harness's calls to the Orchestrator (§4.2, §4.3), with the sandbox token. */
+/**
+ * The Harness's calls to the Orchestrator (§4.2, §4.3), with the sandbox token. `trace` is the
+ * Submission's `{ traceparent, tracestate? }` (ADR-0420), sent as headers so the Orchestrator's
+ * spans of these reads and picks land in the Turn's trace; `{}` or absent sends none.
+ */
 export interface OrchestratorClient {
   /** Surface read with retries (§7.2 step 1): 250 ms → 5 s backoff within `budgetMs`. */
-  readSurface(iid: string, opts: { budgetMs: number; signal?: AbortSignal }): Promise<SurfaceResult>;
+  readSurface(
+    iid: string,
+    opts: { budgetMs: number; signal?: AbortSignal; trace?: TraceHeaders },
+  ): Promise<SurfaceResult>;
   /** One bounded surface read (§7.5): no retry; any failure is `failed`. */
-  readSurfaceOnce(iid: string, timeoutMs: number): Promise<SurfaceResult>;
+  readSurfaceOnce(iid: string, timeoutMs: number, trace?: TraceHeaders): Promise<SurfaceResult>;
   /** A pick, re-sent with the same `toolCallId` on transport failure (§4.3); ignores aborts. */
-  postPick(iid: string, pick: PickRequest): Promise<PickResult>;
+  postPick(iid: string, pick: PickRequest, trace?: TraceHeaders): Promise<PickResult>;
+}
+
+/** `{ traceparent, tracestate? }` of the Submission span (or `{}`). */
+export type TraceHeaders = Readonly<Record<string, string>>;
+
+/** `client` with every call carrying `trace`: the view of the client one Submission uses. */
+export function withTraceHeaders(client: OrchestratorClient, trace: TraceHeaders): OrchestratorClient {
+  if (Object.keys(trace).length === 0) return client;
+  return {
+    readSurface: (iid, opts) => client.readSurface(iid, { ...opts, trace }),
+    readSurfaceOnce: (iid, timeoutMs) => client.readSurfaceOnce(iid, timeoutMs, trace),
+    postPick: (iid, pick) => client.postPick(iid, pick, trace),
+  };
 }
 
 export type SurfaceResult =
@@ -60,7 +80,8 @@ const retryableStatus = (status: number) => status === 503 || status === 502 || 
  */
 export function createOrchestratorClient(opts: OrchestratorClientOptions): OrchestratorClient {
   const backoff = opts.backoff ?? { initialMs: 250, maxMs: 5000 };
-  const headers = (json: boolean): Record<string, string> => ({
+  const headers = (json: boolean, trace: TraceHeaders = {}): Record<string, string> => ({
+    ...trace,
     ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
     ...(json ? { "content-type": "application/json" } : {}),
   });
@@ -70,9 +91,10 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
   async function surfaceAttempt(
     iid: string,
     signal: AbortSignal | undefined,
+    trace: TraceHeaders | undefined,
   ): Promise<SurfaceResult & { retry?: boolean }> {
     try {
-      const res = await opts.fetch(agentUrl(iid, "surface"), { headers: headers(false), signal });
+      const res = await opts.fetch(agentUrl(iid, "surface"), { headers: headers(false, trace), signal });
       if (res.status === 404) return { kind: "gone" };
       if (!res.ok)
         return {
@@ -88,22 +110,22 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
   }
 
   return {
-    async readSurface(iid, { budgetMs, signal }) {
+    async readSurface(iid, { budgetMs, signal, trace }) {
       const deadline = Date.now() + budgetMs;
       let delay = backoff.initialMs;
       for (;;) {
-        const { retry, ...result } = await surfaceAttempt(iid, signal);
+        const { retry, ...result } = await surfaceAttempt(iid, signal, trace);
         if (result.kind !== "failed" || !retry || signal?.aborted || Date.now() + delay > deadline)
           return result;
         await sleep(delay, signal);
         delay = Math.min(delay * 2, backoff.maxMs);
       }
     },
-    async readSurfaceOnce(iid, timeoutMs) {
-      const { retry: _retry, ...result } = await surfaceAttempt(iid, AbortSignal.timeout(timeoutMs));
+    async readSurfaceOnce(iid, timeoutMs, trace) {
+      const { retry: _retry, ...result } = await surfaceAttempt(iid, AbortSignal.timeout(timeoutMs), trace);
       return result;
     },
-    async postPick(iid, pick) {
+    async postPick(iid, pick, trace) {
       const deadline = Date.now() + (opts.pickBudgetMs ?? 90_000);
       let delay = backoff.initialMs;
       for (;;) {
@@ -113,7 +135,7 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
           // No abort signal on purpose: a pick in flight always gets its receipt (§7.2 step 4).
           const res = await opts.fetch(agentUrl(iid, "picks"), {
             method: "POST",
-            headers: headers(true),
+            headers: headers(true, trace),
             body: JSON.stringify(pick),
           });
           if (res.status === 404) return { kind: "gone" };

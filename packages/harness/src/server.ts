@@ -6,11 +6,13 @@ import {
   type HttpEdgeLimits,
   httpEdgeServerOptions,
 } from "@jr2/http-edge";
+import { metricsRoute, type Tracing } from "@jr2/telemetry";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type Conversations, createConversations, DEFAULT_CONVERSATION_TTL_MS } from "./conversations.js";
+import { createHarnessTelemetry } from "./harness-telemetry.js";
 import { createEndpointLimiter } from "./limiter.js";
 import type { ModelTable } from "./models.js";
 import { createOrchestratorClient } from "./orchestrator-client.js";
@@ -56,6 +58,10 @@ export interface HarnessOptions {
    * values of its secret-named variables are redacted from Working-tool results (ADR-0158).
    */
   environment?: NodeJS.ProcessEnv;
+  /** Spans of Submissions and model requests (`startTracing`, ADR-0420); default off. The caller shuts it down. */
+  tracing?: Tracing;
+  /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
+  metricsToken?: string;
 }
 
 /**
@@ -106,7 +112,13 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   // The wire is JSON only (§7.1): a text body answers 415, not a schema error about a string.
   app.removeContentTypeParser("text/plain");
   const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
+  const { telemetry, metrics } = createHarnessTelemetry({
+    tracing: opts.tracing,
+    models: opts.models,
+    limiter,
+  });
   const conversations = createConversations({
+    telemetry,
     orchestrator: createOrchestratorClient({
       url: opts.orchestratorUrl,
       token: opts.sandboxToken,
@@ -153,6 +165,8 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     },
     async () => ({ ok: true, version: HARNESS_VERSION, bootId, endpoints: redactedDepth(limiter.depth()) }),
   );
+  // Open like /healthz unless JR2_METRICS_TOKEN is set; never behind the Harness's bearer (ADR-0420).
+  app.register(metricsRoute, { metrics, token: opts.metricsToken });
   app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };

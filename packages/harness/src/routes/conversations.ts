@@ -1,3 +1,4 @@
+import { extractTraceparent } from "@jr2/telemetry";
 import {
   AbortAnswer,
   Admission,
@@ -56,7 +57,8 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
       }
       const reason = body.cwd === undefined ? undefined : cwdProblem(body.cwd);
       if (reason) throw new Jr2Error("JR2_ERR_CWD_INVALID", { cwd: body.cwd, reason, field: "cwd" });
-      const admitted = conversations.admit(iid, body);
+      // The Turn's trace continues here: the admission's `traceparent` parents the Submission span.
+      const admitted = conversations.admit(iid, body, { trace: extractTraceparent(request.headers) });
       if (!admitted) throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_FOUND", { iid });
       return {
         submissionId: admitted.submissionId,

@@ -1,0 +1,40 @@
+import { createMetrics, type Jr2Metrics, TRACING_OFF, type Tracing } from "@jr2/telemetry";
+import type { EndpointLimiter } from "./limiter.js";
+import type { ModelTable } from "./models.js";
+import type { HarnessTelemetry } from "./submission-telemetry.js";
+
+/**
+ * The Harness's telemetry, put together once per process (ADR-0420): the tracing main started
+ * (off by default) and a registry of the Harness's metric families, its endpoint gauges read
+ * from the limiter at each scrape.
+ */
+export function createHarnessTelemetry(opts: {
+  tracing: Tracing | undefined;
+  models: ModelTable;
+  limiter: EndpointLimiter;
+}): { telemetry: HarnessTelemetry; metrics: Jr2Metrics } {
+  const metrics = createMetrics({ service: "harness" });
+  metrics.harness.readEndpoints(() => endpointRows(opts.limiter.depth(), opts.models));
+  return { telemetry: { tracing: opts.tracing ?? TRACING_OFF, metrics: metrics.harness }, metrics };
+}
+
+/**
+ * One row per endpoint of the model table, named by the first (sorted) model entry that uses
+ * it — a URL is never a label, and entries sharing an endpoint share its lane, so one row each
+ * keeps a sum over rows right. An endpoint not yet used reads 0.
+ */
+export function endpointRows(
+  depth: Record<string, { running: number; queued: number }>,
+  models: ModelTable,
+): Array<{ model: string; queued: number; running: number }> {
+  const byEndpoint = new Map<string, string>();
+  for (const name of Object.keys(models).sort()) {
+    const baseUrl = models[name]!.baseUrl;
+    if (!byEndpoint.has(baseUrl)) byEndpoint.set(baseUrl, name);
+  }
+  return [...byEndpoint].map(([baseUrl, model]) => ({
+    model,
+    queued: depth[baseUrl]?.queued ?? 0,
+    running: depth[baseUrl]?.running ?? 0,
+  }));
+}
