@@ -15,7 +15,9 @@ import { createWorkingTools } from "./working-tools.js";
 /**
  * One Submission, top-down (§7.2): read surface → seat (first Submission only) → build request →
  * run loop → settle. Intermediate results are tagged unions; the Turn's state is one object
- * passed to the hooks, never hidden.
+ * passed to the hooks, never hidden. Longer than ~300 lines on purpose: STYLE.md asks the
+ * Harness's Turn to read top-down in one file of small named phases (pi's agent-loop.ts); the
+ * engine's own concerns live in engine-pi.ts and the files it names.
  * @see SPEC §7.2, §7.5
  */
 
