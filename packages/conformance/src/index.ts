@@ -29,24 +29,20 @@ export {
 } from "./assertions/tools-block.js";
 export type { ReadMessage, ToolCall } from "./conversation.js";
 export { readConversation } from "./conversation.js";
+export { DEFAULT_IMAGES } from "./image-target.js";
 export type { Member, Span } from "./json-scan.js";
 export { arrayElements, JsonScanError, objectMembers } from "./json-scan.js";
+export { BINARIES } from "./process-target.js";
+export { freePort } from "./processes.js";
 export type { ReceiptClass } from "./receipt-class.js";
 export { classifyReceipt, RECEIPT_CLASSES } from "./receipt-class.js";
 export type { RecordedRequest } from "./recordings.js";
 export { conversationOf, modelsOf } from "./recordings.js";
 export type { ChatMessage, RequestBody } from "./request-body.js";
 export { readRequestBody } from "./request-body.js";
-export type { ModelEntry, Stack, StackOptions, TargetKind } from "./targets.js";
-export {
-  BINARIES,
-  DEFAULT_IMAGES,
-  freePort,
-  missingBinaries,
-  sandboxToken,
-  startStack,
-  targetFromEnv,
-} from "./targets.js";
+export { sandboxToken } from "./service-env.js";
+export type { ModelEntry, Stack, StackOptions, TargetKind } from "./stack.js";
+export { missingBinaries, startStack, targetFromEnv } from "./targets.js";
 export {
   lastAllowedList,
   NOT_ALLOWED_TAIL,
