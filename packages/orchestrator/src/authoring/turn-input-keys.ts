@@ -38,8 +38,9 @@ type ExtraTurnInputKeys<TState, TAgents extends string> =
 /**
  * `unknown` when every Agent invoke's mapper returns only Turn input keys; otherwise a
  * required property naming the unknown keys, so the config fails to type-check with them.
- * The mapped `TConfig` in the second branch is only where TypeScript infers `TConfig` from
- * (it infers into both branches); the first branch keeps a good config's errors where they are.
+ * The `& TConfig` of the second branch is where TypeScript infers `TConfig` from (it infers
+ * into both branches of a conditional); a good config resolves to the first, so its param is
+ * the plain config type and its errors are reported where they are written.
  */
 export type CheckTurnInputKeys<TConfig, TActors> = [
   ExtraTurnInputKeys<TConfig, AgentNamesOf<TActors>>,
