@@ -54,13 +54,16 @@ const body = jr2Setup({
       workspace: "read",
     }),
   },
+  // Types only: what the run's invoke hands this Machine (it has no `input` schema of its own).
+  types: {} as { input: { task?: string } | undefined },
   guards: {
-    // Reads the payload, so the reviewer's Allowed picks keep it and delivery settles it.
-    hasComments: ({ event }: { event: { comments?: string[] } }) => (event.comments?.length ?? 0) > 0,
+    // Reads the payload, so the reviewer's Allowed picks keep it and delivery settles it. A named
+    // guard sees every event: `comments` is `string[] | undefined` until narrowed on `type`.
+    hasComments: ({ event }) => (event.comments?.length ?? 0) > 0,
   },
 }).createMachine({
   id: "review-body",
-  context: ({ input }: { input: { task?: string } | undefined }) => ({ task: input?.task ?? "the task" }),
+  context: ({ input }) => ({ task: input?.task ?? "the task" }),
   initial: "implement",
   states: {
     implement: {
@@ -102,7 +105,8 @@ export const machine = jr2Setup({
   }),
 }).createMachine({
   id: "review",
-  context: ({ input }: { input: { task: string } }) => ({ task: input.task, outcome: "" }),
+  // The input is what `input` above parses to: `task` is a string (its default applied).
+  context: ({ input }) => ({ task: input.task, outcome: "" }),
   initial: "working",
   states: {
     working: {

@@ -30,10 +30,12 @@ export const machine = jr2Setup({
   actors: {
     triager: agent({ model: "triager", instructions: "You triage issue reports.", workspace: "none" }),
   },
+  // Types only: the context the named guards read (an inline guard reads the factory's).
+  types: {} as { context: { report: string; confirmed: boolean } },
   guards: {
-    confirmed: ({ context }: { context: { confirmed: boolean } }) => context.confirmed,
-    namesSeverity: ({ context, event }: { context: { confirmed: boolean }; event: { severity?: string } }) =>
-      context.confirmed && event.severity !== undefined,
+    confirmed: ({ context }) => context.confirmed,
+    // Reads the payload: `severity` is `"low" | "high" | undefined` until narrowed on `type`.
+    namesSeverity: ({ context, event }) => context.confirmed && event.severity !== undefined,
   },
   input: z.object({
     report: z.string().min(1).default("The login page shows a blank screen after the last deploy."),
@@ -41,7 +43,7 @@ export const machine = jr2Setup({
 }).createMachine({
   id: "triage",
   type: "parallel",
-  context: ({ input }: { input: { report: string } }) => ({ report: input.report, confirmed: false }),
+  context: ({ input }) => ({ report: input.report, confirmed: false }),
   states: {
     work: {
       initial: "triaging",

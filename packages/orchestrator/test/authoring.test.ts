@@ -36,7 +36,8 @@ describe("defineEvent", () => {
 });
 
 describe("jr2Setup(...).createMachine refusals", () => {
-  const ok = { invoke: { src: "coder", input: { prompt: "p" } }, on: { "agent.fault": "done" } };
+  // `as const`: a state config kept in a variable widens `src` to `string`, which tsc refuses (ADR-0010).
+  const ok = { invoke: { src: "coder" as const, input: { prompt: "p" } }, on: { "agent.fault": "done" } };
 
   it("refuses two defs with one name", () => {
     const err = codeOf(() => jr2Setup({ events: [defs.finish, defineEvent({ name: "finish" })] }));
@@ -47,6 +48,7 @@ describe("jr2Setup(...).createMachine refusals", () => {
     const err = codeOf(() =>
       jr2Setup({ events: [defs.approve, defineEvent({ name: "request_changes" })] }).createMachine({
         initial: "review",
+        // @ts-expect-error tsc refuses the unknown key too (ADR-0010); this pins the run-time refusal.
         states: { review: { on: { aprove: "done" } }, done: {} },
       }),
     );
@@ -109,11 +111,13 @@ describe("jr2Setup(...).createMachine refusals", () => {
     const statically = codeOf(() =>
       setup.createMachine({
         initial: "work",
+        // @ts-expect-error tsc refuses the unknown Turn input key too (ADR-0010).
         states: { work: { ...ok, invoke: { src: "coder", input: { prompt: "p", sandbox: "x" } } }, done: {} },
       }),
     );
     expect(statically.code).toBe("JR2_ERR_SETUP_TURN_INPUT_KEY");
     expect(statically.message).toContain("`sandbox`");
+    // @ts-expect-error tsc refuses the mapper's unknown Turn input key too (ADR-0010).
     const lazy = setup.createMachine({
       initial: "work",
       states: {

@@ -80,7 +80,7 @@ describe("the derived set and the Menu", () => {
   it("C3: two Machines declaring the same events in different orders have byte-identical Menus", () => {
     const build = (order: "forward" | "backward") => {
       const events = [defs.finish, defs.escalate, defs.submit, defs.note];
-      const work = { invoke: { src: "coder", input: prompt } };
+      const work = { invoke: { src: "coder" as const, input: prompt } };
       const on =
         order === "forward"
           ? { finish: "b", escalate: "b", submit: "b", note: "b", "agent.fault": "b" }

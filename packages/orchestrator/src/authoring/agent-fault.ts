@@ -3,13 +3,14 @@ import type { AgentFaultEvent } from "../turns/agent-fault-event.js";
 
 export type { AgentFaultEvent, AgentFaultReason } from "../turns/agent-fault-event.js";
 
-/** An inline guard as xstate calls it on an `agent.fault` transition (events typed loosely). */
+/** An inline guard as xstate calls it on an `agent.fault` transition (any context and event). */
 export type FaultGuard = (args: { context: unknown; event: { type: string } }) => boolean;
 
 /**
  * Types an `agent.fault` guard: `test` reads the event as an {@link AgentFaultEvent}, so a
- * misspelt cause or reason (`fault.cause === "timeout"`) is a type error. The Machine's
- * events are typed loosely (setup.ts), which an annotated parameter cannot narrow.
+ * misspelt cause or reason (`fault.cause === "timeout"`) is a type error. Since ADR-0010 an
+ * inline guard on `agent.fault` reads the same type without it; this stays for the workflows
+ * written before, and for a guard kept apart from its transition.
  * @param test reads the fault and the Machine's context; it must not throw
  * @see SPEC §5.6
  * @example "agent.fault": [{ guard: faultGuard((f) => f.reason === "infra" && f.cause !== "bad-request"), target: "retryLater" }, { target: "failed" }]

@@ -5,14 +5,7 @@
  * @see SPEC §3.1, §3.2, §13 "xstate 5.33 facts"
  */
 import { Jr2Error } from "@jr2/wire";
-import {
-  type AnyEventObject,
-  type AnyStateMachine,
-  type MachineConfig,
-  type ParameterizedObject,
-  type ProvidedActor,
-  setup,
-} from "xstate";
+import { type AnyStateMachine, type MachineContext, setup } from "xstate";
 import { z } from "zod";
 import type { EventDef } from "../menu/event-def.js";
 import { agentDefinitionOf, isGateLogic, workspaceBodyOf } from "../menu/marks.js";
@@ -20,42 +13,11 @@ import { modelOf, registerModel } from "../menu/menu.js";
 import { walkMachine } from "../menu/menu-walk.js";
 import { isCompositeGuard, wrapLeafGuard, wrapTransitionGuard } from "../xstate/adapter.js";
 import { gate } from "./gate.js";
+import type { Jr2Machine, Jr2Setup, Jr2SetupOptions, ParamsMap, RunInputOf } from "./setup-types.js";
 import { checkTurnInput, turnInputMapper } from "./turn-input.js";
 
-/** A Machine built by `jr2Setup(...).createMachine(...)`: a real xstate Machine. */
-export type Jr2Machine = AnyStateMachine;
+export type { Jr2Machine, Jr2MachineConfig, Jr2SetupOptions } from "./setup-types.js";
 
-/** What `jr2Setup` takes. `actors`, `guards`, `actions`, `delays` are xstate's `setup()` ones. */
-export interface Jr2SetupOptions {
-  events: readonly EventDef[];
-  actors?: Record<string, unknown>;
-  /** Named guards; `context` and `event` are typed loosely (a guard may read any payload field). */
-  guards?: Record<string, (args: { context: Loose; event: Loose }, params: Loose) => boolean>;
-  actions?: Record<string, unknown>;
-  delays?: Record<string, unknown>;
-  /** What starts a run (validated by the run host, published as JSON Schema). */
-  input?: z.ZodObject;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: authored configs are typed loosely on purpose (guards read event fields).
-type Loose = any;
-
-/** The config `createMachine` takes: xstate's, with context and event fields typed loosely. */
-export type Jr2MachineConfig = MachineConfig<
-  Loose,
-  AnyEventObject,
-  ProvidedActor,
-  ParameterizedObject,
-  ParameterizedObject,
-  string,
-  string,
-  Loose,
-  // A concrete output type (not `unknown`) keeps an `output` mapper contextually typed.
-  JsonLike
->;
-
-/** What a Machine's output may be: JSON-shaped data. */
-type JsonLike = string | number | boolean | null | { [key: string]: Loose } | Loose[];
 type Obj = Record<string, unknown>;
 
 interface TransformContext {
@@ -139,7 +101,9 @@ function transformState(config: Obj, path: string[], ctx: TransformContext): Obj
 
 /**
  * Starts a jr2 Machine definition: xstate's `setup()` with the event vocabulary, the built-in
- * `gate` actor and the workflow input schema.
+ * `gate` actor and the workflow input schema. Types only (setup-types.ts, ADR-0010): every guard,
+ * action and mapper of `createMachine` reads the events declared here, typed from their zod
+ * inputs, the context its factory returns (or `types.context`) and the run input `input` parses to.
  * @throws Jr2Error `JR2_ERR_SETUP_EVENT_DUPLICATE` (two defs with one name)
  * @returns `{ createMachine(config) }`; createMachine throws `JR2_ERR_SETUP_EVENT_UNKNOWN`,
  *   `JR2_ERR_SETUP_INVOKE_CONFLICT`, `JR2_ERR_SETUP_AGENT_FAULT_UNROUTED`,
@@ -148,7 +112,21 @@ function transformState(config: Obj, path: string[], ctx: TransformContext): Obj
  * @see SPEC §3.1, §3.2
  * @example jr2Setup({ events: [approve], actors: { reviewer: agent({...}) } }).createMachine({ ... })
  */
-export function jr2Setup(options: Jr2SetupOptions): { createMachine(config: Jr2MachineConfig): Jr2Machine } {
+export function jr2Setup<
+  TDefs extends readonly EventDef[],
+  // xstate's setup() defaults: no actors, guards, actions, delays.
+  TActors extends Record<string, unknown> = {},
+  TGuards extends ParamsMap = {},
+  TActions extends ParamsMap = {},
+  TDelay extends string = never,
+  TSchema extends z.ZodObject | undefined = undefined,
+  // biome-ignore lint/suspicious/noExplicitAny: undeclared context and input stay loose (ADR-0010).
+  TContext extends MachineContext = any,
+  // biome-ignore lint/suspicious/noExplicitAny: see above
+  TInput = any,
+>(
+  options: Jr2SetupOptions<TDefs, TContext, TActors, TGuards, TActions, TDelay, TSchema, TInput>,
+): Jr2Setup<TDefs, TContext, TActors, TGuards, TActions, TDelay, RunInputOf<TSchema, TInput>> {
   const defs = new Map<string, EventDef>();
   for (const def of options.events) {
     if (defs.has(def.name)) throw new Jr2Error("JR2_ERR_SETUP_EVENT_DUPLICATE", { name: def.name });
@@ -178,7 +156,7 @@ export function jr2Setup(options: Jr2SetupOptions): { createMachine(config: Jr2M
     delays: (options.delays ?? {}) as any,
   });
   return {
-    createMachine(config: Jr2MachineConfig): Jr2Machine {
+    createMachine(config: unknown): Jr2Machine {
       const ctx: TransformContext = { actors, guardNames: new Map(), authoredIds: new Set() };
       const transformed = transformState(config as Obj, [], ctx);
       // biome-ignore lint/suspicious/noExplicitAny: the transformed config keeps the author's shape.

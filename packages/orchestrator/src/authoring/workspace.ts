@@ -1,4 +1,4 @@
-import { type AnyActorRef, type AnyStateMachine, assign, createMachine, fromCallback } from "xstate";
+import { type AnyStateMachine, assign, createMachine, fromCallback } from "xstate";
 import { markWorkspaceWrapper, recordWorkspaceHandles } from "../menu/marks.js";
 import { parentOf } from "../xstate/adapter.js";
 import { runBindingOf } from "../xstate/run-binding.js";
