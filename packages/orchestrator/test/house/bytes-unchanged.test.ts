@@ -37,7 +37,12 @@ describe("the bytes main had before the house moved (issue 14)", () => {
     dirs.push(dir);
     cpSync(storeFixture, dir, { recursive: true });
     const workflows = await exampleWorkflows();
-    const host = createRunHost({ workflows, store: openSqliteStore(dir) });
+    // The clock stands where the fixture was written: a saved timer (triage's one-hour `after`)
+    // is re-armed with the delay it had left then, not fired because the fixture is old.
+    const probe = openSqliteStore(dir);
+    const writtenAt = Math.max(...(await probe.list()).map((r) => Date.parse(r.updatedAt)));
+    await probe.close();
+    const host = createRunHost({ workflows, store: openSqliteStore(dir), clock: () => new Date(writtenAt) });
     try {
       const report = await host.restore();
       expect(report.drifted).toEqual([]);
