@@ -18,7 +18,9 @@ import {
 import type { PickAnswer } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../src/durability/store/run-store.js";
+import { buildOrchestrator } from "../src/http/server.js";
 import { pickParent, pickSpanAttributes, tracePick } from "../src/runs/run-telemetry.js";
+import { readServeConfig } from "../src/serve/config.js";
 import { createHarnessClient } from "../src/turns/harness-client.js";
 import type { Registration } from "../src/turns/registration-table.js";
 import type { TurnContext, TurnDriver } from "../src/turns/turn-driver.js";
@@ -216,5 +218,51 @@ describe("the admission's traceparent", () => {
     await client.admit("run-1/coder", body);
     expect(sent[0]![TRACEPARENT_HEADER]).toBe(PARENT);
     expect(Object.keys(sent[1]!)).not.toContain(TRACEPARENT_HEADER);
+  });
+});
+
+describe("jr2 serve's telemetry settings and GET /metrics", () => {
+  const token = { JR2_INSTANCE_TOKEN: "a-long-random-token-0123456789" };
+
+  it("reads the OTEL_* variables and JR2_METRICS_TOKEN; refuses a bad endpoint before listening", () => {
+    const config = readServeConfig(
+      {
+        ...token,
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+        JR2_METRICS_TOKEN: "metrics-token-0123456789",
+      },
+      {},
+    );
+    expect(config.telemetry?.env).toEqual({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" });
+    expect(config.telemetry?.metricsToken).toBe("metrics-token-0123456789");
+    expect(() => readServeConfig({ ...token, OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://collector" }, {})).toThrow(
+      expect.objectContaining({ code: "JR2_ERR_CONFIG_INVALID" }),
+    );
+  });
+
+  it("serves /metrics open like /healthz (the instance token is not needed), or behind JR2_METRICS_TOKEN", async () => {
+    const registry = createMetrics({ service: "orchestrator" });
+    const telemetry = {
+      tracing: startTracing({ serviceName: "o", env: {} }),
+      metrics: registry.orchestrator,
+      registry,
+    };
+    const open = await buildOrchestrator({ auth: { instanceToken: token.JR2_INSTANCE_TOKEN }, telemetry });
+    const res = await open.inject({ method: "GET", url: "/metrics" });
+    expect(res.statusCode).toBe(200);
+    expect(parsePrometheusText(res.body).types.jr2_picks_total).toBe("counter");
+    await open.close();
+    const closed = await buildOrchestrator({
+      auth: { instanceToken: token.JR2_INSTANCE_TOKEN },
+      telemetry: { ...telemetry, token: "metrics-token-0123456789" },
+    });
+    const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+    expect(
+      (await closed.inject({ url: "/metrics", headers: bearer(token.JR2_INSTANCE_TOKEN) })).statusCode,
+    ).toBe(401);
+    expect(
+      (await closed.inject({ url: "/metrics", headers: bearer("metrics-token-0123456789") })).statusCode,
+    ).toBe(200);
+    await closed.close();
   });
 });
