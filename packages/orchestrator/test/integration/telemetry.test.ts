@@ -98,45 +98,45 @@ async function startReceiver() {
   };
 }
 
+async function http(stack: Stack, path: string, init: RequestInit = {}) {
+  const res = await fetch(`${stack.orchestratorUrl}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Json | null };
+}
+
+/** Drives the run to its end (answering `merge_gate` with `merge`), then waits out its usage. */
+async function driveToEnd(stack: Stack, runId: string) {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const { body } = await http(stack, `/runs/${runId}`);
+    if (body && body.status !== "running") break;
+    for (const gate of (body?.gates as Array<{ id: string; acceptsNow: string[] }>) ?? [])
+      if (gate.id === "merge_gate" && gate.acceptsNow.includes("merge"))
+        await http(stack, `/runs/${runId}/gates/${gate.id}/events`, {
+          method: "POST",
+          body: JSON.stringify({ type: "merge" }),
+        });
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not end: ${JSON.stringify(body)}`);
+    await sleep(50);
+  }
+  let last = "";
+  for (let stable = 0; stable < 10; ) {
+    const now = JSON.stringify((await http(stack, `/runs/${runId}`)).body?.usage);
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+    await sleep(100);
+  }
+  return (await http(stack, `/runs/${runId}`)).body!;
+}
+
 describe.skipIf(missing.length > 0)(
   "telemetry of a review run across both services (issue 11 item 5)",
   () => {
     let stack: Stack | undefined;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-    async function http(path: string, init: RequestInit = {}) {
-      const res = await fetch(`${stack!.orchestratorUrl}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${stack!.instanceToken}`, "content-type": "application/json" },
-        signal: AbortSignal.timeout(10_000),
-      });
-      return { status: res.status, body: (await res.json().catch(() => null)) as Json | null };
-    }
-
-    /** Drives the run to its end (answering `merge_gate` with `merge`), then waits out its usage. */
-    async function driveToEnd(runId: string) {
-      const deadline = Date.now() + 90_000;
-      for (;;) {
-        const { body } = await http(`/runs/${runId}`);
-        if (body && body.status !== "running") break;
-        for (const gate of (body?.gates as Array<{ id: string; acceptsNow: string[] }>) ?? [])
-          if (gate.id === "merge_gate" && gate.acceptsNow.includes("merge"))
-            await http(`/runs/${runId}/gates/${gate.id}/events`, {
-              method: "POST",
-              body: JSON.stringify({ type: "merge" }),
-            });
-        if (Date.now() > deadline) throw new Error(`run ${runId} did not end: ${JSON.stringify(body)}`);
-        await sleep(50);
-      }
-      let last = "";
-      for (let stable = 0; stable < 10; ) {
-        const now = JSON.stringify((await http(`/runs/${runId}`)).body?.usage);
-        stable = now === last ? stable + 1 : 0;
-        last = now;
-        await sleep(100);
-      }
-      return (await http(`/runs/${runId}`)).body!;
-    }
 
     beforeAll(async () => {
       receiver = await startReceiver();
@@ -158,13 +158,13 @@ describe.skipIf(missing.length > 0)(
     });
 
     it("exports one trace per Turn spanning both services, and /metrics matches the run", async () => {
-      const started = await http("/workflows/review/runs", {
+      const started = await http(stack!, "/workflows/review/runs", {
         method: "POST",
         body: JSON.stringify({ input: { task: "a hello() function in hello.js" } }),
       });
       expect(started.status).toBe(201);
       const runId = started.body!.runId as string;
-      const run = await driveToEnd(runId);
+      const run = await driveToEnd(stack!, runId);
       expect(run.status).toBe("done");
       const usage = run.usage as Json;
       expect(usage.requests).toBeGreaterThan(0);
@@ -261,3 +261,63 @@ describe.skipIf(missing.length > 0)(
     }, 150_000);
   },
 );
+
+describe.skipIf(missing.length > 0)("a restored Turn continues its trace (ADR-0421)", () => {
+  let stack: Stack | undefined;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const otel = () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200" });
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    stack = await startStack("process", {
+      repoRoot,
+      workflowsDir,
+      orchestratorEnv: otel(),
+      harnessEnv: otel(),
+      models: (baseUrl) => ({
+        coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
+        reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
+      }),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+    await receiver?.close();
+  });
+
+  it("opens the restored Turn's jr2.turn in the trace its ledger entry saved", async () => {
+    const s = stack!;
+    await s.killOrchestrator();
+    await s.startOrchestrator({ JR2_CRASH_AT: "ledgered:1" });
+    const logStart = s.orchestratorLog().length;
+    void http(s, "/workflows/review/runs", {
+      method: "POST",
+      body: JSON.stringify({ input: { task: "a hello() function in hello.js" } }),
+    }).catch(() => {}); // the answer may never come: the process dies on the way
+    const deadline = Date.now() + 60_000;
+    while (!s.orchestratorLog().slice(logStart).includes("jr2 crash-point ledgered")) {
+      if (Date.now() > deadline) throw new Error("the Orchestrator never reached ledgered");
+      await sleep(30);
+    }
+    await s.killOrchestrator();
+    await s.startOrchestrator();
+    const runs = (await http(s, "/runs")).body as unknown as Array<{ runId: string }>;
+    const runId = runs[0]!.runId;
+    expect((await driveToEnd(s, runId)).status).toBe("done");
+    await s.close();
+    stack = undefined;
+
+    const spans = receiver.spans;
+    // The first life was killed before its jr2.turn ended: only the Harness's side of it was
+    // exported. The restored Turn's root is a child of that saved root, in the same trace.
+    const restored = spans.filter((x) => x.name === "jr2.turn" && x.parentSpanId !== undefined);
+    expect(restored).toHaveLength(1);
+    const [turn] = restored;
+    const firstLife = spans.filter(
+      (x) => x.name === "jr2.submission" && x.parentSpanId === turn!.parentSpanId,
+    );
+    expect(firstLife.length).toBeGreaterThan(0);
+    expect(firstLife.every((x) => x.traceId === turn!.traceId)).toBe(true);
+    expect(turn!.attributes["jr2.run_id"]).toBe(runId);
+  }, 150_000);
+});
