@@ -22,7 +22,9 @@ export interface RunningOrchestrator {
 
 /**
  * Loads the workflows, builds the app and listens — the one place that does. Turns are
- * driven by `turnDriver` (default hand-played: `--harness none`).
+ * driven by `turnDriver` (default hand-played: `--harness none`). Telemetry (ADR-0421): tracing
+ * starts from `config.telemetry` (off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set) and is shut
+ * down (its spans flushed) by `close()`; `GET /metrics` serves the Orchestrator's families.
  * @throws Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the file; listen errors as Node raises them
  * @see SPEC §4, §11
  */

@@ -53,7 +53,14 @@ export function traceTurns(
           },
         },
       });
-      const stop = driver.start(traced);
+      let stop: () => void;
+      try {
+        stop = driver.start(traced);
+      } catch (error) {
+        // The host logs it and never calls a stop: the span ends here, not never.
+        turn.end("ended");
+        throw error;
+      }
       return () => {
         try {
           stop();
