@@ -7,12 +7,11 @@
  * (picks, model requests, tokens equal to the run's usage totals). Needs `pnpm build`.
  * @see ADR-0420, ADR-0421
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { parsePrometheusText, sampleSum } from "@jr2/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import { startReceiver } from "../fixtures/otlp-receiver.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -22,81 +21,6 @@ const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", im
 const missing = missingBinaries(repoRoot, "process");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** One span as the receiver read it. */
-interface Span {
-  service: string | undefined;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  name: string;
-  attributes: Record<string, unknown>;
-}
-
-type AnyValue = {
-  stringValue?: string;
-  intValue?: number | string;
-  doubleValue?: number;
-  boolValue?: boolean;
-  arrayValue?: { values?: AnyValue[] };
-};
-type KeyValue = { key: string; value: AnyValue };
-const anyValue = (v: AnyValue): unknown =>
-  v.stringValue ??
-  (v.intValue !== undefined ? Number(v.intValue) : undefined) ??
-  v.doubleValue ??
-  v.boolValue ??
-  (v.arrayValue ? (v.arrayValue.values ?? []).map(anyValue) : undefined);
-const attrs = (kvs: KeyValue[] | undefined) =>
-  Object.fromEntries((kvs ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
-
-/** An OTLP/HTTP JSON receiver on 127.0.0.1 (a test needs no protobuf, ADR-0420). */
-async function startReceiver() {
-  const spans: Span[] = [];
-  const contentTypes: string[] = [];
-  const server = createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => {
-      raw += c;
-    });
-    req.on("end", () => {
-      contentTypes.push(String(req.headers["content-type"]));
-      const body = JSON.parse(raw) as {
-        resourceSpans?: Array<{
-          resource?: { attributes?: KeyValue[] };
-          scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }>;
-        }>;
-      };
-      for (const rs of body.resourceSpans ?? []) {
-        const service = attrs(rs.resource?.attributes)["service.name"] as string | undefined;
-        for (const ss of rs.scopeSpans ?? [])
-          for (const s of ss.spans ?? [])
-            spans.push({
-              service,
-              traceId: s.traceId as string,
-              spanId: s.spanId as string,
-              parentSpanId: (s.parentSpanId as string | undefined) || undefined,
-              name: s.name as string,
-              attributes: attrs(s.attributes as KeyValue[] | undefined),
-            });
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    contentTypes,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 async function http(stack: Stack, path: string, init: RequestInit = {}) {
   const res = await fetch(`${stack.orchestratorUrl}${path}`, {
