@@ -28,6 +28,11 @@ export interface LedgerEntry {
   offset: string;
   streamUrl: string;
   harnessUrl?: string;
+  /**
+   * The Turn's trace context (W3C `traceparent` of its `jr2.turn` span), so a restore continues
+   * the trace (ADR-0421). Absent when tracing was off, and in rows written before it existed.
+   */
+  traceparent?: string;
 }
 
 /**
