@@ -9,9 +9,9 @@
  */
 import { fileURLToPath } from "node:url";
 import { parsePrometheusText, sampleSum } from "@jr2/telemetry";
+import { startOtlpReceiver } from "@jr2/telemetry/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
-import { startReceiver } from "../fixtures/otlp-receiver.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -60,10 +60,10 @@ describe.skipIf(missing.length > 0)(
   "telemetry of a review run across both services (issue 11 item 5)",
   () => {
     let stack: Stack | undefined;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 
     beforeAll(async () => {
-      receiver = await startReceiver();
+      receiver = await startOtlpReceiver();
       const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200" };
       stack = await startStack("process", {
         repoRoot,
@@ -188,11 +188,11 @@ describe.skipIf(missing.length > 0)(
 
 describe.skipIf(missing.length > 0)("a restored Turn continues its trace (ADR-0421)", () => {
   let stack: Stack | undefined;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
   const otel = () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200" });
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     stack = await startStack("process", {
       repoRoot,
       workflowsDir,
