@@ -1,8 +1,9 @@
 /**
  * Run outcomes declared on final states (ADR-0062): a top-level final state of a Machine's
- * root may declare `meta: { outcome: "succeeded" | "failed" }` (default `succeeded`). The walk
- * refuses any other value and warns where a final state that an `agent.fault` transition
- * targets directly declares none; the run reads the outcome of the final state it settled in.
+ * root (or of a parallel root's region) may declare `meta: { outcome: "succeeded" | "failed" }`
+ * (default `succeeded`). The walk refuses any other value and warns where a final state that an
+ * `agent.fault` transition targets directly declares none; the run reads the outcome of the
+ * final state(s) it settled in.
  * Pure readings of the built Machine.
  * @see SPEC §5.6, ADR-0062
  */
@@ -14,9 +15,13 @@ import type { MachineWarning } from "./machine-model.js";
 /** The outcomes a final state may declare. */
 export type DeclaredOutcome = "succeeded" | "failed";
 
-/** The root's top-level final states, in document order. */
+/**
+ * The final states that end the root, in document order: its own final children, or for a
+ * parallel root each region's final children (the run is done when every region is).
+ */
 function topLevelFinals(root: StateNodeLike): StateNodeLike[] {
-  return Object.values(root.states).filter((s) => s.type === "final");
+  const finalsOf = (n: StateNodeLike) => Object.values(n.states).filter((s) => s.type === "final");
+  return root.type === "parallel" ? Object.values(root.states).flatMap(finalsOf) : finalsOf(root);
 }
 
 /** The state's `meta.outcome` as written (undefined when it declares none). */
@@ -51,11 +56,19 @@ export function outcomeWarnings(root: StateNodeLike, nodes: readonly StateNodeLi
 }
 
 /**
- * The outcome of a run of `machine` that settled `done` in state `value`: the declared outcome
- * of the top-level final state named by `value`, else `succeeded`.
+ * The outcome of a run of `machine` that settled `done` in state `value`: `failed` when a final
+ * state `value` names (the root's, or a parallel root's region's) declares it, else `succeeded`.
  */
 export function finalOutcomeOf(machine: AnyStateMachine, value: unknown): DeclaredOutcome {
-  if (typeof value !== "string") return "succeeded";
-  const node = rootOf(machine).states[value];
-  return node && node.type === "final" && declaredOf(node) === "failed" ? "failed" : "succeeded";
+  const root = rootOf(machine);
+  const reached: Array<StateNodeLike | undefined> =
+    typeof value === "string"
+      ? [root.states[value]]
+      : typeof value === "object" && value !== null
+        ? Object.entries(value).map(([region, key]) =>
+            typeof key === "string" ? root.states[region]?.states[key] : undefined,
+          )
+        : [];
+  const failed = reached.some((n) => n?.type === "final" && declaredOf(n) === "failed");
+  return failed ? "failed" : "succeeded";
 }
