@@ -68,6 +68,12 @@ export function payloadOf(text: string, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** An entry as `--answer-gates` writes it. */
+export function formatGateAnswer(answer: GateAnswer): string {
+  const payload = Object.keys(answer.payload).length ? `:${JSON.stringify(answer.payload)}` : "";
+  return `${answer.gate === undefined ? "" : `${answer.gate}=`}${answer.event}${payload}`;
+}
+
 /** The entry answering `gate` now, if any. */
 export function answerFor(gate: Gate, answers: readonly GateAnswer[]): GateAnswer | undefined {
   return answers.find(

@@ -5,7 +5,14 @@ import { cachePercent } from "../durability/usage-totals.js";
 import { CliHttpError, type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { EXIT, exitCodeOf, withExitCode } from "./exit-codes.js";
 import { formatFeedEvent, formatValue } from "./feed-printer.js";
-import { answerFor, type GateAnswer, parseGateAnswers, promptGate, sendGateAnswer } from "./gate-answers.js";
+import {
+  answerFor,
+  formatGateAnswer,
+  type GateAnswer,
+  parseGateAnswers,
+  promptGate,
+  sendGateAnswer,
+} from "./gate-answers.js";
 
 export const runUsage =
   "jr2 run <workflow> [--input JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]";
@@ -77,12 +84,14 @@ async function startAndFollow(args: string[], out: NodeJS.WritableStream): Promi
 export async function followRun(
   target: CliTarget,
   runId: string,
-  autoAnswers: readonly GateAnswer[],
+  autoAnswers: readonly (GateAnswer | string)[],
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<number> {
+  // A string is an `--answer-gates` value as written (the signature before ADR-0062 took those).
+  const answers = autoAnswers.flatMap((a) => (typeof a === "string" ? parseGateAnswers([a]) : [a]));
   for await (const event of followFeed(target, runId)) {
     out.write(`${formatFeedEvent(event, runId)}\n`);
-    if (event.type === "gate") await answerGate(target, runId, event.gate, autoAnswers, out);
+    if (event.type === "gate") await answerGate(target, runId, event.gate, answers, out);
   }
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
   const u = detail.usage;
@@ -122,7 +131,7 @@ async function answerGate(
     // Nothing will answer here: say so once per Gate, and how to answer it from elsewhere.
     const why =
       auto.length > 0
-        ? `--answer-gates has none of the events it accepts now (${gate.acceptsNow.join(", ") || "none yet"})`
+        ? `--answer-gates ${auto.map(formatGateAnswer).join(",")} has none of the events it accepts now (${gate.acceptsNow.join(", ") || "none yet"})`
         : "no terminal to ask at (pass --answer-gates <event> to answer it from a script)";
     out.write(
       `          gate      ${gate.id} waits: ${why}; answer it with: jr2 gate ${runId} ${gate.id} <event>\n`,
