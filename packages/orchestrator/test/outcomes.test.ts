@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Jr2Error, RunDetail, RunSummary } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,6 +10,7 @@ import {
   defineEvent,
   jr2Setup,
   machineInfoOf,
+  openSqliteStore,
   type TurnContext,
   type TurnDriver,
 } from "../src/index.js";
@@ -160,6 +164,61 @@ describe("run outcomes", () => {
       finalState: { work: "escalated", other: "end" },
     });
     await host.close();
+  });
+});
+
+describe("outcomes across a restart", () => {
+  it("a fault routed before the restart is still listed, and the outcome is stored by the SQLite store", async () => {
+    const retry = defineEvent({ name: "retry", description: "Try again.", audience: "gate" });
+    const giveUp = defineEvent({ name: "give_up", description: "Give up.", audience: "gate" });
+    const machine = jr2Setup({ events: [finish, retry, giveUp], actors: { worker: worker() } }).createMachine(
+      {
+        id: "retrying",
+        initial: "working",
+        states: {
+          working: {
+            invoke: { src: "worker", input: { prompt: "p" } },
+            on: { finish: "done", "agent.fault": "asking" },
+          },
+          asking: { invoke: { src: "gate", id: "ask_gate" }, on: { retry: "working", give_up: "failed" } },
+          done: { type: "final", meta: { outcome: "succeeded" } },
+          failed: { type: "final", meta: { outcome: "failed" } },
+        },
+      },
+    );
+    const dir = mkdtempSync(join(tmpdir(), "jr2-outcomes-"));
+    try {
+      const workflows = new Map([["retrying", machine]]);
+      const first = createRunHost({
+        workflows,
+        store: openSqliteStore(dir),
+        turnDriver: driverDoing((c) => c.fault("infra", "down", "unavailable")),
+      });
+      const { runId } = await first.startRun("retrying", undefined);
+      expect((await first.getRun(runId)).faults).toHaveLength(1);
+      await first.close();
+      const second = createRunHost({
+        workflows,
+        store: openSqliteStore(dir),
+        turnDriver: driverDoing(() => {}),
+      });
+      await second.restore();
+      await second.sendGateEvent(runId, "ask_gate", { type: "give_up" });
+      const detail = await second.getRun(runId);
+      expect(detail).toMatchObject({ status: "done", outcome: "failed", finalState: "failed" });
+      expect(detail.faults).toEqual([
+        expect.objectContaining({ agent: "worker", state: "working", cause: "unavailable" }),
+      ]);
+      await second.close();
+      // Settled: read back from the store alone, by its outcome column.
+      const third = createRunHost({ workflows, store: openSqliteStore(dir) });
+      await third.restore();
+      expect((await third.listRuns({ outcome: "failed" })).map((r) => r.runId)).toEqual([runId]);
+      expect((await third.getRun(runId)).faults).toHaveLength(1);
+      await third.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
