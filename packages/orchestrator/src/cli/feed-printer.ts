@@ -11,7 +11,7 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     case "status":
       return event.status === "running"
         ? `${time}  state     ${formatValue(event.value)}`
-        : `${time}  ${event.status.padEnd(9)} ${formatValue(event.value)}${event.outcome ? `  outcome ${event.outcome}` : ""}${event.reason ? `  (${event.reason})` : ""}`;
+        : `${time}  ${event.status.padEnd(9)} ${formatValue(event.value)}${event.reason ? `  (${event.reason})` : ""}${event.outcome ? `\n${time}  outcome   ${event.outcome}` : ""}`;
     case "admission":
       return `${time}  turn      ${event.child}  ${event.kind === "nudge" ? "nudge (asked again)" : "task admitted"}  Allowed now: ${event.allowed.join(", ") || "none"}`;
     case "pick":

@@ -96,12 +96,14 @@ export async function followRun(
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
   const u = detail.usage;
   const pct = cachePercent(u);
-  const ended = detail.outcome
-    ? `${detail.outcome} in ${formatValue(detail.finalState ?? detail.value)}`
-    : detail.status;
   out.write(
-    `run ${runId} ${ended}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`,
+    `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`,
   );
+  // Its own line: the one above reads as it did before outcomes (scripts grep it).
+  if (detail.outcome)
+    out.write(
+      `run ${runId} outcome ${detail.outcome} (final state ${formatValue(detail.finalState ?? detail.value)})\n`,
+    );
   const lastFault = detail.faults?.at(-1);
   if (lastFault && !detail.fault)
     out.write(

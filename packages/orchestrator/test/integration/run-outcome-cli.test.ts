@@ -82,7 +82,8 @@ describe("jr2 run --follow exits by the run's outcome", () => {
     expect(out).toContain("question: Ship it?");
     expect(out).toContain("approve { note: string }");
     expect(out).toContain("decide_gate ← reject (moved)");
-    expect(out).toMatch(/run \S+ failed in rejected/);
+    expect(out).toMatch(/run \S+ outcome failed \(final state rejected\)/);
+    expect(out).toMatch(/\d\d:\d\d:\d\d {2}done {6}rejected\n\d\d:\d\d:\d\d {2}outcome {3}failed\n/);
     expect(code).toBe(1);
   }, 30_000);
 
@@ -94,7 +95,8 @@ describe("jr2 run --follow exits by the run's outcome", () => {
       "--answer-gates",
       'decide_gate=approve:{"note":"ok, ship"}',
     ]);
-    expect(out).toMatch(/run \S+ succeeded in done/);
+    expect(out).toMatch(/run \S+ done; tokens:/);
+    expect(out).toMatch(/run \S+ outcome succeeded \(final state done\)/);
     expect(code).toBe(0);
   }, 30_000);
 
