@@ -90,7 +90,7 @@ const body = jr2Setup({
       on: { finish: "review", dispute: "review", "agent.fault": "failed" },
     },
     approved: { type: "final", output: { outcome: "approved" } },
-    failed: { type: "final", output: { outcome: "failed" } },
+    failed: { type: "final", output: { outcome: "failed" }, meta: { outcome: "failed" } },
   },
   // The final state's output ({ outcome }) is the body's output, which the run's onDone reads.
   output: ({ event }: { event: { output?: unknown } }) => event.output,
@@ -128,8 +128,9 @@ export const machine = jr2Setup({
       invoke: { src: "gate", id: "merge_gate", input: { meta: { question: "Merge the approved change?" } } },
       on: { merge: "done", reject: "rejected" },
     },
-    done: { type: "final" },
-    rejected: { type: "final" },
-    failed: { type: "final" },
+    // How the run ended (ADR-0062): `jr2 run --follow` exits 0 only for `succeeded`.
+    done: { type: "final", meta: { outcome: "succeeded" } },
+    rejected: { type: "final", meta: { outcome: "failed" } },
+    failed: { type: "final", meta: { outcome: "failed" } },
   },
 });

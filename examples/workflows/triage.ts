@@ -60,9 +60,10 @@ export const machine = jr2Setup({
             "agent.fault": "escalated",
           },
         },
-        assigned: { type: "final" },
-        closed: { type: "final" },
-        escalated: { type: "final" },
+        // How the run ended (ADR-0062): an escalated report is a failed triage.
+        assigned: { type: "final", meta: { outcome: "succeeded" } },
+        closed: { type: "final", meta: { outcome: "succeeded" } },
+        escalated: { type: "final", meta: { outcome: "failed" } },
       },
     },
     human: {

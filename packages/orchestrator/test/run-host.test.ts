@@ -220,7 +220,14 @@ describe("the run host", () => {
     ]);
     expect(host.registrations.ofRun(runId)).toEqual([]);
     expect(await host.listRuns("cancelled")).toEqual([
-      { runId, workflow: "flow", status: "cancelled", updatedAt: at.toISOString() },
+      {
+        runId,
+        workflow: "flow",
+        status: "cancelled",
+        updatedAt: at.toISOString(),
+        outcome: "cancelled",
+        finalState: { working: "idle" },
+      },
     ]);
     expect(statuses.every((e) => e.at === at.toISOString())).toBe(true);
     await host.close();

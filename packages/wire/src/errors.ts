@@ -112,6 +112,11 @@ export const errorCodes = {
     message:
       'state `{state}` invokes Agent `{agent}` but neither it nor an ancestor routes `agent.fault`; add `"agent.fault": <target>` to its `on`',
   },
+  JR2_ERR_SETUP_OUTCOME_INVALID: {
+    status: 500,
+    message:
+      'final state `{state}` declares meta.outcome {got}; use "succeeded" or "failed" (or leave it out: "succeeded")',
+  },
   JR2_ERR_SETUP_INVOKE_CONFLICT: {
     status: 500,
     message:

@@ -64,14 +64,64 @@ export type StartRunRequest = z.infer<typeof StartRunRequest>;
 export const StartRunAnswer = z.object({ runId: z.string() });
 export type StartRunAnswer = z.infer<typeof StartRunAnswer>;
 
-/** `GET /runs` item. `updatedAt` is ISO-8601. */
+/**
+ * How a settled run ended (ADR-0062), computed once when it settles and stored: `succeeded` or
+ * `failed` by the `meta.outcome` of the root Machine's top-level final state it reached
+ * (default `succeeded`), `faulted` (an unrouted `agent.fault` or a Machine error), `cancelled`.
+ * Absent while the run is running; `drifted` is a status, not an outcome.
+ */
+export const RunOutcome = z.enum(["succeeded", "failed", "faulted", "cancelled"]);
+export type RunOutcome = z.infer<typeof RunOutcome>;
+
+/**
+ * One `agent.fault` of a run, routed or not (ADR-0062): the Turn it ended (`agent`, `state`
+ * path, `turnId`), its `reason`, `cause` (a FaultCause string) and `detail` (words). `routed`:
+ * a transition took it; `at` is ISO-8601.
+ */
+export const RunFaultRecord = z.object({
+  agent: z.string(),
+  state: z.string(),
+  turnId: z.string().nullable(),
+  reason: z.string(),
+  cause: z.string().optional(),
+  detail: z.string().optional(),
+  routed: z.boolean(),
+  at: z.string(),
+});
+export type RunFaultRecord = z.infer<typeof RunFaultRecord>;
+
+/**
+ * `GET /runs` item. `updatedAt` is ISO-8601. `outcome` and `finalState` (the root's state value
+ * when it settled) once settled (ADR-0062); `gates`: the ids of a running run's open Gates.
+ */
 export const RunSummary = z.object({
   runId: z.string(),
   workflow: z.string(),
   status: RunStatus,
   updatedAt: z.string(),
+  outcome: RunOutcome.optional(),
+  finalState: z.unknown().optional(),
+  gates: z.array(z.string()).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
+
+/**
+ * `GET /runs` query (ADR-0062). Without `limit` and `cursor` the answer is every matching run
+ * as an array (the answer before paging); with either it is a {@link RunPage}. `limit` 1–500;
+ * `cursor` is a page's `nextCursor`, opaque.
+ */
+export const RunListQuery = z.object({
+  status: RunStatus.optional(),
+  outcome: RunOutcome.optional(),
+  workflow: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().min(1).max(1000).optional(),
+});
+export type RunListQuery = z.infer<typeof RunListQuery>;
+
+/** A page of `GET /runs?limit=`, newest first; `nextCursor` null on the last page. */
+export const RunPage = z.object({ runs: z.array(RunSummary), nextCursor: z.string().nullable() });
+export type RunPage = z.infer<typeof RunPage>;
 
 /** An open Gate (§6): `accepts` drives a form; `acceptsNow` is the payload-blind reading now. */
 export const Gate = z.object({
@@ -121,6 +171,14 @@ export const RunDetail = z.object({
     .object({ reason: z.string(), detail: z.string().optional(), cause: z.string().optional() })
     .optional(),
   updatedAt: z.string(),
+  /** How it ended, once settled (ADR-0062); absent while running and for a drifted run. */
+  outcome: RunOutcome.optional(),
+  /** The root's state value when it settled (the same as `value` then). */
+  finalState: z.unknown().optional(),
+  /** Every `agent.fault` of the run, routed or not, in order. */
+  faults: z.array(RunFaultRecord).optional(),
+  /** The validated run input. */
+  input: z.unknown().optional(),
 });
 export type RunDetail = z.infer<typeof RunDetail>;
 
@@ -148,6 +206,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     status: RunStatus,
     value: z.unknown(),
     reason: z.string().optional(),
+    /** On the status that settles the run: how it ended (ADR-0062). */
+    outcome: RunOutcome.optional(),
   }),
   z.object({
     ...feedBase,

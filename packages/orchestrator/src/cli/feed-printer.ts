@@ -1,4 +1,5 @@
 import type { PickAnswer, RunFeedEvent } from "@jr2/wire";
+import { describeGate } from "./gate-text.js";
 
 /**
  * Renders one run-feed event as a line a person reads while a run goes: states entered, Turns
@@ -10,7 +11,7 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     case "status":
       return event.status === "running"
         ? `${time}  state     ${formatValue(event.value)}`
-        : `${time}  ${event.status.padEnd(9)} ${formatValue(event.value)}${event.reason ? `  (${event.reason})` : ""}`;
+        : `${time}  ${event.status.padEnd(9)} ${formatValue(event.value)}${event.reason ? `  (${event.reason})` : ""}${event.outcome ? `\n${time}  outcome   ${event.outcome}` : ""}`;
     case "admission":
       return `${time}  turn      ${event.child}  ${event.kind === "nudge" ? "nudge (asked again)" : "task admitted"}  Allowed now: ${event.allowed.join(", ") || "none"}`;
     case "pick":
@@ -33,6 +34,7 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     case "gate":
       return [
         `${time}  gate      ${event.gate.id} is open; accepts now: ${event.gate.acceptsNow.join(", ") || "none yet"}`,
+        ...describeGate(event.gate, "                  "),
         `                  answer: jr2 gate ${runId} ${event.gate.id} <${event.gate.accepts.map((a) => a.name).join("|")}> [--payload JSON]`,
       ].join("\n");
   }
@@ -62,7 +64,8 @@ function formatRetry(time: string, event: RetryEvent): string {
   }
 }
 
-function formatValue(value: unknown): string {
+/** A state value in one line: `review`, `work.assigned, human.answered`. */
+export function formatValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (value && typeof value === "object") {
     return Object.entries(value)

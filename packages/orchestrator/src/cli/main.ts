@@ -95,7 +95,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = error instanceof Jr2Error ? `${error.code}: ` : "";
     process.stderr.write(`jr2 ${name}: ${code}${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    // `jr2 run` and `jr2 follow` mark their errors 2 (their 1 means a failed run, ADR-0062).
+    const marked = (error as { exitCode?: unknown } | null)?.exitCode;
+    return typeof marked === "number" ? marked : 1;
   }
 }
 

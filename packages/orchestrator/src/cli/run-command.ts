@@ -3,10 +3,19 @@ import { parseArgs } from "node:util";
 import type { Gate, RunDetail, StartRunAnswer } from "@jr2/wire";
 import { cachePercent } from "../durability/usage-totals.js";
 import { CliHttpError, type CliTarget, call, followFeed, resolveTarget } from "./client.js";
-import { formatFeedEvent } from "./feed-printer.js";
+import { EXIT, exitCodeOf, withExitCode } from "./exit-codes.js";
+import { formatFeedEvent, formatValue } from "./feed-printer.js";
+import {
+  answerFor,
+  formatGateAnswer,
+  type GateAnswer,
+  parseGateAnswers,
+  promptGate,
+  sendGateAnswer,
+} from "./gate-answers.js";
 
 export const runUsage =
-  "jr2 run <workflow> [--input JSON] [--follow] [--answer-gates EVENT[,EVENT]] [--url URL] [--token T]";
+  "jr2 run <workflow> [--input JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]";
 export const gateUsage = "jr2 gate <runId> <gateId> <event> [--payload JSON] [--url URL] [--token T]";
 
 function parseJson(flag: string, text: string | undefined): unknown {
@@ -20,18 +29,27 @@ function parseJson(flag: string, text: string | undefined): unknown {
 
 /**
  * `jr2 run`: starts a run and, with `--follow`, prints its feed live until it settles. When a
- * Gate opens it shows `acceptsNow` and how to answer; `--answer-gates` answers it with the
- * first listed event it accepts now, and in a terminal it asks.
- * @returns exit code: 0 when the run settles `done`, 1 otherwise
+ * Gate opens it shows its question, each accepted event's fields and how to answer;
+ * `--answer-gates` answers it (see gate-answers.ts for the syntax), and in a terminal it asks.
+ * @returns exit code (ADR-0062, exit-codes.ts): with `--follow` 0 only when the run
+ *   succeeded; 2 when the CLI could not start or follow it
  */
 export async function runCommand(args: string[], out = process.stdout): Promise<number> {
+  try {
+    return await startAndFollow(args, out);
+  } catch (error) {
+    throw withExitCode(error, EXIT.usage);
+  }
+}
+
+async function startAndFollow(args: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
       input: { type: "string" },
       follow: { type: "boolean", default: false },
-      "answer-gates": { type: "string" },
+      "answer-gates": { type: "string", multiple: true },
       url: { type: "string" },
       token: { type: "string" },
     },
@@ -40,6 +58,7 @@ export async function runCommand(args: string[], out = process.stdout): Promise<
   if (!workflow) throw new Error(`missing <workflow>\nusage: ${runUsage}`);
   const target = resolveTarget(values, process.env);
   const input = parseJson("--input", values.input);
+  const answers = parseGateAnswers(values["answer-gates"] ?? []);
   const { runId } = await call<StartRunAnswer>(
     target,
     "POST",
@@ -53,22 +72,26 @@ export async function runCommand(args: string[], out = process.stdout): Promise<
     out.write(`follow it: jr2 follow ${runId}\n`);
     return 0;
   }
-  return followRun(target, runId, values["answer-gates"]?.split(",").filter(Boolean) ?? [], out);
+  return followRun(target, runId, answers, out);
 }
 
 /**
- * Prints a run's feed live until it settles, answering Gates as `jr2 run` does.
- * @returns exit code: 0 when the run settles `done`, 1 otherwise
+ * Prints a run's feed live until it settles, answering Gates as `jr2 run` does, then how it
+ * ended: outcome, final state, the fault, tokens.
+ * @returns exit code by the run's outcome (exit-codes.ts): 0 succeeded, 1 failed, 3 faulted,
+ *   4 cancelled, 5 drifted, 6 not settled
  */
 export async function followRun(
   target: CliTarget,
   runId: string,
-  autoAnswers: string[],
+  autoAnswers: readonly (GateAnswer | string)[],
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<number> {
+  // A string is an `--answer-gates` value as written (the signature before ADR-0062 took those).
+  const answers = autoAnswers.flatMap((a) => (typeof a === "string" ? parseGateAnswers([a]) : [a]));
   for await (const event of followFeed(target, runId)) {
     out.write(`${formatFeedEvent(event, runId)}\n`);
-    if (event.type === "gate") await answerGate(target, runId, event.gate, autoAnswers, out);
+    if (event.type === "gate") await answerGate(target, runId, event.gate, answers, out);
   }
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
   const u = detail.usage;
@@ -76,26 +99,41 @@ export async function followRun(
   out.write(
     `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`,
   );
-  return detail.status === "done" ? 0 : 1;
+  // Its own line: the one above reads as it did before outcomes (scripts grep it).
+  if (detail.outcome)
+    out.write(
+      `run ${runId} outcome ${detail.outcome} (final state ${formatValue(detail.finalState ?? detail.value)})\n`,
+    );
+  const lastFault = detail.faults?.at(-1);
+  if (lastFault && !detail.fault)
+    out.write(
+      `          fault     ${lastFault.state}#${lastFault.agent} agent.fault { reason: ${lastFault.reason}${lastFault.cause ? `, cause: ${lastFault.cause}` : ""} } routed${lastFault.detail ? `: ${lastFault.detail}` : ""}\n`,
+    );
+  return exitCodeOf(detail.status, detail.outcome);
 }
 
 async function answerGate(
   target: CliTarget,
   runId: string,
   gate: Gate,
-  auto: string[],
+  auto: readonly GateAnswer[],
   out: NodeJS.WritableStream,
 ) {
-  const chosen = auto.find((name) => gate.acceptsNow.includes(name));
+  const chosen = answerFor(gate, auto);
   if (chosen) {
-    await sendGateEvent(target, runId, gate.id, { type: chosen }, out);
+    const sent = await sendGateAnswer(target, runId, gate.id, chosen);
+    out.write(
+      sent.moved
+        ? `          gate      ${gate.id} ← ${chosen.event} (moved)\n`
+        : `          gate      ${gate.id} refused ${chosen.event}: ${sent.why}; answer it with: jr2 gate ${runId} ${gate.id} <event> [--payload JSON]\n`,
+    );
     return;
   }
   if (!process.stdin.isTTY || auto.length > 0) {
     // Nothing will answer here: say so once per Gate, and how to answer it from elsewhere.
     const why =
       auto.length > 0
-        ? `--answer-gates ${auto.join(",")} has none of the events it accepts now (${gate.acceptsNow.join(", ") || "none yet"})`
+        ? `--answer-gates ${auto.map(formatGateAnswer).join(",")} has none of the events it accepts now (${gate.acceptsNow.join(", ") || "none yet"})`
         : "no terminal to ask at (pass --answer-gates <event> to answer it from a script)";
     out.write(
       `          gate      ${gate.id} waits: ${why}; answer it with: jr2 gate ${runId} ${gate.id} <event>\n`,
@@ -104,39 +142,9 @@ async function answerGate(
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const answer = (
-      await rl.question(`answer ${gate.id} with <event> [payload JSON] (empty: leave it open): `)
-    ).trim();
-    if (!answer) return;
-    const [type, ...rest] = answer.split(" ");
-    const payload = rest.length ? (parseJson("payload", rest.join(" ")) as object) : {};
-    await sendGateEvent(target, runId, gate.id, { ...payload, type }, out);
+    await promptGate(rl, target, runId, gate, out);
   } finally {
     rl.close();
-  }
-}
-
-async function sendGateEvent(
-  target: CliTarget,
-  runId: string,
-  gateId: string,
-  body: { type?: string },
-  out: NodeJS.WritableStream,
-): Promise<void> {
-  try {
-    await call(
-      target,
-      "POST",
-      `/runs/${encodeURIComponent(runId)}/gates/${encodeURIComponent(gateId)}/events`,
-      body,
-    );
-    out.write(`          gate      ${gateId} ← ${body.type} (moved)\n`);
-  } catch (error) {
-    if (!(error instanceof CliHttpError)) throw error;
-    const now = (error.body?.acceptsNow as string[] | undefined)?.join(", ");
-    out.write(
-      `          gate      ${gateId} refused ${body.type}: ${error.message}${now !== undefined ? `; accepts now: ${now || "none"}` : ""}\n`,
-    );
   }
 }
 

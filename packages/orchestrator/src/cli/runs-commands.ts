@@ -1,7 +1,11 @@
 import { parseArgs } from "node:util";
-import type { CancelAnswer, RunSummary } from "@jr2/wire";
+import type { CancelAnswer, RunPage, RunSummary } from "@jr2/wire";
 import { call, resolveTarget } from "./client.js";
+import { EXIT, withExitCode } from "./exit-codes.js";
+import { formatValue } from "./feed-printer.js";
+import { parseGateAnswers } from "./gate-answers.js";
 import { followRun } from "./run-command.js";
+import { showCommand, showUsage } from "./show-command.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {
@@ -17,32 +21,58 @@ const targetOptions = { url: { type: "string" }, token: { type: "string" } } as 
  */
 export const runsCommands: Record<string, Command> = {
   runs: {
-    usage: "jr2 runs [--status running|done|faulted|cancelled|drifted] [--url URL] [--token T]",
+    usage:
+      "jr2 runs [--status running|done|faulted|cancelled|drifted] [--outcome succeeded|failed|faulted|cancelled] [--workflow NAME] [--limit N] [--cursor C] [--url URL] [--token T]",
     async run(args) {
-      const { values } = parseArgs({ args, options: { status: { type: "string" }, ...targetOptions } });
+      const { values } = parseArgs({
+        args,
+        options: {
+          status: { type: "string" },
+          outcome: { type: "string" },
+          workflow: { type: "string" },
+          limit: { type: "string" },
+          cursor: { type: "string" },
+          ...targetOptions,
+        },
+      });
       const target = resolveTarget(values, process.env);
-      const query = values.status ? `?status=${encodeURIComponent(values.status)}` : "";
-      const runs = await call<RunSummary[]>(target, "GET", `/runs${query}`);
+      const params = new URLSearchParams();
+      for (const key of ["status", "outcome", "workflow", "limit", "cursor"] as const)
+        if (values[key] !== undefined) params.set(key, values[key]);
+      const query = params.size ? `?${params}` : "";
+      const answer = await call<RunSummary[] | RunPage>(target, "GET", `/runs${query}`);
+      const runs = Array.isArray(answer) ? answer : answer.runs;
       if (runs.length === 0) process.stdout.write("no runs\n");
-      for (const r of runs)
-        process.stdout.write(`${r.runId}  ${r.workflow.padEnd(12)} ${r.status.padEnd(9)} ${r.updatedAt}\n`);
+      for (const r of runs) process.stdout.write(`${formatSummary(r)}\n`);
+      if (!Array.isArray(answer) && answer.nextCursor)
+        process.stdout.write(
+          `more: jr2 runs ${[...params]
+            .filter(([k]) => k !== "cursor")
+            .map(([k, v]) => `--${k} ${v}`)
+            .join(" ")} --cursor ${answer.nextCursor}\n`,
+        );
       return 0;
     },
   },
   follow: {
-    usage: "jr2 follow <runId> [--answer-gates EVENT[,EVENT]] [--url URL] [--token T]",
+    usage: "jr2 follow <runId> [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]",
     async run(args) {
-      const { values, positionals } = parseArgs({
-        args,
-        allowPositionals: true,
-        options: { "answer-gates": { type: "string" }, ...targetOptions },
-      });
-      const runId = positionals[0];
-      if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
-      const target = resolveTarget(values, process.env);
-      return followRun(target, runId, values["answer-gates"]?.split(",").filter(Boolean) ?? []);
+      try {
+        const { values, positionals } = parseArgs({
+          args,
+          allowPositionals: true,
+          options: { "answer-gates": { type: "string", multiple: true }, ...targetOptions },
+        });
+        const runId = positionals[0];
+        if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
+        const target = resolveTarget(values, process.env);
+        return await followRun(target, runId, parseGateAnswers(values["answer-gates"] ?? []));
+      } catch (error) {
+        throw withExitCode(error, EXIT.usage);
+      }
     },
   },
+  show: { usage: showUsage, run: (args) => showCommand(args) },
   cancel: {
     usage: "jr2 cancel <runId> [--url URL] [--token T]",
     async run(args) {
@@ -56,3 +86,16 @@ export const runsCommands: Record<string, Command> = {
     },
   },
 };
+
+/**
+ * One `jr2 runs` line: id, workflow, status, then the outcome and final state once settled, or
+ * "at Gate X" while a Gate waits, and when it last changed.
+ */
+export function formatSummary(r: RunSummary): string {
+  const where = r.outcome
+    ? `${r.outcome.padEnd(9)} ${formatValue(r.finalState)}`
+    : r.gates?.length
+      ? `at Gate ${r.gates.join(", ")}`
+      : "";
+  return `${r.runId}  ${r.workflow.padEnd(12)} ${r.status.padEnd(9)} ${where.padEnd(28)} ${r.updatedAt}`;
+}

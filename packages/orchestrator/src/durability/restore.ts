@@ -192,6 +192,7 @@ async function reviveRun<R extends RestorableRun>(
   });
   for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
   for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
+  run.faults?.push(...(blob.faults ?? []));
   // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
   for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
     run.usage.set(usageKey(record), record);

@@ -18,6 +18,7 @@ export interface HeldSnapshot {
   timers: SavedTimer[];
   status: RunBlob["status"];
   fault: RunBlob["fault"];
+  outcome: RunBlob["outcome"];
 }
 
 /** The snapshots saves write from: those held per run, and each run's last one taken. */
@@ -65,6 +66,7 @@ export function holdSnapshot(log: Logger, snapshots: Snapshots, run: SavedRun): 
       timers: readTimers(log, run),
       status: run.status,
       fault: run.fault,
+      outcome: run.outcome,
     });
   let released = false;
   return () => {
@@ -96,7 +98,19 @@ export function blobOf(ctx: SaveContext, snapshots: Snapshots, run: SavedRun): R
     timers,
     usage: sumUsage(run.usage.values()),
     ...((hold ? hold.fault : run.fault) ? { fault: hold ? hold.fault : run.fault } : {}),
+    ...settledFields(hold ? hold.outcome : run.outcome, run.faults),
     createdAt: run.createdAt.toISOString(),
     updatedAt: ctx.now().toISOString(),
+  };
+}
+
+/** The outcome once settled and the faults once any arrived (ADR-0062); absent otherwise. */
+function settledFields(
+  outcome: RunBlob["outcome"],
+  faults: RunBlob["faults"],
+): Pick<RunBlob, "outcome" | "faults"> {
+  return {
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(faults && faults.length > 0 ? { faults: structuredClone(faults) } : {}),
   };
 }

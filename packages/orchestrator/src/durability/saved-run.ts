@@ -4,7 +4,7 @@
  * restore re-seeds the ledger, epochs and usage of a run the host recreated.
  * @see SPEC §8
  */
-import type { RunStatus } from "@jr2/wire";
+import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
 import type { LedgerEntry } from "./store/run-store.js";
 import type { UsageRecord } from "./usage-totals.js";
@@ -32,6 +32,10 @@ export interface SavedRun {
   frozen: boolean;
   readonly status: RunStatus;
   readonly fault: { reason: string; detail?: string; cause?: string } | undefined;
+  /** How it ended, once settled (ADR-0062); saved with the settled status. */
+  readonly outcome?: RunOutcome | undefined;
+  /** Every `agent.fault` of the run (ADR-0062); restore re-seeds it from the blob. */
+  readonly faults?: RunFaultRecord[];
   /** Ends the run as faulted with `reason` (a snapshot that cannot be persisted). */
   faultRun(reason: string): void;
 }

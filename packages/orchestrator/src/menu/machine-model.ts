@@ -13,7 +13,7 @@ import type { EventDef } from "./event-def.js";
 
 /** A stable warning the load logs once (pino `warn`). */
 export interface MachineWarning {
-  code: "JR2_WARN_MENU_WRITINGS_DIFFER";
+  code: "JR2_WARN_MENU_WRITINGS_DIFFER" | "JR2_WARN_OUTCOME_UNDECLARED";
   message: string;
 }
 

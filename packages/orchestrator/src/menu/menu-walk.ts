@@ -20,6 +20,7 @@ import {
   type WalkContext,
 } from "./machine-model.js";
 import { agentDefinitionOf, isGateLogic, workspaceBodyOf } from "./marks.js";
+import { outcomeWarnings } from "./outcomes.js";
 
 export type {
   InvokingState,
@@ -89,7 +90,8 @@ function describeParty(p: Party): string {
 /**
  * Walks a built Machine.
  * @throws Jr2Error `JR2_ERR_SETUP_EVENT_UNKNOWN`, `JR2_ERR_SETUP_INVOKE_CONFLICT`,
- *   `JR2_ERR_SETUP_AGENT_FAULT_UNROUTED`, `JR2_ERR_SETUP_AGENT_INVALID`
+ *   `JR2_ERR_SETUP_AGENT_FAULT_UNROUTED`, `JR2_ERR_SETUP_AGENT_INVALID`,
+ *   `JR2_ERR_SETUP_OUTCOME_INVALID` (a top-level final state's `meta.outcome`, ADR-0062)
  * @see SPEC §3.1 (refusals), §3.2, §3.3
  */
 export function walkMachine(
@@ -205,7 +207,10 @@ export function walkMachine(
     gates,
     machines,
     events: new Map(ctx.defs),
-    warnings: divergenceWarnings(agentStates, ownerOf, nodes),
+    warnings: [
+      ...divergenceWarnings(agentStates, ownerOf, nodes),
+      ...outcomeWarnings(rootOf(machine), nodes),
+    ],
     fingerprint: fingerprintOf(nodes, ctx, menus),
   };
   return { info, ownerOf, agentStates, gateStates, menus };

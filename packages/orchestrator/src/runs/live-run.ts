@@ -1,4 +1,4 @@
-import type { RunStatus } from "@jr2/wire";
+import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
 import type { Logger } from "pino";
 import {
   type AnyActorRef,
@@ -8,12 +8,14 @@ import {
   type Snapshot,
 } from "xstate";
 import type { UsageRecord } from "../durability/usage-totals.js";
+import { turnSeatOf } from "../menu/menu.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
 import { bindRun, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
 import { createRunFeed, type RunFeed } from "./feed.js";
 import { type OpenGate, openGate } from "./open-gates.js";
 import { RunChanges } from "./run-changes.js";
 import { errorText, type RunFault, unroutedFault } from "./run-faults.js";
+import { faultRecordOf, outcomeOf, type TurnPlace } from "./run-outcome.js";
 
 export type { OpenGate } from "./open-gates.js";
 
@@ -65,10 +67,17 @@ export class LiveRun {
   status: RunStatus = "running";
   /** Why the run faulted; `detail` and `cause` are what a Turn fault carried (§5.6). */
   fault: RunFault | undefined;
+  /** How the run ended, set once when it settles (ADR-0062); undefined while running. */
+  outcome: RunOutcome | undefined;
+  /** Every `agent.fault` of the run, routed or not, in arrival order (restored with the run). */
+  readonly faults: RunFaultRecord[] = [];
   updatedAt: Date;
   readonly #hooks: LiveRunHooks;
   readonly #log: Logger;
   readonly #changes: RunChanges;
+  readonly #machine: AnyStateMachine;
+  /** iid → where its Turn ran, for the fault records. */
+  readonly #places = new Map<string, TurnPlace>();
   #lastValue = "";
 
   constructor(options: {
@@ -90,6 +99,7 @@ export class LiveRun {
     this.input = options.input;
     this.fingerprint = options.fingerprint;
     this.#hooks = options.hooks;
+    this.#machine = options.machine;
     this.#log = options.log;
     this.updatedAt = options.hooks.now();
     this.createdAt = options.createdAt ?? this.updatedAt;
@@ -174,7 +184,11 @@ export class LiveRun {
     return {
       runId: this.runId,
       epochOf: (address) => this.epochs.get(address) ?? 0,
-      startTurn: (turn) => this.#hooks.startTurn(this, turn),
+      startTurn: (turn) => {
+        const { agentName: agent, iid, turnId } = turn.input;
+        this.#places.set(iid, { agent, state: turnSeatOf(turn.self)?.seat.statePath ?? "", turnId });
+        return this.#hooks.startTurn(this, turn);
+      },
       openGate: (gate) => openGate(this, gate, this.#log),
     };
   }
@@ -186,6 +200,7 @@ export class LiveRun {
     if (event.type === "@xstate.event" && event.event.type === "agent.fault") {
       // An `agent.fault` that no transition of its target takes faults the run (§5.6).
       const fault = unroutedFault(event);
+      this.#recordFault(event.event, fault === undefined);
       if (fault) this.faultRun(fault.reason, fault.detail, fault.cause);
     }
     if (event.type === "@xstate.snapshot" && event.actorRef === this.actor) this.#onRootSnapshot(event);
@@ -204,11 +219,26 @@ export class LiveRun {
     }
   }
 
+  #recordFault(event: object, routed: boolean): void {
+    if (this.status !== "running") return;
+    const ledgerTurnId = (iid: string) => this.ledger.get(iid)?.turnId;
+    this.faults.push(faultRecordOf(event, routed, this.#places, ledgerTurnId, this.#hooks.now()));
+  }
+
   #setStatus(status: RunStatus, reason?: string): void {
     if (this.status === status) return;
+    const value = (this.actor?.getSnapshot() as { value?: unknown } | undefined)?.value ?? null;
+    // Once, before the save `changed` triggers: the outcome is saved with the settled status.
+    this.outcome ??= outcomeOf(status, this.#machine, value);
     this.status = status;
     this.#hooks.changed?.(this);
-    const value = (this.actor?.getSnapshot() as { value?: unknown } | undefined)?.value ?? null;
-    this.feed.append({ type: "status", status, value, ...(reason === undefined ? {} : { reason }) });
+    const outcome = this.outcome;
+    this.feed.append({
+      type: "status",
+      status,
+      value,
+      ...(reason === undefined ? {} : { reason }),
+      ...(outcome === undefined ? {} : { outcome }),
+    });
   }
 }

@@ -15,6 +15,8 @@ import type {
   PickAnswer,
   PickRequest,
   RunDetail,
+  RunListQuery,
+  RunPage,
   RunStatus,
   RunSummary,
   Surface,
@@ -37,7 +39,8 @@ import { closeHost, reloadFrozenRun, replaceFrozenRun, restoreHostRuns } from ".
 import { type HostState, serialized } from "./host-state.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
-import { cancelRun, evictWhenSaved, feedOf, getRun, listRuns, startRun } from "./run-table.js";
+import { listRuns, pageRuns } from "./run-list.js";
+import { cancelRun, evictWhenSaved, feedOf, getRun, startRun } from "./run-table.js";
 import { countingUsage, countRunSettled, readRunsGauge } from "./run-telemetry.js";
 import { createSettledFeeds } from "./settled-runs.js";
 import { listWorkflows, readWorkflows, type WorkflowTable, workflowMenu } from "./workflow-table.js";
@@ -94,8 +97,13 @@ export interface RunHost {
    * (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
    */
   getRun(runId: string): Promise<RunDetail>;
-  /** `GET /runs?status=`, newest first: the store's runs, live ones as memory has them now. */
-  listRuns(status?: RunStatus): Promise<RunSummary[]>;
+  /**
+   * `GET /runs` without `limit`/`cursor`: every run matching (a status, or the query's status,
+   * workflow and outcome), newest first; live ones as memory has them now (ADR-0062).
+   */
+  listRuns(query?: RunStatus | RunListQuery): Promise<RunSummary[]>;
+  /** `GET /runs?limit=&cursor=`: one page. @throws JR2_ERR_REQUEST_INVALID (a bad cursor) */
+  pageRuns(query: RunListQuery): Promise<RunPage>;
   /**
    * The run's feed: a live run's; a recently settled run's as it ended; an older settled run's
    * one status event from the store (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
@@ -162,7 +170,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
     workflowMenu: (name) => workflowMenu(state.infos, name),
     startRun: (workflow, input) => startRun(state, workflow, input),
     getRun: (runId) => getRun(state, runId),
-    listRuns: (status) => listRuns(state, status),
+    listRuns: (query) => listRuns(state, typeof query === "string" ? { status: query } : query),
+    pageRuns: (query) => pageRuns(state, query),
     feedOf: (runId) => feedOf(state, runId),
     isLive: (runId) => state.runs.get(runId)?.status === "running",
     resident: () => ({ runs: state.runs.size, settledFeeds: state.settledFeeds.size }),

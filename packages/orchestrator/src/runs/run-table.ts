@@ -1,11 +1,11 @@
 /**
  * The host's runs: where each one is found — live in memory, settled in the store (read back
  * when asked), damaged as its faulted stand-in (ADR-0254) — and the run routes over them:
- * start, get, list, feed, cancel. A settled run leaves memory once its settled blob committed
+ * start, get, feed, cancel (the list: `run-list.ts`). A settled run leaves memory once its settled blob committed
  * (ADR-0260).
  * @see SPEC §4.1, §8
  */
-import { type CancelAnswer, Jr2Error, type RunDetail, type RunStatus, type RunSummary } from "@jr2/wire";
+import { type CancelAnswer, Jr2Error, type RunDetail } from "@jr2/wire";
 import type { RunBlob } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import type { MachineInfo } from "../menu/menu.js";
@@ -14,7 +14,7 @@ import type { RunFeed } from "./feed.js";
 import { type HostState, saveOrStop, serialized } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
 import { countRunStarted } from "./run-telemetry.js";
-import { runDetailOf, runSummaryOf, storedRunDetail, storedRunSummary } from "./run-views.js";
+import { runDetailOf, storedRunDetail } from "./run-views.js";
 import { settledRunFeed } from "./settled-runs.js";
 import { workflowInfo } from "./workflow-table.js";
 
@@ -110,23 +110,6 @@ export async function getRun(state: HostState, runId: string): Promise<RunDetail
   // Totals from the recorded rows: usage read after the last save counts too (ADR-0255).
   const usage = state.damaged.has(runId) ? [] : await state.store.usage(runId);
   return storedRunDetail(usage.length > 0 ? { ...blob, usage: sumUsage(usage) } : blob);
-}
-
-/** `GET /runs?status=`, newest first: the store's runs, live ones as memory has them now. */
-export async function listRuns(state: HostState, status?: RunStatus): Promise<RunSummary[]> {
-  const listed = await state.store.list(status === undefined ? undefined : { status });
-  // A run in memory answers as memory has it now (its blob may lag by one save).
-  const summaries = new Map<string, RunSummary>(listed.map((s) => [s.runId, { ...s }]));
-  // A damaged row lists as the faulted run it is served as, whatever its status column says.
-  for (const blob of state.damaged.values()) {
-    if (status === undefined || status === blob.status) summaries.set(blob.runId, storedRunSummary(blob));
-    else summaries.delete(blob.runId);
-  }
-  for (const run of state.runs.values()) {
-    if (status === undefined || run.status === status) summaries.set(run.runId, runSummaryOf(run));
-    else summaries.delete(run.runId);
-  }
-  return [...summaries.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Gate, RunDetail, RunSummary } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
 import type { RunBlob } from "../durability/store/run-store.js";
+import { outcomeOfBlob, summaryOfBlob } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import { readGate } from "../menu/gate-decisions.js";
 import type { Registration } from "../turns/registration-table.js";
@@ -25,7 +26,18 @@ export function runDetailOf(run: LiveRun, turns: readonly Registration[]): RunDe
     usage: sumUsage(run.usage.values()),
     ...(run.fault ? { fault: run.fault } : {}),
     updatedAt: run.updatedAt.toISOString(),
+    ...settledOf(run.outcome, snapshot.value),
+    ...(run.faults.length > 0 ? { faults: structuredClone(run.faults) } : {}),
+    input: toJson(run.input ?? null),
   };
+}
+
+/** `outcome` and `finalState` once the run settled (ADR-0062), else nothing. */
+function settledOf(
+  outcome: RunSummary["outcome"],
+  value: unknown,
+): Pick<RunSummary, "outcome" | "finalState"> {
+  return outcome === undefined ? {} : { outcome, finalState: toJson(value ?? null) };
 }
 
 /** `GET /runs` item of one run. */
@@ -35,6 +47,8 @@ export function runSummaryOf(run: LiveRun): RunSummary {
     workflow: run.workflow,
     status: run.status,
     updatedAt: run.updatedAt.toISOString(),
+    ...settledOf(run.outcome, (run.actor.getSnapshot() as { value?: unknown }).value),
+    ...(run.status === "running" && run.gates.size > 0 ? { gates: [...run.gates.keys()] } : {}),
   };
 }
 
@@ -83,12 +97,15 @@ export function storedRunDetail(blob: RunBlob): RunDetail {
     usage: blob.usage,
     ...(blob.fault ? { fault: blob.fault } : {}),
     updatedAt: blob.updatedAt,
+    ...settledOf(outcomeOfBlob(blob), snapshot.value),
+    ...(blob.faults?.length ? { faults: blob.faults } : {}),
+    input: blob.input ?? null,
   };
 }
 
 /** `GET /runs` item of a run served from its blob. */
 export function storedRunSummary(blob: RunBlob): RunSummary {
-  return { runId: blob.runId, workflow: blob.workflow, status: blob.status, updatedAt: blob.updatedAt };
+  return summaryOfBlob(blob);
 }
 
 /** The feed of a run settled before this process: its events are gone; one says how it ended. */
@@ -100,6 +117,7 @@ export function storedRunFeed(blob: RunBlob, now: () => Date): RunFeed {
     status: blob.status,
     value,
     ...(blob.fault ? { reason: blob.fault.reason } : {}),
+    ...(outcomeOfBlob(blob) ? { outcome: outcomeOfBlob(blob) } : {}),
   });
   return feed;
 }

@@ -25,6 +25,8 @@ export interface StateNodeLike {
   readonly states: Record<string, StateNodeLike>;
   readonly invoke: ReadonlyArray<{ src: unknown; id: string; input?: unknown }>;
   readonly transitions: Map<string, TransitionLike[]>;
+  /** The state's `meta` as authored (a final state's `outcome`, a Gate's question). */
+  readonly meta?: unknown;
 }
 
 /** One selected or declared transition (a writing). */

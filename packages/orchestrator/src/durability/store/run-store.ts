@@ -1,4 +1,4 @@
-import type { PickAnswer, RunStatus, UsageTotals } from "@jr2/wire";
+import type { PickAnswer, RunFaultRecord, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
 
 /**
@@ -52,7 +52,11 @@ export interface RunBlob {
   epochs: Record<string, number>;
   timers: SavedTimer[];
   usage: UsageTotals;
-  fault?: { reason: string; detail?: string };
+  fault?: { reason: string; detail?: string; cause?: string };
+  /** How the run ended, once settled (ADR-0062); absent while running and in older blobs. */
+  outcome?: RunOutcome;
+  /** Every `agent.fault` of the run, routed or not (ADR-0062). */
+  faults?: RunFaultRecord[];
   /** ISO-8601. */
   createdAt: string;
   updatedAt: string;
@@ -107,14 +111,71 @@ export interface RunStore {
   recordUsage(runId: string, records: readonly UsageRecord[]): Promise<void>;
   /** The run's recorded usage, in recording order. */
   usage(runId: string): Promise<UsageRecord[]>;
-  list(filter?: {
-    status?: RunStatus;
-  }): Promise<Array<Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">>>;
+  /**
+   * Runs matching `filter`, newest first (`updatedAt`, then `runId`, descending), read by index;
+   * at most `filter.limit`, those strictly after `filter.after` (ADR-0062).
+   */
+  list(filter?: RunListFilter): Promise<StoredRunSummary[]>;
   /** Every run whose status is `running`: what restore recreates. */
   live(): Promise<RunBlob[]>;
   /** The stored answer for `key` in `runId` (see {@link PickKey}), if any. */
   pickAnswer(runId: string, key: PickKey): Promise<StoredPickAnswer | undefined>;
   close(): Promise<void>;
+}
+
+/** What {@link RunStore.list} filters and pages by (ADR-0062). */
+export interface RunListFilter {
+  status?: RunStatus;
+  workflow?: string;
+  outcome?: RunOutcome;
+  /** At most this many; default all. */
+  limit?: number;
+  /** Only runs listed after this one (the last of the previous page). */
+  after?: { updatedAt: string; runId: string };
+}
+
+/** A run as the store lists it: its columns, no blob. `finalState`: the settled state value. */
+export type StoredRunSummary = Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt"> & {
+  outcome?: RunOutcome;
+  finalState?: unknown;
+};
+
+/** The row order of {@link RunStore.list}: newer first, then the greater runId. */
+export function listedBefore(a: StoredRunSummary, b: StoredRunSummary): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  return a.runId === b.runId ? 0 : a.runId < b.runId ? 1 : -1;
+}
+
+/** True when `run` matches `filter` (paging aside). */
+export function matchesFilter(run: StoredRunSummary, filter: RunListFilter | undefined): boolean {
+  if (filter?.status !== undefined && run.status !== filter.status) return false;
+  if (filter?.workflow !== undefined && run.workflow !== filter.workflow) return false;
+  return filter?.outcome === undefined || run.outcome === filter.outcome;
+}
+
+/**
+ * The blob's outcome; a blob from before ADR-0062 that faulted or was cancelled has its status
+ * for one (a `done` one's is unknown).
+ */
+export function outcomeOfBlob(blob: RunBlob): RunOutcome | undefined {
+  if (blob.outcome !== undefined) return blob.outcome;
+  return blob.status === "faulted" || blob.status === "cancelled" ? blob.status : undefined;
+}
+
+/** The listed columns of a blob. */
+export function summaryOfBlob(blob: RunBlob): StoredRunSummary {
+  const { runId, workflow, status, updatedAt } = blob;
+  const outcome = outcomeOfBlob(blob);
+  const settled = status !== "running" && status !== "drifted";
+  const finalState = settled ? ((blob.snapshot as { value?: unknown } | null)?.value ?? null) : undefined;
+  return {
+    runId,
+    workflow,
+    status,
+    updatedAt,
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(finalState === undefined ? {} : { finalState }),
+  };
 }
 
 /** A stored run's row cannot be decoded into a {@link RunBlob}: names the run and what is wrong. */
@@ -196,10 +257,13 @@ export function createMemoryStore(): RunStore {
       return row ? (JSON.parse(row) as RunBlob) : undefined;
     },
     async list(filter) {
-      return [...runs.values()]
-        .map((row) => JSON.parse(row) as RunBlob)
-        .filter((b) => !filter?.status || b.status === filter.status)
-        .map(({ runId, workflow, status, updatedAt }) => ({ runId, workflow, status, updatedAt }));
+      const after = filter?.after;
+      const listed = [...runs.values()]
+        .map((row) => summaryOfBlob(JSON.parse(row) as RunBlob))
+        .filter((s) => matchesFilter(s, filter))
+        .sort(listedBefore)
+        .filter((s) => !after || listedBefore({ ...s, ...after }, s) < 0);
+      return filter?.limit === undefined ? listed : listed.slice(0, filter.limit);
     },
     async live() {
       return [...runs.values()]

@@ -56,6 +56,16 @@ const migrations: readonly string[] = [
      finish_reason TEXT,
      PRIMARY KEY (run_id, iid, submission_id, position)
    );`,
+  // 5: run outcomes and the paged, filtered `GET /runs` (ADR-0062): the outcome and the settled
+  // state value as columns, listed newest first by index. Older faulted and cancelled runs get
+  // their outcome; an older `done` run's is unknown (its blob predates `meta.outcome`): null.
+  `ALTER TABLE runs ADD COLUMN outcome TEXT;
+   ALTER TABLE runs ADD COLUMN final_state TEXT;
+   UPDATE runs SET outcome = status WHERE status IN ('faulted', 'cancelled');
+   CREATE INDEX runs_listed ON runs(updated_at DESC, run_id DESC);
+   CREATE INDEX runs_status_listed ON runs(status, updated_at DESC, run_id DESC);
+   CREATE INDEX runs_workflow_listed ON runs(workflow, updated_at DESC, run_id DESC);
+   CREATE INDEX runs_outcome_listed ON runs(outcome, updated_at DESC, run_id DESC);`,
 ];
 
 /**

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { UsageRecord } from "../usage-totals.js";
-import { decodeRunBlob, type RunBlob, type RunStore } from "./run-store.js";
+import { decodeRunBlob, type RunBlob, type RunStore, summaryOfBlob } from "./run-store.js";
+import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
@@ -117,16 +118,15 @@ function openDatabase(path: string): Database.Database {
 /** The RunStore port over `db`'s prepared statements; a save is one transaction. */
 function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
   const upsertRun = db.prepare(
-    `INSERT INTO runs (run_id, workflow, status, updated_at, blob) VALUES (@runId, @workflow, @status, @updatedAt, @blob)
-     ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, blob = excluded.blob`,
+    `INSERT INTO runs (run_id, workflow, status, updated_at, outcome, final_state, blob)
+     VALUES (@runId, @workflow, @status, @updatedAt, @outcome, @finalState, @blob)
+     ON CONFLICT(run_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
+       outcome = excluded.outcome, final_state = excluded.final_state, blob = excluded.blob`,
   );
   const insertPick = db.prepare(
     "INSERT OR IGNORE INTO pick_answers (run_id, iid, turn_id, tool_call_id, scope, answer) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const selectRun = db.prepare<[string], { blob: string }>("SELECT blob FROM runs WHERE run_id = ?");
-  const selectAll = db.prepare<[], { run_id: string; workflow: string; status: string; updated_at: string }>(
-    "SELECT run_id, workflow, status, updated_at FROM runs ORDER BY updated_at DESC",
-  );
   const selectLive = db.prepare<[], { run_id: string; blob: string }>(
     "SELECT run_id, blob FROM runs WHERE status = 'running'",
   );
@@ -172,7 +172,13 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
   });
   const saveTx = db.transaction(
     (blob: RunBlob, picks: Parameters<RunStore["save"]>[1], usage: readonly UsageRecord[]) => {
-      upsertRun.run({ ...blob, blob: JSON.stringify(blob) });
+      const { outcome, finalState } = summaryOfBlob(blob);
+      upsertRun.run({
+        ...blob,
+        outcome: outcome ?? null,
+        finalState: finalState === undefined ? null : JSON.stringify(finalState),
+        blob: JSON.stringify(blob),
+      });
       for (const p of picks ?? [])
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
       recordTx(blob.runId, usage);
@@ -204,20 +210,11 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
       return row ? decodeRunBlob(runId, row.blob) : undefined;
     },
     async list(filter) {
-      let rows: ReturnType<typeof selectAll.all>;
       try {
-        rows = selectAll.all();
+        return listRuns(db, filter);
       } catch (error) {
         throw storeFileError(path, error);
       }
-      return rows
-        .filter((r) => !filter?.status || r.status === filter.status)
-        .map((r) => ({
-          runId: r.run_id,
-          workflow: r.workflow,
-          status: r.status as RunBlob["status"],
-          updatedAt: r.updated_at,
-        }));
     },
     async live() {
       // A damaged row is left out here; restore reports it by id (it reads through `load`).

@@ -1,4 +1,4 @@
-import { CancelAnswer, RunDetail, type RunFeedEvent, RunStatus, RunSummary } from "@jr2/wire";
+import { CancelAnswer, RunDetail, type RunFeedEvent, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { RunHost } from "../../runs/run-host.js";
@@ -7,7 +7,7 @@ import { errorResponses } from "./error-responses.js";
 const RunParams = z.object({ runId: z.string().min(1).max(200) });
 
 /**
- * The run routes (instance token): `GET /runs?status=`, `GET /runs/:runId`,
+ * The run routes (instance token): `GET /runs` (filtered, paged), `GET /runs/:runId`,
  * `GET /runs/:runId/events` (the run feed as SSE) and `POST /runs/:runId/cancel`.
  * @see SPEC §4.1
  */
@@ -26,13 +26,20 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
     "/runs",
     {
       schema: {
-        summary: "List runs, newest first",
-        querystring: z.object({ status: RunStatus.optional() }),
-        response: { 200: z.array(RunSummary), ...errorResponses(400, 401) },
+        summary:
+          "List runs, newest first, filtered by status, workflow and outcome; with `limit` or `cursor` one page ({ runs, nextCursor })",
+        querystring: RunListQuery,
+        response: { 200: z.union([z.array(RunSummary), RunPage]), ...errorResponses(400, 401) },
       },
       config: { auth: "instance" },
     },
-    async (request) => host.listRuns(request.query.status),
+    // Without paging the answer stays the array it always was (ADR-0062).
+    async (request) => {
+      const { query } = request;
+      return query.limit === undefined && query.cursor === undefined
+        ? host.listRuns(query)
+        : host.pageRuns(query);
+    },
   );
 
   app.get(

@@ -1,0 +1,133 @@
+/**
+ * `jr2 show <runId>` (issue 11 item 4, ADR-0062): one run for a person — workflow, status,
+ * outcome and final state, input, context, faults, a table of its Turns (from the feed: agent,
+ * state, picks, tokens), its open Gates with their question and accepted events' fields,
+ * usage. `--json` prints `GET /runs/:runId` as it is.
+ * @see SPEC §4.1
+ */
+import { parseArgs } from "node:util";
+import type { RunDetail, RunFeedEvent } from "@jr2/wire";
+import { cachePercent } from "../durability/usage-totals.js";
+import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
+import { formatValue } from "./feed-printer.js";
+import { describeGate } from "./gate-text.js";
+
+export const showUsage = "jr2 show <runId> [--json] [--url URL] [--token T]";
+
+/** One Turn's row: its child (`<state>#<agent>`), admissions, picks in order, tokens. */
+interface TurnRow {
+  child: string;
+  admissions: number;
+  picks: string[];
+  prompt: number | null;
+  cached: number | null;
+  completion: number | null;
+}
+
+/** The Turn rows a feed tells, in order of their first event. */
+export function turnRows(events: readonly RunFeedEvent[]): TurnRow[] {
+  const rows = new Map<string, TurnRow>();
+  const rowOf = (child: string) => {
+    const row = rows.get(child) ?? { child, admissions: 0, picks: [], prompt: 0, cached: 0, completion: 0 };
+    rows.set(child, row);
+    return row;
+  };
+  const add = (sum: number | null, n: number | null) => (sum === null || n === null ? null : sum + n);
+  for (const e of events) {
+    if (e.type === "admission" && e.kind === "task") rowOf(e.child).admissions++;
+    else if (e.type === "pick") {
+      const a = e.answer as { refusal?: string; moved?: boolean } | null;
+      rowOf(e.child).picks.push(a?.refusal ? `${e.name}✗` : e.name);
+    } else if (e.type === "usage") {
+      const row = rowOf(e.child);
+      row.prompt = add(row.prompt, e.promptTokens);
+      row.cached = add(row.cached, e.cachedTokens);
+      row.completion = add(row.completion, e.completionTokens);
+    }
+  }
+  return [...rows.values()];
+}
+
+/** The run as text (see the module). */
+export function formatRun(detail: RunDetail, events: readonly RunFeedEvent[]): string {
+  const lines: string[] = [];
+  const json = (v: unknown) => JSON.stringify(v ?? null);
+  lines.push(`run       ${detail.runId} (workflow ${detail.workflow})`);
+  const ended = detail.outcome
+    ? `${detail.outcome}, final state ${formatValue(detail.finalState ?? detail.value)}`
+    : "";
+  lines.push(`status    ${detail.status}${ended ? ` — ${ended}` : ` — at ${formatValue(detail.value)}`}`);
+  if (detail.fault)
+    lines.push(
+      `fault     ${detail.fault.reason}${detail.fault.cause ? ` (cause ${detail.fault.cause})` : ""}${detail.fault.detail ? `: ${detail.fault.detail}` : ""}`,
+    );
+  lines.push(`updated   ${detail.updatedAt}`);
+  lines.push(`input     ${json(detail.input)}`);
+  lines.push(`context   ${json(detail.context)}`);
+  const faults = detail.faults ?? [];
+  lines.push(`faults    ${faults.length ? "" : "none"}`);
+  for (const f of faults)
+    lines.push(
+      `  ${f.at.slice(11, 19)}  ${f.state || "?"}#${f.agent}  ${f.reason}${f.cause ? ` (cause ${f.cause})` : ""}  ${f.routed ? "routed" : "not routed: faulted the run"}${f.turnId ? `  turn ${f.turnId}` : ""}${f.detail ? `  — ${f.detail}` : ""}`,
+    );
+  const rows = turnRows(events);
+  const live = detail.turns;
+  lines.push(`turns     ${rows.length || live.length ? "" : "none on the feed"}`);
+  for (const t of rows.length ? [] : live)
+    lines.push(`  ${t.state}#${t.agent}  live${t.turnId ? `  turn ${t.turnId}` : ""}`);
+  if (rows.length) {
+    const width = Math.max(12, ...rows.map((r) => r.child.length));
+    lines.push(`  ${"state#agent".padEnd(width)}  tasks  prompt  cached  completion  picks`);
+    for (const r of rows)
+      lines.push(
+        `  ${r.child.padEnd(width)}  ${String(r.admissions).padStart(5)}  ${String(r.prompt ?? "?").padStart(6)}  ${String(r.cached ?? "?").padStart(6)}  ${String(r.completion ?? "?").padStart(10)}  ${r.picks.join(", ") || "-"}`,
+      );
+  }
+  lines.push(`gates     ${detail.gates.length ? "" : "none open"}`);
+  for (const g of detail.gates) {
+    lines.push(`  ${g.id} (state ${g.path}) accepts now: ${g.acceptsNow.join(", ") || "none yet"}`);
+    lines.push(...describeGate(g, "    "));
+    lines.push(`    answer: jr2 gate ${detail.runId} ${g.id} <event> [--payload JSON]`);
+  }
+  const u = detail.usage;
+  const pct = cachePercent(u);
+  lines.push(
+    `usage     prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}${u.requests === undefined ? "" : `, ${u.requests} model requests`}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** The feed's events so far: a live run's up to now, a settled run's as stored. */
+async function feedSoFar(target: CliTarget, runId: string, live: boolean): Promise<RunFeedEvent[]> {
+  if (live) return []; // a live feed never ends; its Turns are in `turns` of the detail
+  const events: RunFeedEvent[] = [];
+  for await (const e of followFeed(target, runId)) events.push(e);
+  return events;
+}
+
+/** `jr2 show`. @returns 0, or throws (main prints it) */
+export async function showCommand(
+  args: string[],
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      url: { type: "string" },
+      token: { type: "string" },
+    },
+  });
+  const runId = positionals[0];
+  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${showUsage}`);
+  const target = resolveTarget(values, process.env);
+  const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
+  if (values.json) {
+    out.write(`${JSON.stringify(detail, null, 2)}\n`);
+    return 0;
+  }
+  const events = await feedSoFar(target, runId, detail.status === "running");
+  out.write(formatRun(detail, events));
+  return 0;
+}

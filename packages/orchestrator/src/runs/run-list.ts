@@ -1,0 +1,84 @@
+/**
+ * `GET /runs` (ADR-0062): the store's runs by index, filtered by status, workflow and outcome,
+ * newest first — every match as an array (the answer before paging), or one page with a
+ * cursor. A run in memory answers as memory has it now (its row may lag by one save); a damaged
+ * row as the faulted run it is served as.
+ * @see SPEC §4.1, §8
+ */
+import { Jr2Error, type RunListQuery, type RunPage, type RunSummary } from "@jr2/wire";
+import {
+  matchesFilter,
+  type RunListFilter,
+  type StoredRunSummary,
+  summaryOfBlob,
+} from "../durability/store/run-store.js";
+import type { HostState } from "./host-state.js";
+import { runSummaryOf } from "./run-views.js";
+
+/** The filter of a query (paging aside). */
+function filterOf(query: RunListQuery): RunListFilter {
+  return {
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.workflow === undefined ? {} : { workflow: query.workflow }),
+    ...(query.outcome === undefined ? {} : { outcome: query.outcome }),
+  };
+}
+
+/** A listed row as it is served now: from memory when live, as its stand-in when damaged. */
+function servedAs(state: HostState, row: StoredRunSummary): RunSummary {
+  const run = state.runs.get(row.runId);
+  if (run) return runSummaryOf(run);
+  const damaged = state.damaged.get(row.runId);
+  return damaged ? summaryOfBlob(damaged) : { ...row };
+}
+
+/** Every run matching `query`'s filter, newest first (the unpaged answer). */
+export async function listRuns(state: HostState, query: RunListQuery = {}): Promise<RunSummary[]> {
+  const filter = filterOf(query);
+  const listed = await state.store.list(filter);
+  const summaries = new Map<string, RunSummary>(listed.map((s) => [s.runId, servedAs(state, s)]));
+  // Memory and the stand-ins may match where the row does not (or no longer).
+  const current = [
+    ...[...state.damaged.values()].map(summaryOfBlob),
+    ...[...state.runs.values()].map(runSummaryOf),
+  ];
+  for (const s of current) summaries.set(s.runId, s);
+  return [...summaries.values()]
+    .filter((s) => matchesFilter(s, filter))
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+}
+
+/**
+ * One page of `query` (`limit`, default 50; `cursor` from the previous page). Paged by the
+ * store's rows: a run whose row does not match yet (its save in flight) is on the page it
+ * lands on once saved. @throws JR2_ERR_REQUEST_INVALID (a cursor not from a page)
+ */
+export async function pageRuns(state: HostState, query: RunListQuery): Promise<RunPage> {
+  const limit = query.limit ?? 50;
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const filter = filterOf(query);
+  const rows = await state.store.list({ ...filter, limit: limit + 1, ...(after ? { after } : {}) });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    runs: page.map((row) => servedAs(state, row)).filter((s) => matchesFilter(s, filter)),
+    nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+  };
+}
+
+/** The cursor after `row`: base64url of `[updatedAt, runId]`. */
+function encodeCursor(row: StoredRunSummary): string {
+  return Buffer.from(JSON.stringify([row.updatedAt, row.runId])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { updatedAt: string; runId: string } {
+  try {
+    const [updatedAt, runId] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof updatedAt === "string" && typeof runId === "string") return { updatedAt, runId };
+  } catch {
+    // answered below
+  }
+  throw new Jr2Error("JR2_ERR_REQUEST_INVALID", {
+    detail: `cursor \`${cursor}\` is not a page's nextCursor; start without one`,
+  });
+}
