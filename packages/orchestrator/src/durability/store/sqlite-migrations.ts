@@ -56,6 +56,16 @@ const migrations: readonly string[] = [
      finish_reason TEXT,
      PRIMARY KEY (run_id, iid, submission_id, position)
    );`,
+  // 5: the durable event log (ADR-0256): every feed event with its original seq and at, once by
+  // (run, seq); the RunBlob never carries it.
+  `CREATE TABLE run_events (
+     run_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     at TEXT NOT NULL,
+     type TEXT NOT NULL,
+     event TEXT NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   );`,
 ];
 
 /**
