@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { onCrash } from "../durability/crash-points.js";
+import { startEventRetention } from "../durability/event-retention.js";
 import { openRunStore } from "../durability/store/open.js";
 import { buildOrchestrator } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
@@ -57,6 +58,7 @@ export async function startOrchestrator(
     (logger as unknown as Record<symbol, { flushSync?(): void }>)[pino.symbols.streamSym]?.flushSync?.(),
   );
   const store = openRunStore(config.dataDir, logger);
+  const stopRetention = startEventRetention(store, config.eventRetentionDays, logger);
   const app = await buildOrchestrator({
     workflows,
     logger,
@@ -90,6 +92,7 @@ export async function startOrchestrator(
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     stopCheck.abort();
+    stopRetention();
     throw error;
   }
   const address = app.server.address();
@@ -101,6 +104,7 @@ export async function startOrchestrator(
     url: `http://${host}:${port}`,
     close: () => {
       stopCheck.abort();
+      stopRetention();
       return app.close();
     },
   };

@@ -106,8 +106,8 @@ export interface RunStore {
   /** The highest stored `seq` of `runId`'s log; undefined when it has none. */
   lastEventSeq(runId: string): Promise<number | undefined>;
   /**
-   * Retention (ADR-0256): deletes the event log of every settled run (status not `running`)
-   * last updated before `before` (ISO-8601). Live runs keep theirs. @returns the rows deleted
+   * Retention (ADR-0256): deletes the event log of every settled run (`done`, `faulted`,
+   * `cancelled`) last updated before `before` (ISO-8601). Live and drifted runs keep theirs. @returns the rows deleted
    */
   pruneEvents(before: string): Promise<number>;
   /**
@@ -213,7 +213,7 @@ export function createMemoryStore(): RunStore {
     async pruneEvents(before) {
       const settled = [...runs.values()]
         .map((row) => JSON.parse(row) as RunBlob)
-        .filter((b) => b.status !== "running" && b.updatedAt < before);
+        .filter((b) => b.status !== "running" && b.status !== "drifted" && b.updatedAt < before);
       return settled.reduce((n, b) => n + log.drop(b.runId), 0);
     },
     async usage(runId) {

@@ -16,7 +16,7 @@ export interface SqliteEventLog {
   append(runId: string, events: readonly RunFeedEvent[]): void;
   page(runId: string, from: number, limit: number): RunFeedEvent[];
   last(runId: string): number | undefined;
-  /** Deletes the logs of settled runs updated before `before` (ISO-8601); returns the rows deleted. */
+  /** Deletes the logs of settled runs (not running, not drifted) updated before `before` (ISO-8601); returns the rows deleted. */
   prune(before: string): number;
 }
 
@@ -33,7 +33,7 @@ export function sqliteEventLog(db: Database.Database): SqliteEventLog {
   );
   const deleteSettled = db.prepare<[string]>(
     `DELETE FROM run_events WHERE run_id IN
-       (SELECT run_id FROM runs WHERE status <> 'running' AND updated_at < ?)`,
+       (SELECT run_id FROM runs WHERE status NOT IN ('running', 'drifted') AND updated_at < ?)`,
   );
   const insert = (runId: string, events: readonly RunFeedEvent[]) => {
     for (const e of events) insertEvent.run(runId, e.seq, e.at, e.type, JSON.stringify(e));
