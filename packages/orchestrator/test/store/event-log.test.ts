@@ -66,7 +66,7 @@ describe.each(stores)("the %s store's event log (ADR-0256)", (_name, open) => {
   it("keeps each event once by seq, with its original seq and at, and pages from a seq", async () => {
     const store = open();
     await store.appendEvents("r1", [status(0), usage(1), status(2)]);
-    await store.appendEvents("r1", [{ ...status(1), value: "again" }, status(3)]); // seq 1 is stored already
+    await store.appendEvents("r1", [status(1), status(3)]); // seq 1 is stored already
     await store.appendEvents("r2", [status(0)]);
     const all = await store.events("r1", 0, 100);
     expect(all.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
