@@ -4,7 +4,7 @@
  * for the next save of its run's current state (not a held snapshot) and commits in that
  * transaction — never an event for a state that was not saved, never a saved state without
  * its events. Any other event (usage, retry, admission, text-call, a Turn's fault) is a fact:
- * rows inserted on their own, batched per event-loop turn, retried with backoff; a save carries
+ * rows inserted on their own, batched per cascade (a microtask), retried with backoff; a save carries
  * a run's pending facts too. The RunBlob never carries the log.
  * @see SPEC §8
  */
@@ -32,7 +32,7 @@ export interface PendingEvents {
   readonly state: Map<SavedRun, RunFeedEvent[]>;
   /** Facts not yet committed, by run id. */
   readonly facts: Map<string, RunFeedEvent[]>;
-  /** A flush is queued for the end of this event-loop turn (a `setImmediate`: one batch). */
+  /** A flush is queued for the end of the current cascade (a microtask: one batch). */
   flushQueued: boolean;
   /** The backoff timer of a failed write, while one waits. */
   retry: NodeJS.Timeout | undefined;
@@ -63,7 +63,8 @@ export function queueEvent(
   push(pending.facts, run.runId, [event]);
   if (!pending.flushQueued && !pending.retry && !ctx.closed) {
     pending.flushQueued = true;
-    setImmediate(() => flushFacts(ctx, pending));
+    // A microtask, as usage rows (ADR-0255): a usage event and its row are written in the same turn.
+    queueMicrotask(() => flushFacts(ctx, pending));
   }
   return false;
 }
