@@ -20,7 +20,8 @@ export interface SavedTimer {
 
 /**
  * An admission's ledger entry (§5.4): what restore re-attaches a Turn to. `harnessUrl` is the
- * Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255).
+ * Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255);
+ * `child` names the Turn on the event log (ADR-0256).
  */
 export interface LedgerEntry {
   turnId: string | null;
@@ -28,6 +29,8 @@ export interface LedgerEntry {
   offset: string;
   streamUrl: string;
   harnessUrl?: string;
+  /** The Turn as the feed names it, `<state path>#<agent>` (never an iid): its usage's `child` (ADR-0256). */
+  child?: string;
 }
 
 /**
