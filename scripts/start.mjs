@@ -23,15 +23,32 @@ import { createStream } from "rotating-file-stream";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** A path the user typed, relative to where they ran `pnpm start` (pnpm runs us from the root). */
 const fromUserCwd = (path) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
-const { values: args } = parseArgs({
-  // `pnpm start -- --run review` hands the script a literal `--`; take it as a separator.
-  args: process.argv.slice(2).filter((a) => a !== "--"),
-  options: {
-    run: { type: "string" },
-    input: { type: "string" },
-    gate: { type: "string", default: "merge" },
-  },
-});
+const USAGE = `usage: pnpm start [--run <workflow> [--input JSON] [--gate <event>[,<event>…]]]
+
+Starts model-sim, a Harness and the Orchestrator on 127.0.0.1 (ports JR2_SIM_PORT, JR2_HARNESS_PORT,
+JR2_PORT) with the run store in .data/. With --run it starts one run of <workflow>, follows it,
+answers each Gate with the first --gate event it accepts (default: merge) and stops the stack when
+the run settles. Environment: JR2_MODELS (a models file, @path), JR2_WORKFLOWS_DIR, JR2_LOG_LEVEL.`;
+let args;
+try {
+  ({ values: args } = parseArgs({
+    // `pnpm start -- --run review` hands the script a literal `--`; take it as a separator.
+    args: process.argv.slice(2).filter((a) => a !== "--"),
+    options: {
+      run: { type: "string" },
+      input: { type: "string" },
+      gate: { type: "string", default: "merge" },
+      help: { type: "boolean", short: "h" },
+    },
+  }));
+} catch (error) {
+  console.error(`jr2: ${error.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const bins = {
   orchestrator: join(root, "packages/orchestrator/dist/cli/main.js"),

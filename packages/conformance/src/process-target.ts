@@ -50,6 +50,7 @@ export async function processServices(
   options: StackOptions,
 ): Promise<Services> {
   const env = serviceEnv(ports, secrets, paths, models, options.orchestratorEnv ?? {});
+  env.harness = { ...env.harness, ...options.harnessEnv };
   const running: Running = { repoRoot, ports, env, log: "", extra: [] };
   await startOrchestrator(running);
   try {

@@ -29,6 +29,8 @@ export interface StackOptions {
   models: (simBaseUrl: string) => Record<string, ModelEntry>;
   /** Extra Orchestrator env (e.g. `JR2_CRASH_AT`), on every start. */
   orchestratorEnv?: Record<string, string>;
+  /** Extra Harness env (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`), laid over the instance Harness's (process target). */
+  harnessEnv?: Record<string, string>;
   /** The sandbox name the Harness's token is minted for (default `instance`, §4.4). */
   sandbox?: string;
   /** Image tags (image target). */

@@ -6,6 +6,7 @@
  * like /healthz or behind JR2_METRICS_TOKEN, never the Harness's bearer.
  */
 import { METRIC_LABELS, parsePrometheusText, sampleSum, startTracing, type Tracing } from "@jr2/telemetry";
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "@jr2/telemetry/testing";
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -14,7 +15,6 @@ import {
   startFakeOrchestrator,
 } from "./fixtures/fake-orchestrator.js";
 import { auth, harnessFor } from "./fixtures/harness.js";
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "./fixtures/otlp-receiver.js";
 import { answer, chunk, type ScriptedUpstream, startScriptedUpstream } from "./fixtures/scripted-upstream.js";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";

@@ -1,3 +1,4 @@
+import { type OtlpReceiver, startOtlpReceiver } from "@jr2/telemetry/testing";
 import * as incubating from "@opentelemetry/semantic-conventions/incubating";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -16,7 +17,6 @@ import {
   usageAttributes,
   withSpan,
 } from "../src/index.js";
-import { type OtlpReceiver, startOtlpReceiver } from "./fixtures/otlp-receiver.js";
 
 const PARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 

@@ -7,6 +7,7 @@ import {
   httpEdgeServerOptions,
   ORCHESTRATOR_HTTP_EDGE_ENV,
 } from "@jr2/http-edge";
+import { type Jr2Metrics, metricsRoute } from "@jr2/telemetry";
 import Fastify, { type FastifyInstance } from "fastify";
 import {
   jsonSchemaTransform,
@@ -20,6 +21,7 @@ import { createRunHost, type RunHost, type WorkflowTable } from "../runs/run-hos
 import type { AuthKeys } from "../turns/access.js";
 import type { PlacementOptions } from "../turns/placement.js";
 import type { TurnDriver } from "../turns/turn-driver.js";
+import type { OrchestratorTelemetry } from "../turns/turn-spans.js";
 import { authPlugin } from "./plugins/auth.js";
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
 import { jsonBodyPlugin } from "./plugins/json-body.js";
@@ -56,6 +58,12 @@ export interface OrchestratorOptions {
   version?: string;
   /** Timeouts and the connection bound of the HTTP edge (ADR-0060); default {@link DEFAULT_HTTP_EDGE_LIMITS}. */
   httpEdge?: HttpEdgeLimits;
+  /**
+   * Telemetry (issue 11 item 5, ADR-0421): the tracing a Turn's and a pick's spans go to, and
+   * the registry `GET /metrics` serves (open like `/healthz`, or behind `token`:
+   * `JR2_METRICS_TOKEN`). Absent: no spans, no `/metrics`.
+   */
+  telemetry?: OrchestratorTelemetry & { registry: Pick<Jr2Metrics, "text">; token?: string | undefined };
 }
 
 declare module "fastify" {
@@ -91,6 +99,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
       ...(options.store ? { store: options.store } : {}),
       ...(options.turnDriver ? { turnDriver: options.turnDriver } : {}),
       ...(options.placement ? { placement: options.placement } : {}),
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     });
   const edge = options.httpEdge ?? DEFAULT_HTTP_EDGE_LIMITS;
   const app = Fastify({
@@ -130,6 +139,12 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(runRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(agentRoutes, { host });
+  if (options.telemetry)
+    await app.register(metricsRoute, {
+      metrics: options.telemetry.registry,
+      token: options.telemetry.token,
+      routeConfig: { auth: "open" },
+    });
   if (!options.host) await host.restore();
   return app as unknown as FastifyInstance;
 }

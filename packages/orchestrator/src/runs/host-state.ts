@@ -12,6 +12,7 @@ import type { RunBlob, RunStore, StoredPickAnswer } from "../durability/store/ru
 import type { PlacementOptions } from "../turns/placement.js";
 import type { RegistrationTable } from "../turns/registration-table.js";
 import type { TurnDriver } from "../turns/turn-driver.js";
+import type { OrchestratorTelemetry } from "../turns/turn-spans.js";
 import type { FrozenRuns } from "./frozen-runs.js";
 import type { LiveRun, LiveRunHooks } from "./live-run.js";
 import type { SettledFeeds } from "./settled-runs.js";
@@ -57,6 +58,8 @@ export interface HostState {
   readonly hooks: LiveRunHooks;
   /** Ended Turns' usage reads after a restore (ADR-0255); aborted on close. */
   readonly drains: AbortController;
+  /** Spans and metrics (ADR-0421); absent: none are recorded. */
+  readonly telemetry: OrchestratorTelemetry | undefined;
   /** Set by `close()`: agent routes answer 503 from then on. */
   stopping: boolean;
 }

@@ -6,6 +6,7 @@
  * `menu/delivery.ts`; the effects around it are here.
  * @see SPEC §4.3, §4.4, §8; ADR-0050, ADR-0051, ADR-0252, ADR-0253
  */
+import type { Context } from "@jr2/telemetry";
 import { Jr2Error, type PickAnswer, type PickRequest } from "@jr2/wire";
 import { crashPoint } from "../durability/crash-points.js";
 import { decidePick, type PickDecision } from "../menu/delivery.js";
@@ -16,11 +17,14 @@ import { storeFailing } from "./frozen-runs.js";
 import { type HostState, saveOrStop, serialized } from "./host-state.js";
 import type { LiveRun } from "./live-run.js";
 import { allowedOf, liveRegistration, liveRunOfTurn, runIdOfIid } from "./live-turns.js";
+import { pickParent, tracePick } from "./run-telemetry.js";
 import { recordPickAnswer } from "./turn-registration.js";
 
 /**
  * Delivers `pick` to the live Turn at `iid`, at most once per (iid, turnId, toolCallId):
- * a repeated pick gets its stored answer, never a second delivery (ADR-0252).
+ * a repeated pick gets its stored answer, never a second delivery (ADR-0252). `trace`: the
+ * request's `traceparent` context (the Harness's Submission span), the parent of the pick's
+ * `jr2.pick` span (ADR-0421).
  * @throws JR2_ERR_SERVICE_STOPPING, JR2_ERR_STORE_FAILING (the store cannot be read, the run
  *   is frozen or the save failed), JR2_ERR_TURN_NOT_FOUND (no live Turn the caller may reach,
  *   or a pick of an ended Turn)
@@ -31,15 +35,20 @@ export async function deliverPick(
   iid: string,
   caller: Caller,
   pick: PickRequest,
+  trace?: Context,
 ): Promise<PickAnswer> {
   if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
   const runId = runIdOfIid(iid);
+  const startedAt = Date.now();
   return serialized(state, runId, async () => {
     const stored = await storedAnswer(state, runId, iid, caller, pick);
     if (stored) return stored;
     const registration = liveTurn(state, runId, iid, caller, pick);
-    const answer = await deliverAndSave(state, liveRunOfTurn(state, registration), registration, pick);
+    const run = liveRunOfTurn(state, registration);
+    const answer = await deliverAndSave(state, run, registration, pick);
     logAnswered(state, registration, pick, answer);
+    const parent = pickParent(trace, run.ledger.get(iid)?.traceparent);
+    tracePick(state.telemetry, registration, run.workflow, pick, answer, parent, startedAt);
     // Committed and logged, not yet told: the Harness re-sends, and gets the stored answer.
     crashPoint("pick-delivered");
     return answer;

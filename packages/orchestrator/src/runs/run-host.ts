@@ -7,6 +7,7 @@
  * @see docs/reference/lifecycle.md "The run host around a pick"
  */
 import { randomBytes } from "node:crypto";
+import type { Context } from "@jr2/telemetry";
 import type {
   CancelAnswer,
   Gate,
@@ -29,6 +30,7 @@ import type { Caller } from "../turns/access.js";
 import type { PlacementOptions } from "../turns/placement.js";
 import { createRegistrationTable, type RegistrationTable } from "../turns/registration-table.js";
 import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
+import { type OrchestratorTelemetry, traceTurns } from "../turns/turn-spans.js";
 import type { RunFeed } from "./feed.js";
 import { createFrozenRuns } from "./frozen-runs.js";
 import { announceGates, type GateClient, listGates, sendGateEvent } from "./gate-delivery.js";
@@ -37,6 +39,7 @@ import { type HostState, serialized } from "./host-state.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
 import { cancelRun, eventLogPage, evictWhenSaved, feedOf, getRun, listRuns, startRun } from "./run-table.js";
+import { countingUsage, countRunSettled, readRunsGauge } from "./run-telemetry.js";
 import { createSettledFeeds } from "./settled-runs.js";
 import { listWorkflows, readWorkflows, type WorkflowTable, workflowMenu } from "./workflow-table.js";
 
@@ -64,6 +67,8 @@ export interface RunHostOptions {
   mintRunId?: () => string;
   /** Backoff of background save retries and frozen-run reloads (ADR-0253); default 0.5 s → 30 s. */
   saveRetry?: { minMs?: number; maxMs?: number; logEveryMs?: number };
+  /** Spans (a trace per Turn, pick spans) and metrics (ADR-0421); absent: none are recorded. */
+  telemetry?: OrchestratorTelemetry;
 }
 
 /**
@@ -114,7 +119,7 @@ export interface RunHost {
    * @throws JR2_ERR_TURN_NOT_FOUND (also for a pick whose turnId is not the live Turn's and has
    *   no stored answer), JR2_ERR_SERVICE_STOPPING
    */
-  deliverPick(iid: string, caller: Caller, pick: PickRequest): Promise<PickAnswer>;
+  deliverPick(iid: string, caller: Caller, pick: PickRequest, trace?: Context): Promise<PickAnswer>;
   /** The run's open Gates (none once it settled). @throws JR2_ERR_RUN_NOT_FOUND */
   listGates(runId: string): Promise<Gate[]>;
   /**
@@ -171,7 +176,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     isLive: (runId) => state.runs.get(runId)?.status === "running",
     resident: () => ({ runs: state.runs.size, settledFeeds: state.settledFeeds.size }),
     readSurface: (iid, caller) => readSurface(state, iid, caller),
-    deliverPick: (iid, caller, pick) => deliverPick(state, iid, caller, pick),
+    deliverPick: (iid, caller, pick, trace) => deliverPick(state, iid, caller, pick, trace),
     listGates: (runId) => listGates(state, runId),
     sendGateEvent: (runId, gateId, body, by) => sendGateEvent(state, runId, gateId, body, by),
     cancelRun: (runId) => cancelRun(state, runId),
@@ -185,10 +190,16 @@ function createHostState(options: RunHostOptions): HostState {
   const log = options.logger ?? pino({ level: "silent" });
   const now = options.clock ?? (() => new Date());
   const store = options.store ?? createMemoryStore();
-  const persistence = createRunPersistence(store, log, now, {
-    ...options.saveRetry,
-    onRecovered: () => state.frozenRuns.recovered(),
-  });
+  const { telemetry } = options;
+  const persistence = countingUsage(
+    createRunPersistence(store, log, now, {
+      ...options.saveRetry,
+      onRecovered: () => state.frozenRuns.recovered(),
+    }),
+    telemetry,
+    (iid) => state.registrations.get(iid),
+  );
+  const turnDriver = options.turnDriver ?? handPlayedTurnDriver;
   const { minMs, maxMs } = options.saveRetry ?? {};
   const state: HostState = {
     log,
@@ -196,7 +207,9 @@ function createHostState(options: RunHostOptions): HostState {
     store,
     persistence,
     registrations: options.registrations ?? createRegistrationTable(),
-    turnDriver: options.turnDriver ?? handPlayedTurnDriver,
+    turnDriver: telemetry
+      ? traceTurns(turnDriver, telemetry, (runId) => state.runs.get(runId)?.workflow ?? "")
+      : turnDriver,
     placement: options.placement,
     workflows: options.workflows,
     infos: readWorkflows(options.workflows, log),
@@ -221,6 +234,7 @@ function createHostState(options: RunHostOptions): HostState {
       startTurn: (run, turn) => startTurn(state, run, turn),
       settled: (run) => announceGates(run),
       changed: (run) => {
+        countRunSettled(telemetry, run);
         state.persistence.changed(run);
         evictWhenSaved(state, run);
       },
@@ -229,7 +243,9 @@ function createHostState(options: RunHostOptions): HostState {
     },
     drains: new AbortController(),
     stopping: false,
+    telemetry,
   };
+  readRunsGauge(telemetry, () => state.runs.values());
   return state;
 }
 

@@ -20,6 +20,7 @@ import { parseStrict } from "../menu/strict-keys.js";
 import type { RunFeed } from "./feed.js";
 import { type HostState, saveOrStop, serialized } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
+import { countRunStarted } from "./run-telemetry.js";
 import { runDetailOf, runSummaryOf, storedRunDetail, storedRunSummary } from "./run-views.js";
 import { settledRunFeed } from "./settled-runs.js";
 import { workflowInfo } from "./workflow-table.js";
@@ -83,6 +84,7 @@ export async function startRun(
   });
   state.runs.set(runId, run);
   state.log.info({ runId, workflow }, "run started");
+  countRunStarted(state.telemetry, workflow);
   run.start();
   await run.settle();
   await saveOrStop(state, run);

@@ -44,8 +44,9 @@ export interface TurnRegistrationDeps {
 
 /**
  * The run binding's `startTurn` (§5.1): registers the Turn's surface (one live surface per
- * address, §5.3), hands it to the Turn driver, and returns the stop the Agent slot calls when
- * its state exits — the driver's stop, then deregistration of this very registration.
+ * address, §5.3), hands it to the Turn driver once the next save committed (ADR-0250), and
+ * returns the stop the Agent slot calls when its state exits — deregistration of this very
+ * registration, then the driver's stop after the next commit (at once on shutdown).
  * A second live registration of one iid is refused: that invocation gets
  * `agent.fault { reason: "conflict", detail }` naming both states. Never throws.
  * @see SPEC §4.3 (turnComplete by identity), §4.4 (scope), §5.1, §5.3; ADR-0050, ADR-0051

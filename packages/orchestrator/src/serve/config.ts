@@ -1,4 +1,5 @@
 import { type HttpEdgeLimits, ORCHESTRATOR_HTTP_EDGE_ENV, readHttpEdgeLimits } from "@jr2/http-edge";
+import { readMetricsToken, readTracingSettings, type TelemetryEnv } from "@jr2/telemetry";
 import { Jr2Error, PLACEHOLDER_SECRETS, sandboxNameProblem, secretProblem } from "@jr2/wire";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
@@ -34,6 +35,12 @@ export interface ServeConfig {
   logLevel: string;
   /** Timeouts and the connection bound of the HTTP edge (`JR2_HEADERS_TIMEOUT_MS`, …; ADR-0060); absent: the defaults. */
   httpEdge?: HttpEdgeLimits;
+  /**
+   * Telemetry (ADR-0420, ADR-0421): the `OTEL_*` and `JR2_OTEL_*` variables tracing starts from
+   * (no `OTEL_EXPORTER_OTLP_ENDPOINT`: off) and `JR2_METRICS_TOKEN` (absent: `/metrics` is open
+   * like `/healthz`). Absent: tracing off, `/metrics` open.
+   */
+  telemetry?: { env: TelemetryEnv; metricsToken?: string };
 }
 
 /** The flags `jr2 serve` takes (already parsed). */
@@ -124,7 +131,28 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     ),
     httpEdge: readHttpEdgeLimits(env, ORCHESTRATOR_HTTP_EDGE_ENV),
     eventRetentionDays: nonNegativeInt("JR2_EVENT_RETENTION_DAYS", env.JR2_EVENT_RETENTION_DAYS, 0),
+    telemetry: readTelemetryConfig(env),
   };
+}
+
+/**
+ * The telemetry part of the config: the OpenTelemetry variables (checked now, so a bad
+ * endpoint stops `jr2 serve` before it listens) and the metrics token.
+ * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` for an endpoint that is not http(s) or a refused token
+ */
+function readTelemetryConfig(env: NodeJS.ProcessEnv): NonNullable<ServeConfig["telemetry"]> {
+  const telemetryEnv = Object.fromEntries(
+    Object.entries(env).filter(([name]) => name.startsWith("OTEL_") || name.startsWith("JR2_OTEL_")),
+  );
+  try {
+    readTracingSettings(telemetryEnv);
+    const metricsToken = readMetricsToken(env);
+    return { env: telemetryEnv, ...(metricsToken ? { metricsToken } : {}) };
+  } catch (error) {
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 /** Throws `JR2_ERR_CONFIG_INVALID` when `value` is no acceptable secret for `variable`. */

@@ -1,9 +1,10 @@
+import { createMetrics, startTracing } from "@jr2/telemetry";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { onCrash } from "../durability/crash-points.js";
 import { startEventRetention } from "../durability/event-retention.js";
 import { openRunStore } from "../durability/store/open.js";
-import { buildOrchestrator } from "../http/server.js";
+import { buildOrchestrator, ORCHESTRATOR_VERSION } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "../turns/placement.js";
 import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
@@ -22,7 +23,9 @@ export interface RunningOrchestrator {
 
 /**
  * Loads the workflows, builds the app and listens — the one place that does. Turns are
- * driven by `turnDriver` (default hand-played: `--harness none`).
+ * driven by `turnDriver` (default hand-played: `--harness none`). Telemetry (ADR-0421): tracing
+ * starts from `config.telemetry` (off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set) and is shut
+ * down (its spans flushed) by `close()`; `GET /metrics` serves the Orchestrator's families.
  * @throws Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the file; listen errors as Node raises them
  * @see SPEC §4, §11
  */
@@ -59,6 +62,7 @@ export async function startOrchestrator(
   );
   const store = openRunStore(config.dataDir, logger);
   const stopRetention = startEventRetention(store, config.eventRetentionDays, logger);
+  const telemetry = startTelemetry(config);
   const app = await buildOrchestrator({
     workflows,
     logger,
@@ -70,6 +74,7 @@ export async function startOrchestrator(
     turnDriver,
     ...(placement ? { placement } : {}),
     ...(config.httpEdge ? { httpEdge: config.httpEdge } : {}),
+    telemetry,
   });
   // The model check waits for the Harness in the background; start-up waits for it at most
   // 2 s, so with a Harness already up its warnings come before "ready" and any Turn.
@@ -93,6 +98,7 @@ export async function startOrchestrator(
   } catch (error) {
     stopCheck.abort();
     stopRetention();
+    await telemetry.tracing.shutdown();
     throw error;
   }
   const address = app.server.address();
@@ -102,10 +108,29 @@ export async function startOrchestrator(
   return {
     app,
     url: `http://${host}:${port}`,
-    close: () => {
+    close: async () => {
       stopCheck.abort();
       stopRetention();
-      return app.close();
+      try {
+        await app.close();
+      } finally {
+        // After the app: the Turns' spans end as the host stops them, then are exported.
+        await telemetry.tracing.shutdown();
+      }
     },
   };
+}
+
+/**
+ * The Orchestrator's telemetry from its config (ADR-0421): tracing (off and free unless
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is set) and the Orchestrator's metric families.
+ */
+function startTelemetry(config: ServeConfig) {
+  const tracing = startTracing({
+    serviceName: "jr2-orchestrator",
+    serviceVersion: ORCHESTRATOR_VERSION,
+    env: config.telemetry?.env ?? {},
+  });
+  const registry = createMetrics({ service: "orchestrator" });
+  return { tracing, metrics: registry.orchestrator, registry, token: config.telemetry?.metricsToken };
 }

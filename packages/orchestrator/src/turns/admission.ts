@@ -113,7 +113,11 @@ export async function admitNext(state: TurnState, next: NextSubmission): Promise
       reason: "the Harness lost the admission in transit; admitted on a new conversation",
     };
   crashPoint("admit-sent");
-  const entry: LedgerEntry = { turnId: ports.input.turnId, ...admission };
+  const entry: LedgerEntry = {
+    turnId: ports.input.turnId,
+    ...admission,
+    ...(ports.traceparent ? { traceparent: ports.traceparent } : {}),
+  };
   await ports.ledgerWrite(state.iid, entry);
   crashPoint("ledgered");
   // Read after the admission: the Machine has settled the macrostep that started this Turn.
@@ -138,7 +142,9 @@ async function admit(
   for (let n = 0; ; n++) {
     if (state.stopped) return "failed";
     const before = await ports.client.health?.();
-    const result = await ports.outbound.run(state.iid, () => ports.client.admit(state.iid, body));
+    const result = await ports.outbound.run(state.iid, () =>
+      ports.client.admit(state.iid, body, ports.traceparent),
+    );
     if (result.kind === "admitted") return result.admission;
     if (result.kind === "lost") return "lost";
     if (result.kind === "unsent" && Date.now() - started < config.admitWindowMs) {

@@ -1,3 +1,4 @@
+import { TRACEPARENT_HEADER } from "@jr2/telemetry";
 import {
   AbortAnswer,
   Admission,
@@ -71,12 +72,17 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
   const base = endpoint.url.replace(/\/+$/, "");
   const headers = { authorization: `Bearer ${endpoint.token}` };
 
-  async function admit(iid: string, body: SubmissionRequest): Promise<AdmitResult> {
+  /** `traceparent`: the Turn's trace context (ADR-0421), sent so the Harness continues the trace. */
+  async function admit(iid: string, body: SubmissionRequest, traceparent?: string): Promise<AdmitResult> {
     let res: Response;
     try {
       res = await fetchImpl(`${base}/conversations/${iidSegment(iid)}/submissions`, {
         method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}),
+        },
         body: JSON.stringify(body),
       });
     } catch (error) {

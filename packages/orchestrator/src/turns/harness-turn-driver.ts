@@ -49,6 +49,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         definition: turn.definition,
         client,
         ...(registration.cwd ? { cwd: registration.cwd } : {}),
+        ...(context.traceparent ? { traceparent: context.traceparent } : {}),
         outbound,
         config,
         allowed: () => context.allowed(),

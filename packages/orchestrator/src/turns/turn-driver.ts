@@ -72,6 +72,11 @@ export interface TurnContext {
    * @see SPEC §5.3, §5.6
    */
   reseat(): string;
+  /**
+   * The Turn's trace context as a W3C `traceparent` (its `jr2.turn` span, turn-spans.ts): sent
+   * on admissions and saved with the ledger entry. Absent when tracing is off (ADR-0421).
+   */
+  readonly traceparent?: string;
   /** True while the host shuts down for its own reasons: stop must leave the Submission running (§5.1). */
   shuttingDown?(): boolean;
   /** A pino child logger carrying runId, agent and the invoking state. */

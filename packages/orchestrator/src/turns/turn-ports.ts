@@ -66,6 +66,8 @@ export interface TurnPorts {
   client: HarnessClient;
   /** The Turn's working directory (placement), if it has Working tools. */
   cwd?: string;
+  /** The Turn's `traceparent` (ADR-0421): sent on its admissions and saved with its ledger entry. */
+  traceparent?: string;
   outbound: OutboundQueues;
   config: TurnConfig;
   /** The Allowed picks now (`[]` when not at Rest). */

@@ -31,6 +31,11 @@ export interface LedgerEntry {
   harnessUrl?: string;
   /** The Turn as the feed names it, `<state path>#<agent>` (never an iid): its usage's `child` (ADR-0256). */
   child?: string;
+  /**
+   * The Turn's trace context (W3C `traceparent` of its `jr2.turn` span), so a restore continues
+   * the trace (ADR-0421). Absent when tracing was off, and in rows written before it existed.
+   */
+  traceparent?: string;
 }
 
 /**

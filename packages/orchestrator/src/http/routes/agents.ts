@@ -1,3 +1,4 @@
+import { extractTraceparent } from "@jr2/telemetry";
 import { Jr2Error, PickAnswer, PickRequest, Surface } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -38,7 +39,13 @@ export const agentRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (app,
       },
       config: { auth: "agent" },
     },
-    async (request) => host.deliverPick(request.params.iid, callerOf(request.caller), request.body),
+    async (request) =>
+      host.deliverPick(
+        request.params.iid,
+        callerOf(request.caller),
+        request.body,
+        extractTraceparent(request.headers),
+      ),
   );
 };
 
