@@ -1,4 +1,4 @@
-/** The CLI's feed lines for retries, text calls and faults with a cause (issue 10 §3). */
+/** The CLI's feed lines for retries, text calls and faults with a cause (issue 10 §3), and the event log's (ADR-0256). */
 import type { RunFeedEvent } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { formatFeedEvent } from "../src/cli/feed-printer.js";
@@ -50,5 +50,36 @@ describe("the CLI feed printer", () => {
     expect(line({ type: "fault", reason: "deadline" })).toBe(
       "09:00:00  fault     review#reviewer  agent.fault { reason: deadline }",
     );
+  });
+
+  it("the event log's operator lines: pick arguments, a Gate waiting since, answered by whom, a timer firing", () => {
+    expect(
+      line({
+        type: "pick",
+        agent: "reviewer",
+        name: "approve",
+        arguments: { note: "ok" },
+        answer: { moved: true, turnComplete: true },
+      }),
+    ).toBe('09:00:00  pick      review#reviewer  approve {"note":"ok"} → moved, turn complete');
+    expect(line({ type: "gate-answered", gate: "merge_gate", event: "merge", by: "cli" })).toBe(
+      "09:00:00  answered  merge_gate ← merge (by cli)",
+    );
+    expect(line({ type: "timer", after: "xstate.after.1h.triage.waiting", value: "closed" })).toBe(
+      "09:00:00  timer     xstate.after.1h.triage.waiting fired → closed",
+    );
+    expect(
+      line({
+        type: "gate",
+        since: "2026-12-01T08:59:00.000Z",
+        gate: {
+          id: "merge_gate",
+          path: "merging",
+          accepts: [{ name: "merge" }],
+          acceptsNow: ["merge"],
+          meta: null,
+        },
+      }).split("\n")[0],
+    ).toBe("09:00:00  gate      merge_gate is open (waiting since 08:59:00); accepts now: merge");
   });
 });

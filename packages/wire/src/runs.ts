@@ -223,6 +223,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     child: z.string(),
     agent: z.string(),
     name: z.string(),
+    /** The pick's arguments as the Harness sent them (absent in an event stored before they were carried). */
+    arguments: z.unknown().optional(),
     answer: z.unknown(),
   }),
   z.object({
@@ -267,7 +269,34 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     /** A {@link FaultCause} string a workflow may route on, where the model request failed. */
     cause: z.string().optional(),
   }),
-  z.object({ ...feedBase, type: z.literal("gate"), gate: Gate }),
+  z.object({
+    ...feedBase,
+    /** A Gate opened, or what it accepts now changed; `since` (ISO-8601): when it opened in this process. */
+    type: z.literal("gate"),
+    gate: Gate,
+    since: z.string().optional(),
+  }),
+  z.object({
+    ...feedBase,
+    /**
+     * A Gate answered: `event` (its type) was delivered to the open Gate `gate` (its id); `by` is who
+     * sent it — the `jr2` CLI, the web console, or any other HTTP client (the `x-jr2-client` header).
+     */
+    type: z.literal("gate-answered"),
+    gate: z.string(),
+    event: z.string(),
+    by: z.enum(["cli", "http", "console"]),
+  }),
+  z.object({
+    ...feedBase,
+    /**
+     * A timer fired: `after` is xstate's delayed event, naming the delay and the state that armed
+     * it (e.g. `xstate.after.1h.triage.waiting`); `value` is the state it moved that Machine to.
+     */
+    type: z.literal("timer"),
+    after: z.string(),
+    value: z.unknown(),
+  }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;
 /** A feed event before the feed numbers and stamps it (`seq`, `at` are the feed's). */

@@ -57,6 +57,8 @@ export async function call<T>(target: CliTarget, method: string, path: string, b
       method,
       headers: {
         authorization: `Bearer ${target.token}`,
+        // Who answers a Gate is on the run's feed (`gate-answered.by`, ADR-0256).
+        "x-jr2-client": "cli",
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -15,7 +15,7 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     case "admission":
       return `${time}  turn      ${event.child}  ${event.kind === "nudge" ? "nudge (asked again)" : "task admitted"}  Allowed now: ${event.allowed.join(", ") || "none"}`;
     case "pick":
-      return `${time}  pick      ${event.child}  ${event.name} → ${formatAnswer(event.answer)}`;
+      return `${time}  pick      ${event.child}  ${event.name}${formatArguments(event.arguments)} → ${formatAnswer(event.answer)}`;
     case "usage": {
       const pct =
         event.promptTokens && event.cachedTokens !== null
@@ -33,10 +33,14 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     }
     case "gate":
       return [
-        `${time}  gate      ${event.gate.id} is open; accepts now: ${event.gate.acceptsNow.join(", ") || "none yet"}`,
+        `${time}  gate      ${event.gate.id} is open${event.since ? ` (waiting since ${event.since.slice(11, 19)})` : ""}; accepts now: ${event.gate.acceptsNow.join(", ") || "none yet"}`,
         ...describeGate(event.gate, "                  "),
         `                  answer: jr2 gate ${runId} ${event.gate.id} <${event.gate.accepts.map((a) => a.name).join("|")}> [--payload JSON]`,
       ].join("\n");
+    case "gate-answered":
+      return `${time}  answered  ${event.gate} ← ${event.event} (by ${event.by})`;
+    case "timer":
+      return `${time}  timer     ${event.after} fired → ${formatValue(event.value)}`;
   }
 }
 
@@ -73,6 +77,14 @@ export function formatValue(value: unknown): string {
       .join(", ");
   }
   return String(value ?? "");
+}
+
+/** A pick's arguments in short: `(k: v, …)`, at most 80 characters; nothing when absent or empty. */
+function formatArguments(args: unknown): string {
+  if (args === undefined || args === null) return "";
+  const text = typeof args === "object" ? JSON.stringify(args) : String(args);
+  if (text === "{}" || text === "[]") return "";
+  return ` ${text.length > 80 ? `${text.slice(0, 79)}…` : text}`;
 }
 
 function formatAnswer(answer: unknown): string {

@@ -6,7 +6,8 @@ import type { Gate, Tool } from "@jr2/wire";
 
 /** An accepted event's fields from its JSON Schema: `reason: string (required)`. */
 export function fieldsOf(tool: Tool): string {
-  const schema = tool.parameters as {
+  // Tolerant (§7.6): a tool from another Orchestrator may carry no parameters at all.
+  const schema = (tool.parameters ?? {}) as {
     properties?: Record<string, { type?: unknown; enum?: unknown[] }>;
     required?: string[];
   };
@@ -27,7 +28,7 @@ export function describeGate(gate: Gate, indent: string): string[] {
   if (meta && typeof meta.question === "string") lines.push(`${indent}question: ${meta.question}`);
   const rest = meta && typeof meta === "object" ? Object.entries(meta).filter(([k]) => k !== "question") : [];
   if (rest.length) lines.push(`${indent}meta: ${JSON.stringify(Object.fromEntries(rest))}`);
-  for (const tool of gate.accepts)
+  for (const tool of gate.accepts ?? [])
     lines.push(
       `${indent}${tool.name} ${fieldsOf(tool)}${gate.acceptsNow.includes(tool.name) ? "" : "  (not now)"}${tool.description ? ` — ${tool.description}` : ""}`,
     );

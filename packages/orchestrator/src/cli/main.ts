@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
 import { readServeConfig } from "../serve/config.js";
 import { startOrchestrator } from "../serve/main.js";
+import { exitQuietlyOnClosedPipe } from "./epipe.js";
 import { printMenu } from "./menu.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";
@@ -113,6 +114,8 @@ process.on("beforeExit", () => {
   );
   process.exit(1);
 });
+// `jr2 follow <run> | head -1`: the reader closing the pipe ends the command quietly.
+exitQuietlyOnClosedPipe();
 main(process.argv.slice(2)).then((code) => {
   settled = true;
   process.exit(code);

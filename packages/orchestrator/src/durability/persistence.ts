@@ -6,10 +6,11 @@
  * The run host's one entry to its saves; the parts live beside it: `saves.ts` (one save, the
  * per-run chain), `run-blob.ts` (what a save writes, held snapshots), `outbox.ts` (effects
  * released after commit), `background-saves.ts` (retry with backoff, ADR-0253),
- * `usage-writes.ts` (usage rows, ADR-0255), `saved-timers.ts` (timers' capture), sharing the
+ * `usage-writes.ts` (usage rows, ADR-0255), `event-writes.ts` (the event log, ADR-0256), `saved-timers.ts` (timers' capture), sharing the
  * state of `save-context.ts`.
  * @see SPEC §4.3, §5.4, §8
  */
+import type { RunFeedEvent } from "@jr2/wire";
 import type { Logger } from "pino";
 import {
   cancelAllRetries,
@@ -17,6 +18,7 @@ import {
   createBackgroundSaves,
   saveAfterCascade,
 } from "./background-saves.js";
+import { createPendingEvents, forgetEvents, queueEvent, writeEventsOnClose } from "./event-writes.js";
 import { addEffect } from "./outbox.js";
 import { createSnapshots, holdSnapshot } from "./run-blob.js";
 import type { SaveContext } from "./save-context.js";
@@ -67,6 +69,12 @@ export interface RunPersistence {
    * next save. @returns false when that key was recorded already (a stream read again)
    */
   recordUsage(run: SavedRun, record: UsageRecord): boolean;
+  /**
+   * Records one numbered feed event of `run` in its durable log (ADR-0256): an event reporting
+   * a state change rides the next save of the run's current state (one is scheduled); any other
+   * is inserted on its own, batched, never by re-saving the blob.
+   */
+  recordEvent(run: SavedRun, event: RunFeedEvent): void;
   /**
    * Whether the store accepts writes: `failing` from a failed commit until the next one
    * succeeds (any run's), with the last error's text (ADR-0253).
@@ -124,6 +132,7 @@ export function createRunPersistence(
     snapshots: createSnapshots(),
     outbox: new Map(),
     usage: createPendingUsage(),
+    events: createPendingEvents(),
     chains: new Map(),
     committedTimers: new WeakMap(),
   };
@@ -138,12 +147,16 @@ export function createRunPersistence(
       if (!ctx.closed) queueUsage(ctx, saves.usage, run.runId, record);
       return true;
     },
+    recordEvent(run, event) {
+      if (queueEvent(ctx, saves.events, run, event)) saveAfterCascade(saves, background, run);
+    },
     storeState: () =>
       ctx.failing === undefined ? { failing: false } : { failing: true, error: ctx.failing },
     forget(run) {
       cancelRetry(background, run);
       saves.outbox.delete(run);
       saves.snapshots.held.delete(run);
+      forgetEvents(saves.events, run);
     },
     save: (run, picks) => enqueueSave(saves, run, picks),
     afterCommit(run, fn) {
@@ -159,6 +172,7 @@ export function createRunPersistence(
       ctx.closed = true;
       cancelAllRetries(background);
       await writeUsageOnClose(ctx, saves.usage);
+      await writeEventsOnClose(ctx, saves.events);
       await Promise.allSettled([...saves.chains.values()]);
     },
   };

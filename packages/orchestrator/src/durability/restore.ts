@@ -55,6 +55,8 @@ export interface RunRevival {
   /** xstate's persisted snapshot. */
   snapshot: unknown;
   createdAt: Date;
+  /** The seq its feed goes on from: one past its stored event log's last (ADR-0256). */
+  nextSeq: number;
 }
 
 /**
@@ -181,7 +183,9 @@ async function reviveRun<R extends RestorableRun>(
   deps: RestoreDeps<R>,
   extraUsage: readonly UsageRecord[] | undefined,
 ): Promise<R> {
+  const last = await deps.store.lastEventSeq(blob.runId);
   const run = deps.revive({
+    nextSeq: last === undefined ? 0 : last + 1,
     runId: blob.runId,
     workflow: blob.workflow,
     machine,

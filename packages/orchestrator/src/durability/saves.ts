@@ -1,11 +1,13 @@
 /**
  * One save of a run (SPEC §8, ADR-0250), in phases: refuse (closed, frozen) → take what it
- * writes (the blob now, the outbox's effects, the pending usage) → commit after the run's
+ * writes (the blob now, the outbox's effects, the pending usage and feed events) → commit after the run's
  * earlier saves → on success the store accepts writes again, the commit's crash points, then
  * the effects run; on failure the usage and the effects wait for the next write.
  * @see SPEC §4.3, §5.4, §8
  */
+import type { RunFeedEvent } from "@jr2/wire";
 import { crashPoint } from "./crash-points.js";
+import { type PendingEvents, returnEvents, takeEvents } from "./event-writes.js";
 import { type Effect, type Outbox, releaseEffects, returnEffects, takeEffects } from "./outbox.js";
 import { blobOf, type Snapshots } from "./run-blob.js";
 import { type SaveContext, storeCommitted, storeFailed } from "./save-context.js";
@@ -23,6 +25,8 @@ export interface Saves {
   readonly outbox: Outbox;
   /** Usage records not yet committed (kept across a freeze: they are facts). */
   readonly usage: PendingUsage;
+  /** Feed events not yet committed (ADR-0256): state events wait for a save, facts are batched. */
+  readonly events: PendingEvents;
   /** Per-run save chain: saves of one run commit in call order even on an async store. */
   readonly chains: Map<SavedRun, Promise<void>>;
   /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
@@ -35,6 +39,7 @@ interface SaveWork {
   picks: readonly StoredPickAnswer[] | undefined;
   usage: UsageRecord[];
   effects: Effect[];
+  events: RunFeedEvent[];
 }
 
 /**
@@ -60,18 +65,20 @@ export function enqueueSave(saves: Saves, run: SavedRun, picks?: readonly Stored
   return next;
 }
 
-/** The blob (which may fault the run), then the effects it releases and the usage it carries. */
+/** The blob (which may fault the run), then the effects it releases, the usage and events it carries. */
 function takeWork(saves: Saves, run: SavedRun, picks: readonly StoredPickAnswer[] | undefined): SaveWork {
   const blob = blobOf(saves.ctx, saves.snapshots, run);
-  const effects = takeEffects(saves.outbox, run, saves.snapshots.held.has(run));
+  const held = saves.snapshots.held.has(run);
+  const effects = takeEffects(saves.outbox, run, held);
   const usage = takeUsage(saves.usage, run.runId);
-  return { blob, picks, usage, effects };
+  const events = takeEvents(saves.events, run, held);
+  return { blob, picks, usage, effects, events };
 }
 
 /** Writes `work` in one transaction; settles its effects and usage either way. */
 async function commit(saves: Saves, run: SavedRun, work: SaveWork): Promise<void> {
   try {
-    await saves.ctx.store.save(work.blob, work.picks, work.usage);
+    await saves.ctx.store.save(work.blob, work.picks, work.usage, work.events);
   } catch (error) {
     saveFailed(saves, run, work, error);
     throw error;
@@ -89,6 +96,7 @@ function saveFailed(saves: Saves, run: SavedRun, work: SaveWork, error: unknown)
     keepUsage(saves.ctx, saves.usage, run.runId, work.usage, error);
   }
   returnEffects(saves.outbox, run, work.effects);
+  returnEvents(saves.ctx, saves.events, run, work.events, error);
 }
 
 /** What a commit of `blob` marks: a Gate saved open, a timer newly armed (their crash points). */

@@ -16,6 +16,9 @@ import { gateOf } from "./run-views.js";
 /** A Gate event's body: its type and payload. */
 export type GateEventBody = { type: string } & Record<string, unknown>;
 
+/** Who answered a Gate (the feed's `gate-answered.by`): the `x-jr2-client` header, default `http`. */
+export type GateClient = "cli" | "http" | "console";
+
 /**
  * Sends `body` to the open Gate `gateId` of the running run `runId`; resolves once the run
  * settled and its save committed.
@@ -29,6 +32,7 @@ export function sendGateEvent(
   runId: string,
   gateId: string,
   body: GateEventBody,
+  by: GateClient = "http",
 ): Promise<GateEventAnswer> {
   return serialized(state, runId, async () => {
     state.frozenRuns.refuseIfFrozen(runId);
@@ -37,6 +41,8 @@ export function sendGateEvent(
     const decision = decideGateEvent(gate.actor, body);
     if (decision.action === "refuse")
       throw new Jr2Error(decision.code, { runId, gateId, type: body.type, ...decision.fields });
+    // Before the send: the feed shows the answer before the states it caused; it rides their save.
+    run.feed.append({ type: "gate-answered", gate: gateId, event: body.type, by });
     decision.target.send(decision.event);
     await run.settle();
     await saveOrStop(state, run);
@@ -61,7 +67,7 @@ export function announceGates(run: GatedRun): void {
     const key = JSON.stringify(reading.acceptsNow);
     if (gate.announced === key) continue;
     gate.announced = key;
-    run.feed.append({ type: "gate", gate: reading });
+    run.feed.append({ type: "gate", gate: reading, since: gate.openedAt });
   }
 }
 

@@ -16,6 +16,7 @@ import {
 } from "../durability/restore.js";
 import type { RunBlob } from "../durability/store/run-store.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
+import { usageFeedEntry } from "../turns/turn-driver.js";
 import type { HostState } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
 import { evictWhenSaved } from "./run-table.js";
@@ -113,7 +114,13 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
     if (live.has(iid) || !harnessUrl) continue;
     drain(
       { harnessUrl, iid, entry },
-      (record) => state.persistence.recordUsage(run, record),
+      (record) => {
+        const recorded = state.persistence.recordUsage(run, record);
+        // On the event log too, once (ADR-0256); an entry saved before ADR-0256 names no Turn.
+        if (recorded && entry.child)
+          run.feed.append({ ...usageFeedEntry(record), child: entry.child } as never);
+        return recorded;
+      },
       state.drains.signal,
     ).catch((error: unknown) =>
       state.log.warn({ runId: run.runId, err: error }, "reading an ended Turn's usage failed"),

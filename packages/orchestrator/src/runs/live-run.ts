@@ -1,4 +1,4 @@
-import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
+import type { RunFaultRecord, RunFeedEvent, RunOutcome, RunStatus } from "@jr2/wire";
 import type { Logger } from "pino";
 import {
   type AnyActorRef,
@@ -16,6 +16,7 @@ import { type OpenGate, openGate } from "./open-gates.js";
 import { RunChanges } from "./run-changes.js";
 import { errorText, type RunFault, unroutedFault } from "./run-faults.js";
 import { faultRecordOf, outcomeOf, type TurnPlace } from "./run-outcome.js";
+import { type FiringTimers, timerEntryOf } from "./timer-events.js";
 
 export type { OpenGate } from "./open-gates.js";
 
@@ -27,6 +28,8 @@ export interface LiveRunHooks {
   settled(run: LiveRun): void;
   /** Called at the end of each macrostep of any actor of the run and on each status change (the save, §8). */
   changed?(run: LiveRun): void;
+  /** Each numbered feed event of the run (its durable log, ADR-0256). */
+  recorded?(run: LiveRun, event: RunFeedEvent): void;
   now(): Date;
 }
 
@@ -79,6 +82,7 @@ export class LiveRun {
   /** iid → where its Turn ran, for the fault records. */
   readonly #places = new Map<string, TurnPlace>();
   #lastValue = "";
+  readonly #firingTimers: FiringTimers = new Map();
 
   constructor(options: {
     runId: string;
@@ -93,6 +97,8 @@ export class LiveRun {
     createdAt?: Date;
     /** The feed to go on with (a frozen run reloaded keeps its followers); default a new one. */
     feed?: RunFeed;
+    /** A new feed's first seq: a restored run goes on after its stored log (ADR-0256). Default 0. */
+    nextSeq?: number;
   }) {
     this.runId = options.runId;
     this.workflow = options.workflow;
@@ -103,7 +109,9 @@ export class LiveRun {
     this.#log = options.log;
     this.updatedAt = options.hooks.now();
     this.createdAt = options.createdAt ?? this.updatedAt;
-    this.feed = options.feed ?? createRunFeed(options.hooks.now);
+    const sink = (event: RunFeedEvent) => this.#hooks.recorded?.(this, event);
+    this.feed = options.feed ?? createRunFeed(options.hooks.now, { nextSeq: options.nextSeq ?? 0 });
+    this.feed.record(sink);
     this.#changes = new RunChanges(this.runId, this.#log, () => this.#hooks.settled(this));
     const binding = this.#binding();
     let bound = false;
@@ -203,6 +211,8 @@ export class LiveRun {
       this.#recordFault(event.event, fault === undefined);
       if (fault) this.faultRun(fault.reason, fault.detail, fault.cause);
     }
+    const timer = timerEntryOf(this.#firingTimers, event);
+    if (timer && this.status === "running") this.feed.append(timer);
     if (event.type === "@xstate.snapshot" && event.actorRef === this.actor) this.#onRootSnapshot(event);
     if (event.type === "@xstate.snapshot") this.#hooks.changed?.(this);
     this.#changes.notifyWhenDrained();

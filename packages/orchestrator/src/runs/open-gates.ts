@@ -13,6 +13,8 @@ import type { RunFeed } from "./feed.js";
 export interface OpenGate {
   readonly id: string;
   readonly actor: AnyActorRef;
+  /** When it opened (ISO-8601, the run's clock): the feed's "waiting since" (ADR-0256). */
+  readonly openedAt: string;
   /** `acceptsNow` as last announced on the feed (JSON), or undefined before the first. */
   announced?: string;
 }
@@ -23,13 +25,15 @@ export interface GatedRun {
   readonly status: RunStatus;
   readonly feed: RunFeed;
   readonly gates: Map<string, OpenGate>;
+  /** The run's last change (its clock): a Gate opening now opened then. */
+  readonly updatedAt: Date;
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved: boolean;
 }
 
 /** The run binding's `openGate`: records the Gate as open; returns its close. */
 export function openGate(run: GatedRun, gate: GateStart, log: Logger): () => void {
-  const open: OpenGate = { id: gate.id, actor: gate.self };
+  const open: OpenGate = { id: gate.id, actor: gate.self, openedAt: run.updatedAt.toISOString() };
   run.gates.set(gate.id, open);
   run.gatesUnsaved = true;
   log.info({ runId: run.runId, gate: gate.id }, "Gate opened");

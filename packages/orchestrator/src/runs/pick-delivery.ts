@@ -113,7 +113,7 @@ function liveTurn(
 /**
  * Decides and delivers the pick with the run's saves and feed held: its effect is committed
  * only together with its answer, and answered only after (§4.3); the feed shows the pick before
- * the states and status it caused, and only once it is saved.
+ * the states and status it caused, and only once it is saved — the events ride that save.
  * @throws JR2_ERR_STORE_FAILING (the save failed: the run is frozen), JR2_ERR_SERVICE_STOPPING
  */
 async function deliverAndSave(
@@ -124,7 +124,7 @@ async function deliverAndSave(
 ): Promise<PickAnswer> {
   const releaseSaves = state.persistence.hold(run);
   const releaseFeed = run.feed.hold();
-  let saved: PickAnswer | undefined;
+  let committed: (ok: boolean) => void = () => {};
   try {
     let answer: PickAnswer;
     try {
@@ -132,11 +132,20 @@ async function deliverAndSave(
     } finally {
       releaseSaves();
     }
+    // Numbered now, so the pick and what it caused ride the save with its answer (ADR-0256);
+    // told to followers once that commits.
+    releaseFeed(
+      [pickFeedEntry(registration, pick, answer)],
+      new Promise<boolean>((resolve) => {
+        committed = resolve;
+      }),
+    );
     await saveWithAnswer(state, run, registration, pick, answer);
-    saved = answer;
+    committed(true);
     return answer;
   } finally {
-    releaseFeed(saved ? [pickFeedEntry(registration, pick, saved)] : []);
+    committed(false);
+    releaseFeed([]);
   }
 }
 
@@ -210,6 +219,7 @@ function pickFeedEntry(registration: Registration, pick: PickRequest, answer: Pi
     child: `${registration.statePath}#${registration.agent}`,
     agent: registration.agent,
     name: pick.name,
+    ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
     answer,
   };
 }

@@ -15,6 +15,7 @@ import type {
   PickAnswer,
   PickRequest,
   RunDetail,
+  RunFeedEvent,
   RunListQuery,
   RunPage,
   RunStatus,
@@ -34,13 +35,13 @@ import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
 import { type OrchestratorTelemetry, traceTurns } from "../turns/turn-spans.js";
 import type { RunFeed } from "./feed.js";
 import { createFrozenRuns } from "./frozen-runs.js";
-import { announceGates, listGates, sendGateEvent } from "./gate-delivery.js";
+import { announceGates, type GateClient, listGates, sendGateEvent } from "./gate-delivery.js";
 import { closeHost, reloadFrozenRun, replaceFrozenRun, restoreHostRuns } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
 import { listRuns, pageRuns } from "./run-list.js";
-import { cancelRun, evictWhenSaved, feedOf, getRun, startRun } from "./run-table.js";
+import { cancelRun, eventLogPage, evictWhenSaved, feedOf, getRun, startRun } from "./run-table.js";
 import { countingUsage, countRunSettled, readRunsGauge } from "./run-telemetry.js";
 import { createSettledFeeds } from "./settled-runs.js";
 import { listWorkflows, readWorkflows, type WorkflowTable, workflowMenu } from "./workflow-table.js";
@@ -105,10 +106,16 @@ export interface RunHost {
   /** `GET /runs?limit=&cursor=`: one page. @throws JR2_ERR_REQUEST_INVALID (a bad cursor) */
   pageRuns(query: RunListQuery): Promise<RunPage>;
   /**
-   * The run's feed: a live run's; a recently settled run's as it ended; an older settled run's
-   * one status event from the store (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
+   * The run's feed as memory holds it: a live run's tail; a recently settled run's as it ended
+   * (ADR-0260); an older settled run's none (its log is in the store: {@link RunHost.eventLog}),
+   * or one status event for a run settled before the log existed. @throws JR2_ERR_RUN_NOT_FOUND
    */
   feedOf(runId: string): Promise<RunFeed>;
+  /**
+   * One page of the run's stored event log (ADR-0256): up to `limit` events with `seq >= from`,
+   * in order, with their original `seq` and `at`.
+   */
+  eventLog(runId: string, from: number, limit: number): Promise<RunFeedEvent[]>;
   /** True while the run is in memory and `running` (no store read: the feed route's check). */
   isLive(runId: string): boolean;
   /** What the host holds in memory (the soak bench and the memory regression test read it). */
@@ -132,6 +139,7 @@ export interface RunHost {
     runId: string,
     gateId: string,
     body: { type: string } & Record<string, unknown>,
+    by?: GateClient,
   ): Promise<GateEventAnswer>;
   /** `POST /runs/:runId/cancel`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE */
   cancelRun(runId: string): Promise<CancelAnswer>;
@@ -173,12 +181,13 @@ export function createRunHost(options: RunHostOptions): RunHost {
     listRuns: (query) => listRuns(state, typeof query === "string" ? { status: query } : query),
     pageRuns: (query) => pageRuns(state, query),
     feedOf: (runId) => feedOf(state, runId),
+    eventLog: (runId, from, limit) => eventLogPage(state, runId, from, limit),
     isLive: (runId) => state.runs.get(runId)?.status === "running",
     resident: () => ({ runs: state.runs.size, settledFeeds: state.settledFeeds.size }),
     readSurface: (iid, caller) => readSurface(state, iid, caller),
     deliverPick: (iid, caller, pick, trace) => deliverPick(state, iid, caller, pick, trace),
     listGates: (runId) => listGates(state, runId),
-    sendGateEvent: (runId, gateId, body) => sendGateEvent(state, runId, gateId, body),
+    sendGateEvent: (runId, gateId, body, by) => sendGateEvent(state, runId, gateId, body, by),
     cancelRun: (runId) => cancelRun(state, runId),
     restore: () => restoreHostRuns(state),
     close: () => closeHost(state),
@@ -238,6 +247,7 @@ function createHostState(options: RunHostOptions): HostState {
         state.persistence.changed(run);
         evictWhenSaved(state, run);
       },
+      recorded: (run, event) => state.persistence.recordEvent(run, event),
       now,
     },
     drains: new AbortController(),

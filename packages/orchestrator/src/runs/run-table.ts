@@ -5,7 +5,7 @@
  * (ADR-0260).
  * @see SPEC §4.1, §8
  */
-import { type CancelAnswer, Jr2Error, type RunDetail } from "@jr2/wire";
+import { type CancelAnswer, Jr2Error, type RunDetail, type RunFeedEvent } from "@jr2/wire";
 import type { RunBlob } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import type { MachineInfo } from "../menu/menu.js";
@@ -113,14 +113,31 @@ export async function getRun(state: HostState, runId: string): Promise<RunDetail
 }
 
 /**
- * The run's feed: a live run's; a recently settled run's as it ended; an older settled run's
- * one status event from the store (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
+ * The run's feed as memory holds it: a live run's tail; a recently settled run's as it ended
+ * (ADR-0260); an older settled run's none (its log is in the store, {@link eventLogPage}), or,
+ * settled before the log existed, its one status event from the blob. @throws JR2_ERR_RUN_NOT_FOUND
  */
 export async function feedOf(state: HostState, runId: string): Promise<RunFeed> {
   const run = state.runs.get(runId);
   if (run) return run.feed;
   const blob = await storedBlob(state, runId);
-  return state.runs.get(runId)?.feed ?? settledRunFeed(blob, state.now, state.settledFeeds.get(runId));
+  const kept = state.settledFeeds.get(runId);
+  const logged =
+    kept === undefined && !state.damaged.has(runId) && (await state.store.lastEventSeq(runId)) !== undefined;
+  return state.runs.get(runId)?.feed ?? settledRunFeed(blob, state.now, kept, logged);
+}
+
+/**
+ * One page of the run's stored event log (ADR-0256): up to `limit` events with `seq >= from`;
+ * none for a damaged run (served as its stand-in's one status event).
+ */
+export async function eventLogPage(
+  state: HostState,
+  runId: string,
+  from: number,
+  limit: number,
+): Promise<RunFeedEvent[]> {
+  return state.damaged.has(runId) ? [] : state.store.events(runId, from, limit);
 }
 
 /**

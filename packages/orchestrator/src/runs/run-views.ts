@@ -108,7 +108,10 @@ export function storedRunSummary(blob: RunBlob): RunSummary {
   return summaryOfBlob(blob);
 }
 
-/** The feed of a run settled before this process: its events are gone; one says how it ended. */
+/**
+ * The feed of a run settled before the event log existed (ADR-0256; or a damaged run's): its
+ * events are gone; one says how it ended, numbered 0.
+ */
 export function storedRunFeed(blob: RunBlob, now: () => Date): RunFeed {
   const feed = createRunFeed(now);
   const value = (blob.snapshot as { value?: unknown } | null)?.value ?? null;

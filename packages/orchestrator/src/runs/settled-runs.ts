@@ -2,9 +2,9 @@
  * What the run host keeps of a run once it settled and left memory (issue 16 item 2,
  * ADR-0260): the feeds of the most recently settled runs, bounded in number, so a follower
  * that connects or reconnects (`Last-Event-ID`) soon after the end reads the feed as it was.
- * Everything else is read back from the store (§8); an older settled run's feed is the one
- * status event its blob can tell, numbered 0 (as after a restart), until the run-history issue
- * makes the feed durable.
+ * Everything else is read back from the store (§8): an older settled run's events are its
+ * stored event log (ADR-0256), which `GET /runs/:runId/events` reads; a run settled before the
+ * log existed has the one status event its blob can tell, numbered 0.
  * @see SPEC §4.1, §8
  */
 import type { RunFeedEvent } from "@jr2/wire";
@@ -43,20 +43,24 @@ export function createSettledFeeds(limit = SETTLED_FEEDS_KEPT): SettledFeeds {
 }
 
 /**
- * The feed of a settled run no longer in memory: its kept events when `events` is given, else
- * (settled before this process, or past the kept ones) the one status event the blob can tell,
- * numbered 0. Appends and holds are ignored and nothing is ever published: the run is over.
+ * The feed of a settled run no longer in memory: its kept events when `events` is given; none
+ * when its event log is stored (`logged`: the route reads it from the store, ADR-0256); else
+ * (settled before the log existed) the one status event the blob can tell, numbered 0.
+ * Appends and holds are ignored and nothing is ever published: the run is over.
  */
 export function settledRunFeed(
   blob: RunBlob,
   now: () => Date,
   events: readonly RunFeedEvent[] | undefined,
+  logged = false,
 ): RunFeed {
-  if (!events) return storedRunFeed(blob, now);
+  if (!events && !logged) return storedRunFeed(blob, now);
+  const kept = events ?? [];
   return {
     append: (entry) => ({ ...entry, seq: -1, at: now().toISOString() }) as RunFeedEvent,
-    since: (from = 0) => events.slice(Math.max(0, from)),
+    since: (from = 0) => kept.filter((e) => e.seq >= from),
     subscribe: () => () => {},
     hold: () => () => {},
+    record: () => {},
   };
 }

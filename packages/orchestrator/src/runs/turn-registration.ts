@@ -144,8 +144,13 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
-      // Where it was admitted: a restore reads the rest of an ended Turn's usage there (ADR-0255).
-      run.ledger.set(iid, current.harnessUrl ? { ...entry, harnessUrl: current.harnessUrl } : entry);
+      // Where it was admitted: a restore reads the rest of an ended Turn's usage there (ADR-0255),
+      // and puts it on the event log as this Turn's (ADR-0256).
+      run.ledger.set(iid, {
+        ...entry,
+        ...(current.harnessUrl ? { harnessUrl: current.harnessUrl } : {}),
+        child,
+      });
       await deps.save?.(run);
     },
     shuttingDown: () => deps.shuttingDown?.() === true,

@@ -25,6 +25,11 @@ export interface ServeConfig {
   turnDeadlineMs: number;
   /** Per-module load limit in ms (`JR2_WORKFLOW_LOAD_TIMEOUT_MS`, default 30 s; 0 = none). */
   workflowLoadTimeoutMs: number;
+  /**
+   * Days a settled run keeps its event log (`JR2_EVENT_RETENTION_DAYS`, ADR-0256); 0 (the default)
+   * keeps it forever.
+   */
+  eventRetentionDays: number;
   /** `--dev`: a well-known, short or empty token is accepted (never in a deployment). */
   dev: boolean;
   logLevel: string;
@@ -62,7 +67,7 @@ export const DEV_INSTANCE_TOKEN = "dev";
  * `JR2_WORKFLOWS_DIR` (./examples/workflows), `JR2_DATA_DIR`, `JR2_HARNESS_URL`,
  * `JR2_HARNESS_TOKEN`, `JR2_LOG_LEVEL` (info), `JR2_WORKFLOW_LOAD_TIMEOUT_MS` (30000; 0 = no limit),
  * `JR2_HEADERS_TIMEOUT_MS` (10000), `JR2_REQUEST_TIMEOUT_MS` (30000), `JR2_KEEP_ALIVE_TIMEOUT_MS`
- * (5000), `JR2_MAX_CONNECTIONS` (1024).
+ * (5000), `JR2_MAX_CONNECTIONS` (1024), `JR2_EVENT_RETENTION_DAYS` (0: the event log is kept forever).
  * Secrets (`JR2_INSTANCE_TOKEN`, `JR2_SANDBOX_KEY` when set, `JR2_HARNESS_TOKEN` with a Harness)
  * must be ≥ 16 characters and no placeholder (`secretProblem` in @jr2/wire), unless `--dev`.
  * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the setting: a bad port, a bad harness URL, a
@@ -125,6 +130,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
       DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS,
     ),
     httpEdge: readHttpEdgeLimits(env, ORCHESTRATOR_HTTP_EDGE_ENV),
+    eventRetentionDays: nonNegativeInt("JR2_EVENT_RETENTION_DAYS", env.JR2_EVENT_RETENTION_DAYS, 0),
     telemetry: readTelemetryConfig(env),
   };
 }

@@ -2,6 +2,7 @@ import { createMetrics, startTracing } from "@jr2/telemetry";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { onCrash } from "../durability/crash-points.js";
+import { startEventRetention } from "../durability/event-retention.js";
 import { openRunStore } from "../durability/store/open.js";
 import { buildOrchestrator, ORCHESTRATOR_VERSION } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
@@ -60,6 +61,7 @@ export async function startOrchestrator(
     (logger as unknown as Record<symbol, { flushSync?(): void }>)[pino.symbols.streamSym]?.flushSync?.(),
   );
   const store = openRunStore(config.dataDir, logger);
+  const stopRetention = startEventRetention(store, config.eventRetentionDays, logger);
   const telemetry = startTelemetry(config);
   const app = await buildOrchestrator({
     workflows,
@@ -95,6 +97,7 @@ export async function startOrchestrator(
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     stopCheck.abort();
+    stopRetention();
     await telemetry.tracing.shutdown();
     throw error;
   }
@@ -107,6 +110,7 @@ export async function startOrchestrator(
     url: `http://${host}:${port}`,
     close: async () => {
       stopCheck.abort();
+      stopRetention();
       try {
         await app.close();
       } finally {

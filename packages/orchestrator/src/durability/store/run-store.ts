@@ -1,4 +1,4 @@
-import type { PickAnswer, RunFaultRecord, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
+import type { PickAnswer, RunFaultRecord, RunFeedEvent, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
 
 /**
@@ -20,7 +20,8 @@ export interface SavedTimer {
 
 /**
  * An admission's ledger entry (§5.4): what restore re-attaches a Turn to. `harnessUrl` is the
- * Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255).
+ * Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255);
+ * `child` names the Turn on the event log (ADR-0256).
  */
 export interface LedgerEntry {
   turnId: string | null;
@@ -28,6 +29,8 @@ export interface LedgerEntry {
   offset: string;
   streamUrl: string;
   harnessUrl?: string;
+  /** The Turn as the feed names it, `<state path>#<agent>` (never an iid): its usage's `child` (ADR-0256). */
+  child?: string;
   /**
    * The Turn's trace context (W3C `traceparent` of its `jr2.turn` span), so a restore continues
    * the trace (ADR-0421). Absent when tracing was off, and in rows written before it existed.
@@ -95,10 +98,30 @@ export interface PickKey {
  */
 export interface RunStore {
   /**
-   * Writes the blob, the pick answers and usage records (each once by its key) in one
+   * Writes the blob, the pick answers, usage records (each once by its key) and the run's feed
+   * events (each once by its `seq`: the state changes this blob holds, ADR-0256) in one
    * transaction.
    */
-  save(blob: RunBlob, picks?: readonly StoredPickAnswer[], usage?: readonly UsageRecord[]): Promise<void>;
+  save(
+    blob: RunBlob,
+    picks?: readonly StoredPickAnswer[],
+    usage?: readonly UsageRecord[],
+    events?: readonly RunFeedEvent[],
+  ): Promise<void>;
+  /**
+   * Appends feed events of `runId` to its event log, each once by its `seq` (one already stored is
+   * ignored), with their original `seq` and `at`. Never touches the blob (ADR-0256).
+   */
+  appendEvents(runId: string, events: readonly RunFeedEvent[]): Promise<void>;
+  /** One page of `runId`'s event log: up to `limit` events with `seq >= from`, in `seq` order. */
+  events(runId: string, from: number, limit: number): Promise<RunFeedEvent[]>;
+  /** The highest stored `seq` of `runId`'s log; undefined when it has none. */
+  lastEventSeq(runId: string): Promise<number | undefined>;
+  /**
+   * Retention (ADR-0256): deletes the event log of every settled run (`done`, `faulted`,
+   * `cancelled`) last updated before `before` (ISO-8601). Live and drifted runs keep theirs. @returns the rows deleted
+   */
+  pruneEvents(before: string): Promise<number>;
   /**
    * The run's blob. @throws DamagedRunError when the stored row cannot be decoded (the other
    * runs are still readable)
@@ -237,9 +260,11 @@ export function createMemoryStore(): RunStore {
       if (!rows.has(k)) rows.set(k, structuredClone(r));
     }
   };
+  const log = createMemoryEventLog();
   return {
-    async save(blob, answers = [], records = []) {
+    async save(blob, answers = [], records = [], events = []) {
       runs.set(blob.runId, JSON.stringify(blob));
+      log.append(blob.runId, events);
       for (const p of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
         if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
@@ -248,6 +273,17 @@ export function createMemoryStore(): RunStore {
     },
     async recordUsage(runId, records) {
       record(runId, records);
+    },
+    async appendEvents(runId, events) {
+      log.append(runId, events);
+    },
+    events: async (runId, from, limit) => log.page(runId, from, limit),
+    lastEventSeq: async (runId) => log.last(runId),
+    async pruneEvents(before) {
+      const settled = [...runs.values()]
+        .map((row) => JSON.parse(row) as RunBlob)
+        .filter((b) => b.status !== "running" && b.status !== "drifted" && b.updatedAt < before);
+      return settled.reduce((n, b) => n + log.drop(b.runId), 0);
     },
     async usage(runId) {
       return [...(usage.get(runId)?.values() ?? [])].map((r) => structuredClone(r));
@@ -281,5 +317,34 @@ export function createMemoryStore(): RunStore {
       return structuredClone(stored);
     },
     async close() {},
+  };
+}
+
+/** The memory store's event logs: per run, events by `seq` (each kept once, a copy). */
+function createMemoryEventLog() {
+  const logs = new Map<string, Map<number, RunFeedEvent>>();
+  return {
+    append(runId: string, events: readonly RunFeedEvent[]): void {
+      if (events.length === 0) return;
+      const log = logs.get(runId) ?? new Map<number, RunFeedEvent>();
+      logs.set(runId, log);
+      for (const e of events) if (!log.has(e.seq)) log.set(e.seq, structuredClone(e));
+    },
+    page(runId: string, from: number, limit: number): RunFeedEvent[] {
+      return [...(logs.get(runId)?.values() ?? [])]
+        .filter((e) => e.seq >= from)
+        .sort((a, b) => a.seq - b.seq)
+        .slice(0, Math.max(0, limit))
+        .map((e) => structuredClone(e));
+    },
+    last(runId: string): number | undefined {
+      const seqs = [...(logs.get(runId)?.keys() ?? [])];
+      return seqs.length === 0 ? undefined : Math.max(...seqs);
+    },
+    drop(runId: string): number {
+      const n = logs.get(runId)?.size ?? 0;
+      logs.delete(runId);
+      return n;
+    },
   };
 }

@@ -66,6 +66,16 @@ const migrations: readonly string[] = [
    CREATE INDEX runs_status_listed ON runs(status, updated_at DESC, run_id DESC);
    CREATE INDEX runs_workflow_listed ON runs(workflow, updated_at DESC, run_id DESC);
    CREATE INDEX runs_outcome_listed ON runs(outcome, updated_at DESC, run_id DESC);`,
+  // 6: the durable event log (ADR-0256): every feed event with its original seq and at, once by
+  // (run, seq); the RunBlob never carries it.
+  `CREATE TABLE run_events (
+     run_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     at TEXT NOT NULL,
+     type TEXT NOT NULL,
+     event TEXT NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   );`,
 ];
 
 /**

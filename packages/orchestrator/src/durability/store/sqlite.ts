@@ -11,6 +11,7 @@ import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { UsageRecord } from "../usage-totals.js";
 import { decodeRunBlob, type RunBlob, type RunStore, summaryOfBlob } from "./run-store.js";
+import { sqliteEventLog } from "./sqlite-events.js";
 import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
 
@@ -170,8 +171,14 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
         r.finishReason ?? null,
       );
   });
+  const eventLog = sqliteEventLog(db);
   const saveTx = db.transaction(
-    (blob: RunBlob, picks: Parameters<RunStore["save"]>[1], usage: readonly UsageRecord[]) => {
+    (
+      blob: RunBlob,
+      picks: Parameters<RunStore["save"]>[1],
+      usage: readonly UsageRecord[],
+      events: Parameters<RunStore["appendEvents"]>[1],
+    ) => {
       const { outcome, finalState } = summaryOfBlob(blob);
       upsertRun.run({
         ...blob,
@@ -182,15 +189,22 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
       for (const p of picks ?? [])
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
       recordTx(blob.runId, usage);
+      eventLog.insert(blob.runId, events);
     },
   );
 
   return {
     path,
     db,
-    async save(blob, picks, usage = []) {
-      saveTx(blob, picks, usage);
+    async save(blob, picks, usage = [], events = []) {
+      saveTx(blob, picks, usage, events);
     },
+    async appendEvents(runId, events) {
+      eventLog.append(runId, events);
+    },
+    events: async (runId, from, limit) => eventLog.page(runId, from, limit),
+    lastEventSeq: async (runId) => eventLog.last(runId),
+    pruneEvents: async (before) => eventLog.prune(before),
     async recordUsage(runId, records) {
       recordTx(runId, records);
     },

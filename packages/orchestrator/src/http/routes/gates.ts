@@ -22,6 +22,18 @@ export const gateRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (app, 
       },
       config: { auth: "instance" },
     },
-    async (request) => host.sendGateEvent(request.params.runId, request.params.gateId, request.body),
+    async (request) =>
+      host.sendGateEvent(
+        request.params.runId,
+        request.params.gateId,
+        request.body,
+        clientOf(request.headers),
+      ),
   );
 };
+
+/** Who sends a Gate event (the feed's `gate-answered.by`): `x-jr2-client: cli | console`, else `http`. */
+function clientOf(headers: Record<string, string | string[] | undefined>): "cli" | "http" | "console" {
+  const said = headers["x-jr2-client"];
+  return said === "cli" || said === "console" ? said : "http";
+}

@@ -1,8 +1,9 @@
-import { CancelAnswer, RunDetail, type RunFeedEvent, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
+import { CancelAnswer, RunDetail, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { RunHost } from "../../runs/run-host.js";
 import { errorResponses } from "./error-responses.js";
+import { streamEvents } from "./run-events-stream.js";
 
 const RunParams = z.object({ runId: z.string().min(1).max(200) });
 
@@ -72,13 +73,15 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
     "/runs/:runId/events",
     {
       schema: {
-        summary: "The run feed (text/event-stream): status, admission, pick, usage, retry, fault, gate",
+        summary:
+          "The run's event log (text/event-stream): status, admission, pick, usage, retry, fault, gate, gate-answered, timer",
         description:
-          "Each SSE message is `id: <seq>`, `event: <type>`, `data: <RunFeedEvent JSON>`. The stream replays " +
-          "from `since` (or after `Last-Event-ID`) and ends once the run is no longer running — at once for a " +
-          "settled run, whatever `since` is; a live run's stream always ends with its final status event, even " +
-          "when `since` lies past the feed's end (after a restart the feed is renumbered from 0). A settled run's feed " +
-          "is whole for the 100 most recently settled runs; an older one's (or one settled before a restart) is its " +
+          "Each SSE message is `id: <seq>`, `event: <type>`, `data: <RunFeedEvent JSON>`. The stream replays the " +
+          "run's stored event log from `since` (or after `Last-Event-ID`) with each event's original `seq` and `at` " +
+          "— after any number of restarts: `seq` goes on from the stored log — then follows live, and ends once the " +
+          "run is no longer running: at once for a settled run, whatever `since` is; a live run's stream always ends " +
+          "with its final status event, even when `since` lies past the log's end. A settled run's log lasts as long " +
+          "as `JR2_EVENT_RETENTION_DAYS` keeps it (default: forever); a run settled before the log existed has its " +
           "final status event alone, numbered 0.",
         params: RunParams,
         querystring: z.object({ since: z.coerce.number().int().nonnegative().optional() }),
@@ -87,11 +90,10 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       config: { auth: "instance" },
     },
     async (request, reply) => {
-      const feed = await host.feedOf(request.params.runId);
+      const { runId } = request.params;
+      const feed = await host.feedOf(runId);
       const lastId = Number(request.headers["last-event-id"]);
       const since = request.query.since ?? (Number.isInteger(lastId) ? lastId + 1 : 0);
-      // Synchronous from here to `subscribe`: no event can slip between the backlog and it.
-      const isLive = () => host.isLive(request.params.runId);
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {
@@ -101,37 +103,15 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       });
       // Headers now, not with the first event: a follower with nothing to replay knows it is connected.
       out.flushHeaders();
-      const write = (event: RunFeedEvent) =>
-        out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      const backlog = feed.since(since);
-      backlog.forEach(write);
-      if (!isLive()) {
-        out.end();
-        return;
-      }
-      let next = since + backlog.length;
-      const heartbeat = setInterval(() => out.write(": keep-alive\n\n"), options.heartbeatMs ?? 15_000);
-      heartbeat.unref();
-      let finished = false;
-      // Ends the stream once; also runs when the client goes away (the response closes).
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        streams.delete(finish);
-        clearInterval(heartbeat);
-        unsubscribe();
-        out.end();
-      };
-      const unsubscribe = feed.subscribe((event) => {
-        const final = event.type === "status" && event.status !== "running";
-        // A `since` past the end (an old Last-Event-ID after a restart renumbered the feed) skips
-        // what it already saw — but never the final status: the stream ends on it, written.
-        if (event.seq >= next || final) write(event);
-        next = Math.max(next, event.seq + 1);
-        if (final) finish();
+      await streamEvents({
+        host,
+        runId,
+        feed,
+        since,
+        out,
+        streams,
+        heartbeatMs: options.heartbeatMs ?? 15_000,
       });
-      streams.add(finish);
-      out.on("close", finish);
     },
   );
 };
