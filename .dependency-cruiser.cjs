@@ -29,11 +29,28 @@ module.exports = {
       from: { path: "^packages/(orchestrator|harness)/src/" },
       to: { path: "^packages/(orchestrator|harness|model-sim|conformance)/", pathNot: "^packages/$1/" },
     },
+    {
+      name: "not-to-dist",
+      comment: "src imports src: a built file (dist/) hides the real dependency from these rules",
+      severity: "error",
+      from: { path: "^packages/[^/]+/src/" },
+      to: { path: "(^|/)dist/" },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment:
+        "an import these rules cannot resolve cannot be checked: declare the dependency or fix the path",
+      severity: "error",
+      from: { path: "^packages/[^/]+/src/" },
+      to: { couldNotResolve: true },
+    },
     ...layerRules("packages/orchestrator/src"),
   ],
   options: {
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(dist|node_modules)/" },
+    // dist/ is followed no further but still seen, so an import into it (a package.json
+    // `imports` alias, a relative path) is reported rather than silently dropped.
+    doNotFollow: { path: "(^|/)(dist|node_modules)/" },
+    exclude: { path: "(^|/)node_modules/" },
     tsPreCompilationDeps: true,
     combinedDependencies: true,
     tsConfig: { fileName: "tsconfig.tests.json" },

@@ -43,6 +43,13 @@ function layerRules(src) {
       pathNot: [`${root}(${[layer, ...allowed].join("|")})/`],
     },
   }));
+  rules.push({
+    name: "layer-outside-folders",
+    comment: `every source file lives in a layer folder (${Object.keys(LAYERS).join(", ")}) or is the entry index.ts (ADR-0070)`,
+    severity: "error",
+    from: { path: `${root}`, pathNot: [`${root}(${Object.keys(LAYERS).join("|")})/`, `${root}index\\.ts$`] },
+    to: {},
+  });
   return rules;
 }
 

@@ -48,6 +48,7 @@ describe("the dependency direction (issue 14, ADR-0070)", () => {
       from: `${fixture}/menu/decide.ts`,
       to: `${fixture}/runs/run-host.ts`,
     });
+    // built.ts and unresolvable.ts reach no layer: only decide.ts breaks the layer table.
     expect(found.filter((v) => v.rule.name.startsWith("layer-")).map(short)).toHaveLength(1);
   });
 
@@ -59,6 +60,20 @@ describe("the dependency direction (issue 14, ADR-0070)", () => {
     expect([`${fixture}/turns/a.ts`, `${fixture}/turns/b.ts`]).toContain(circles[0]!.to);
   });
 
+  it("refuses an import of a built file and an import it cannot resolve", async () => {
+    // The repository's two rules, pointed at the fixture's src instead of packages/*/src.
+    const forFixture = (config.forbidden as Array<{ name: string; from: object }>)
+      .filter((r) => r.name === "not-to-dist" || r.name === "not-to-unresolvable")
+      .map((r) => ({ ...r, from: { path: `^${fixture}/` } }));
+    const found = await violationsOf([fixture], forFixture);
+    expect(found.map((v) => ({ rule: v.rule.name, from: v.from }))).toEqual(
+      expect.arrayContaining([
+        { rule: "not-to-dist", from: `${fixture}/menu/built.ts` },
+        { rule: "not-to-unresolvable", from: `${fixture}/menu/unresolvable.ts` },
+      ]),
+    );
+  });
+
   it("accepts every package's src as it is", async () => {
     const found = await violationsOf(["packages/*/src"], config.forbidden);
     expect(found.map(short)).toEqual([]);
@@ -67,7 +82,7 @@ describe("the dependency direction (issue 14, ADR-0070)", () => {
   it("every Orchestrator source file lives in a layer folder, or is the entry", () => {
     const src = join(repoRoot, "packages/orchestrator/src");
     const files = readdirSync(src, { recursive: true, withFileTypes: true })
-      .filter((d) => d.isFile() && d.name.endsWith(".ts"))
+      .filter((d) => d.isFile() && /\.[cm]?tsx?$/.test(d.name))
       .map((d) => relative(src, join(d.parentPath, d.name)));
     const outside = files.filter((f) => f !== "index.ts" && !(f.split("/")[0]! in LAYERS));
     expect(outside).toEqual([]);
