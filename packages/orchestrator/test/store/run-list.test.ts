@@ -100,7 +100,9 @@ describe("the SQLite store's outcome columns", () => {
     await store.close();
     // As a store before migration 5 left them: no outcome column values, no later tables.
     const db = new Database(join(dir, STORE_FILE));
-    db.exec("UPDATE runs SET outcome = NULL; DELETE FROM schema_migrations WHERE version >= 5; DROP TABLE run_events;");
+    db.exec(
+      "UPDATE runs SET outcome = NULL; DELETE FROM schema_migrations WHERE version >= 5; DROP TABLE run_events;",
+    );
     db.exec("DROP INDEX runs_listed; DROP INDEX runs_status_listed; DROP INDEX runs_workflow_listed;");
     db.exec(
       "DROP INDEX runs_outcome_listed; ALTER TABLE runs DROP COLUMN outcome; ALTER TABLE runs DROP COLUMN final_state;",
