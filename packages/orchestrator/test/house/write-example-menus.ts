@@ -3,6 +3,7 @@
 // Orchestrator). Written from ef9ea94 (main before the house's first move), from the root:
 // node -e 'require("./packages/orchestrator/node_modules/jiti")
 //   .createJiti(process.cwd() + "/").import("./packages/orchestrator/test/house/write-example-menus.ts")'
+// then `npx biome check --write packages/harness/test/house` (biome puts short arrays on one line).
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { getMenu, loadWorkflows, machineInfoOf } from "../../src/index.js";
