@@ -4,6 +4,11 @@
  * fixtures were written by main before the first move (`write-pin.ts`, `write-store.ts`):
  * a changed Menu would break every provider's prefix cache, a changed fingerprint would drift
  * every saved run, a lost export or bin path would break a workflow author or a Dockerfile.
+ * `machineFingerprints` (every Machine, nested ones too) was added later by running this
+ * directory's `pin.ts` and `write-pin.ts` in a worktree of ef9ea94 (main before the first move):
+ *   node -e 'require("./packages/orchestrator/node_modules/jiti").createJiti(process.cwd() + "/")
+ *     .import("./packages/orchestrator/test/house/write-pin.ts")'
+ * keeping only that key; the rest of that output equalled the committed pin byte for byte.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +27,7 @@ describe("the bytes main had before the house moved (issue 14)", () => {
     const now = await pinNow(await exampleWorkflows());
     expect(now.menus).toEqual(pinned.menus);
     expect(now.fingerprints).toEqual(pinned.fingerprints);
+    expect(now.machineFingerprints).toEqual(pinned.machineFingerprints);
     expect(now.exports).toEqual(pinned.exports);
     expect(now.typeExports).toEqual(pinned.typeExports);
     expect(now.bins).toEqual(pinned.bins);

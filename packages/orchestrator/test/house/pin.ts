@@ -16,6 +16,11 @@ const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 export interface BytesPin {
   /** workflow → fingerprint (§8) of its Machine. */
   fingerprints: Record<string, string>;
+  /**
+   * `workflow[/machine path]` → fingerprint (§8) of every Machine `machineInfoOf` lists, the
+   * top one and each nested one (review's `workspace()` body `working/body`).
+   */
+  machineFingerprints: Record<string, string>;
   /** `workflow[/machine path]/agent` → sha256 of `JSON.stringify(getMenu(machine, agent))`. */
   menus: Record<string, string>;
   /** The runtime export names of `@jr2/orchestrator`, sorted. */
@@ -44,12 +49,15 @@ export async function exampleWorkflows(): Promise<Map<string, AnyStateMachine>> 
  */
 export async function pinNow(workflows: ReadonlyMap<string, AnyStateMachine>): Promise<BytesPin> {
   const fingerprints: Record<string, string> = {};
+  const machineFingerprints: Record<string, string> = {};
   const menus: Record<string, string> = {};
   for (const [name, machine] of workflows) {
     const info = orchestrator.machineInfoOf(machine);
     fingerprints[name] = info.fingerprint;
     for (const { path, machine: nested } of info.machines) {
-      const agents = orchestrator.machineInfoOf(nested).agents;
+      const nestedInfo = orchestrator.machineInfoOf(nested);
+      machineFingerprints[`${name}${path ? `/${path}` : ""}`] = nestedInfo.fingerprint;
+      const agents = nestedInfo.agents;
       for (const agentName of Object.keys(agents).sort())
         menus[`${name}${path ? `/${path}` : ""}/${agentName}`] = sha256(
           JSON.stringify(orchestrator.getMenu(nested, agentName)),
@@ -67,5 +75,12 @@ export async function pinNow(workflows: ReadonlyMap<string, AnyStateMachine>): P
     const json = JSON.parse(readFileSync(`${repoRoot}packages/${pkg}/package.json`, "utf8"));
     if (json.bin) bins[json.name] = json.bin;
   }
-  return { fingerprints, menus, exports: Object.keys(orchestrator).sort(), typeExports, bins };
+  return {
+    fingerprints,
+    machineFingerprints,
+    menus,
+    exports: Object.keys(orchestrator).sort(),
+    typeExports,
+    bins,
+  };
 }
