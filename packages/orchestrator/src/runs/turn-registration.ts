@@ -52,82 +52,148 @@ export interface TurnRegistrationDeps {
  * @see SPEC §4.3 (turnComplete by identity), §4.4 (scope), §5.1, §5.3; ADR-0050, ADR-0051
  */
 export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: TurnStart): () => void {
-  const { registrations } = deps;
+  const seat = seatOf(deps, run, turn);
+  const placement = placeTurn(deps, run, turn, seat);
+  if (placement.kind === "unplaced") return refuseUnplaced(run, turn, seat, placement.reason);
+  const live: LiveTurn = {
+    current: registrationAt(run, turn, seat, placement, turn.input.iid),
+    ended: false,
+    stopDriver: () => {},
+  };
+  const first = deps.registrations.register(live.current);
+  if (!first.ok) return refuseConflict(run, turn, seat, live.current.iid, first.reason);
+  deps.rememberScope(live.current.iid, live.current.scope);
+  seat.log.info({ iid: live.current.iid, turnId: live.current.turnId }, "Turn registered");
+  startDriverAfterCommit(deps, run, seat, live, turnContext(deps, run, turn, seat, placement, live));
+  return () => endTurn(deps, run, seat, live);
+}
+
+/** Where a Turn sits: its invoking state, its Agent, its feed child (`<state>#<agent>`), its log. */
+interface TurnSeat {
+  statePath: string;
+  agent: string;
+  child: string;
+  log: Logger;
+}
+
+/** A registered Turn's mutable state: its live registration (a reseat moves it), its driver's stop. */
+interface LiveTurn {
+  current: Registration;
+  /** The Agent slot stopped: a driver start still waiting on a commit does nothing. */
+  ended: boolean;
+  stopDriver: () => void;
+}
+
+/** The Turn's seat: its state path, Agent name, feed child and a log bound to them. */
+function seatOf(deps: TurnRegistrationDeps, run: LiveRun, turn: TurnStart): TurnSeat {
   const statePath = turnSeatOf(turn.self)?.seat.statePath ?? "";
   const agent = turn.input.agentName;
-  const child = `${statePath}#${agent}`;
   const log = deps.log.child({ runId: run.runId, agent, state: statePath });
-  const placement: Placement = deps.place?.(run.runId, statePath, turn) ?? {
-    kind: "placed",
-    harnessUrl: "",
-    scope: turn.input.sandbox ?? INSTANCE_SCOPE,
-  };
-  if (placement.kind === "unplaced") {
-    // Fail loudly (§5.2): the workflow routes the fault; nothing is registered.
-    log.warn({ code: "placement" }, placement.reason);
-    run.feed.append({ type: "fault", child, reason: "placement", detail: placement.reason });
-    turn.sendBack(
-      stampSender(
-        "agent.fault",
-        { reason: "placement", detail: placement.reason },
-        {
-          kind: "agent",
-          name: agent,
-          iid: turn.input.iid,
-        },
-      ) as EventObject,
-    );
-    return () => {};
-  }
-  const registrationAt = (iid: string): Registration => ({
+  return { statePath, agent, child: `${statePath}#${agent}`, log };
+}
+
+/** Phase 1: placement (§5.2); without a placer every Turn is played by hand in the instance scope. */
+function placeTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: TurnStart, seat: TurnSeat): Placement {
+  return (
+    deps.place?.(run.runId, seat.statePath, turn) ?? {
+      kind: "placed",
+      harnessUrl: "",
+      scope: turn.input.sandbox ?? INSTANCE_SCOPE,
+    }
+  );
+}
+
+/** Phase 1 refused: fail loudly (§5.2) — the workflow routes the fault; nothing is registered. */
+function refuseUnplaced(run: LiveRun, turn: TurnStart, seat: TurnSeat, reason: string): () => void {
+  seat.log.warn({ code: "placement" }, reason);
+  run.feed.append({ type: "fault", child: seat.child, reason: "placement", detail: reason });
+  sendFault(turn, seat, turn.input.iid, "placement", reason);
+  return () => {};
+}
+
+/** Phase 2 refused: a second live registration of one iid (§5.3); the live one keeps the surface. */
+function refuseConflict(
+  run: LiveRun,
+  turn: TurnStart,
+  seat: TurnSeat,
+  iid: string,
+  reason: string,
+): () => void {
+  seat.log.warn({ code: "conflict" }, reason);
+  run.feed.append({ type: "fault", child: seat.child, reason: "conflict", detail: reason });
+  sendFault(turn, seat, iid, "conflict", reason);
+  return () => {};
+}
+
+/** The Turn's registration at `iid` (a fresh object each time: turnComplete goes by identity, §4.3). */
+function registrationAt(
+  run: LiveRun,
+  turn: TurnStart,
+  seat: TurnSeat,
+  placement: Extract<Placement, { kind: "placed" }>,
+  iid: string,
+): Registration {
+  return {
     iid,
     runId: run.runId,
-    agent,
+    agent: seat.agent,
     turnId: turn.input.turnId,
     scope: placement.scope,
     ...(placement.harnessUrl ? { harnessUrl: placement.harnessUrl } : {}),
     ...(placement.cwd ? { cwd: placement.cwd } : {}),
     turnActor: turn.self,
-    statePath,
+    statePath: seat.statePath,
     menu: menuOfTurn(turn.self),
     input: turn.input,
     definition: turn.definition,
-  });
-  const fault = (iid: string, reason: string, detail?: string, cause?: FaultCause) => {
-    const sender: Sender = { kind: "agent", name: agent, iid };
-    const payload = {
-      reason,
-      ...(detail === undefined ? {} : { detail }),
-      ...(cause === undefined ? {} : { cause }),
-    };
-    turn.sendBack(stampSender("agent.fault", payload, sender) as EventObject);
   };
+}
 
-  let current = registrationAt(turn.input.iid);
-  const first = registrations.register(current);
-  if (!first.ok) {
-    log.warn({ code: "conflict" }, first.reason);
-    run.feed.append({ type: "fault", child, reason: "conflict", detail: first.reason });
-    fault(current.iid, "conflict", first.reason);
-    return () => {};
-  }
-  deps.rememberScope(current.iid, current.scope);
-  log.info({ iid: current.iid, turnId: current.turnId }, "Turn registered");
-
-  const bumpEpoch = (address: string): number => {
-    const next = (run.epochs.get(address) ?? 0) + 1;
-    run.epochs.set(address, next);
-    return next;
+/** Sends the Turn `agent.fault { reason, detail?, cause? }` from its Agent at `iid`. */
+function sendFault(
+  turn: TurnStart,
+  seat: TurnSeat,
+  iid: string,
+  reason: string,
+  detail?: string,
+  cause?: FaultCause,
+) {
+  const sender: Sender = { kind: "agent", name: seat.agent, iid };
+  const payload = {
+    reason,
+    ...(detail === undefined ? {} : { detail }),
+    ...(cause === undefined ? {} : { cause }),
   };
-  const context: TurnContext = {
+  turn.sendBack(stampSender("agent.fault", payload, sender) as EventObject);
+}
+
+/** The next epoch of a continued conversation's address (§5.3). */
+function bumpEpoch(run: LiveRun, address: string): number {
+  const next = (run.epochs.get(address) ?? 0) + 1;
+  run.epochs.set(address, next);
+  return next;
+}
+
+/** Phase 3: what the Turn driver sees of the registered Turn (reads the live registration each time). */
+function turnContext(
+  deps: TurnRegistrationDeps,
+  run: LiveRun,
+  turn: TurnStart,
+  seat: TurnSeat,
+  placement: Extract<Placement, { kind: "placed" }>,
+  live: LiveTurn,
+): TurnContext {
+  const { registrations } = deps;
+  const { child, log } = seat;
+  return {
     runId: run.runId,
     get registration() {
-      return current;
+      return live.current;
     },
     turn,
-    allowed: () => deps.allowedOf(current),
-    isOpen: () => registrations.get(current.iid) === current,
-    atRest: () => isAtRest(current.turnActor),
+    allowed: () => deps.allowedOf(live.current),
+    isOpen: () => registrations.get(live.current.iid) === live.current,
+    atRest: () => isAtRest(live.current.turnActor),
     lastAnswer: () => lastAnswers.get(turn.self),
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
@@ -139,8 +205,8 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
     fault: (reason, detail, cause) => {
       // A terminal fault on a continued conversation bumps its epoch: the next `continue`
       // lands on a new conversation (§5.3).
-      if (turn.input.continuation) bumpEpoch(addressOf(run.runId, turn));
-      fault(current.iid, reason, detail, cause);
+      if (turn.input.continuation) bumpEpoch(run, addressOf(run.runId, turn));
+      sendFault(turn, seat, live.current.iid, reason, detail, cause);
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
@@ -148,59 +214,86 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
       // and puts it on the event log as this Turn's (ADR-0256).
       run.ledger.set(iid, {
         ...entry,
-        ...(current.harnessUrl ? { harnessUrl: current.harnessUrl } : {}),
+        ...(live.current.harnessUrl ? { harnessUrl: live.current.harnessUrl } : {}),
         child,
       });
       await deps.save?.(run);
     },
     shuttingDown: () => deps.shuttingDown?.() === true,
-    bumpEpoch,
-    reseat() {
-      const address = addressOf(run.runId, turn);
-      const iid = turn.input.continuation
-        ? `${address}/${bumpEpoch(address)}`
-        : `${address}/${randomBytes(4).toString("hex")}`;
-      const next = registrationAt(iid);
-      const moved = registrations.register(next);
-      if (!moved.ok) return current.iid;
-      registrations.deregister(current);
-      current = next;
-      deps.rememberScope(iid, next.scope);
-      log.info({ turnId: next.turnId }, "Turn reseated on a new conversation");
-      return iid;
-    },
+    bumpEpoch: (address) => bumpEpoch(run, address),
+    reseat: () => reseat(deps, run, turn, seat, placement, live),
     log,
   };
-  // Outbox rule (ADR-0250): the driver's effects (an admission, a remote abort) leave the
-  // process only once the state that caused them is committed; a crash before that restores a
-  // run in which they never happened.
-  let stopDriver: () => void = () => {};
-  let ended = false;
+}
+
+/**
+ * Moves the Turn onto a new conversation (a new iid: the next epoch when continued, else fresh)
+ * and returns its iid; when the new iid cannot be registered, the Turn stays where it was.
+ */
+function reseat(
+  deps: TurnRegistrationDeps,
+  run: LiveRun,
+  turn: TurnStart,
+  seat: TurnSeat,
+  placement: Extract<Placement, { kind: "placed" }>,
+  live: LiveTurn,
+): string {
+  const address = addressOf(run.runId, turn);
+  const iid = turn.input.continuation
+    ? `${address}/${bumpEpoch(run, address)}`
+    : `${address}/${randomBytes(4).toString("hex")}`;
+  const next = registrationAt(run, turn, seat, placement, iid);
+  const moved = deps.registrations.register(next);
+  if (!moved.ok) return live.current.iid;
+  deps.registrations.deregister(live.current);
+  live.current = next;
+  deps.rememberScope(iid, next.scope);
+  seat.log.info({ turnId: next.turnId }, "Turn reseated on a new conversation");
+  return iid;
+}
+
+/**
+ * Phase 4, the outbox rule (ADR-0250): the driver's effects (an admission, a remote abort) leave
+ * the process only once the state that caused them is committed; a crash before that restores a
+ * run in which they never happened.
+ */
+function startDriverAfterCommit(
+  deps: TurnRegistrationDeps,
+  run: LiveRun,
+  seat: TurnSeat,
+  live: LiveTurn,
+  context: TurnContext,
+): void {
   const startDriver = () => {
-    if (ended) return;
+    if (live.ended) return;
     try {
-      stopDriver = deps.turnDriver.start(context);
+      live.stopDriver = deps.turnDriver.start(context);
     } catch (error) {
-      log.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
-    }
-  };
-  const stop = () => {
-    try {
-      stopDriver();
-    } catch (error) {
-      log.error({ err: error }, "the Turn driver threw on stop");
+      seat.log.error({ err: error }, "the Turn driver threw on start; the Turn stays playable by hand");
     }
   };
   if (deps.afterCommit) deps.afterCommit(run, startDriver);
   else startDriver();
-  return () => {
-    ended = true;
-    registrations.deregister(current);
-    log.info({ turnId: current.turnId }, "Turn ended");
-    // A shutdown stops at once (no remote abort: the run stays restorable).
-    if (deps.afterCommit && deps.shuttingDown?.() !== true) deps.afterCommit(run, stop);
-    else stop();
-  };
+}
+
+/** Phase 5 (the Agent slot stops): deregister this very registration, then the driver's stop after the next commit. */
+function endTurn(deps: TurnRegistrationDeps, run: LiveRun, seat: TurnSeat, live: LiveTurn): void {
+  live.ended = true;
+  deps.registrations.deregister(live.current);
+  seat.log.info({ turnId: live.current.turnId }, "Turn ended");
+  const stop = () => stopDriver(seat, live);
+  // A shutdown stops at once (no remote abort: the run stays restorable).
+  if (deps.afterCommit && deps.shuttingDown?.() !== true) deps.afterCommit(run, stop);
+  else stop();
+}
+
+/** Calls the driver's stop; a throw is logged, never raised. */
+function stopDriver(seat: TurnSeat, live: LiveTurn): void {
+  try {
+    live.stopDriver();
+  } catch (error) {
+    seat.log.error({ err: error }, "the Turn driver threw on stop");
+  }
 }
 
 /** A continued conversation's address, `<runId>/<invoker's actor path>/<agent>`, as the mapper mints it (§5.3). */
