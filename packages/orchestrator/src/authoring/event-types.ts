@@ -52,6 +52,16 @@ type Exclusive<TUnion, TMember = TUnion> = TMember extends unknown
   ? TMember & { [K in Exclude<KeysOfUnion<TUnion>, keyof TMember>]?: undefined }
   : never;
 
+/**
+ * The events a state's config sees (`entry`, `exit`, `always`, an invoke's `input`, each `on`
+ * key): {@link MachineEventOf} with other members' keys absent, so an inline `entry` or input
+ * mapper may read `event.summary ?? ""` before narrowing (as named guards, ADR-0010). Each `on`
+ * key still narrows to its own member.
+ */
+export type StateEventOf<TDefs extends readonly EventDef[]> = string extends TDefs[number]["name"]
+  ? AnyEventObject
+  : Exclusive<MachineEventOf<TDefs>>;
+
 /** An invoke's done or error event, where a named guard or action may be referenced. */
 type InvokeEvent = DoneActorEvent<unknown> | ErrorActorEvent<unknown>;
 

@@ -32,7 +32,7 @@ import type {
 } from "xstate";
 import type { z } from "zod";
 import type { EventDef } from "../menu/event-def.js";
-import type { MachineEventOf, NamedEventOf } from "./event-types.js";
+import type { MachineEventOf, NamedEventOf, StateEventOf } from "./event-types.js";
 import type { GateLogic } from "./gate.js";
 import type { AuthoredTurnInput } from "./turn-input.js";
 import type { CheckTurnInputKeys, IsAgentLogic, IsAny } from "./turn-input-keys.js";
@@ -123,14 +123,19 @@ export interface Jr2SetupOptions<
       ToParameterized<TGuards>
     >;
   };
-  /** Named actions, called with any event of the Machine (as named guards). */
+  /**
+   * Named actions, called with any event of the Machine (as named guards). Unlike guards, the
+   * context is not `NoInfer` and the actors are loose: xstate's `assign(...)` infers its own
+   * context and actors here, and `NoInfer` (with a declared `types.context`) or the built-in
+   * `gate` (with no `actors`) made a correct `assign` fail to match (ADR-0010).
+   */
   actions?: {
     [K in keyof TActions]: ActionFunction<
-      NoInfer<TContext>,
+      TContext,
       NamedEventOf<TDefs>,
       MachineEventOf<TDefs>,
       TActions[K],
-      ProvidedActorsOf<TActors>,
+      Loose,
       ToParameterized<TActions>,
       ToParameterized<TGuards>,
       TDelay,
@@ -157,7 +162,8 @@ type ContextInit<TContext, TActor extends ProvidedActor, TInput> =
 /**
  * The config `createMachine` takes: xstate's `MachineConfig` (its state node config, `version`,
  * `output`, `options`) with the Machine's events (an inline guard, action or transition gets the
- * event of its `on` key), its context, its run input, its actors (an Agent invoke's `input` is
+ * event of its `on` key; `entry`, `exit`, `always` and an invoke's `input` any event, each with
+ * the other events' keys absent, `?: undefined`), its context, its run input, its actors (an Agent invoke's `input` is
  * the authored Turn input) and {@link Jr2StateMeta}. The defaults are the loose config of
  * before (ADR-0010).
  */
@@ -218,7 +224,7 @@ export interface Jr2Setup<
   createMachine<TMachineContext extends MachineContext = MachineContext, TConfig = unknown>(
     config: Jr2MachineConfig<
       ContextOf<TContext, TMachineContext>,
-      MachineEventOf<TDefs>,
+      StateEventOf<TDefs>,
       TActors,
       TGuards,
       TActions,

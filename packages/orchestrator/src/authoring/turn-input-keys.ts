@@ -1,8 +1,8 @@
 /**
  * A type-level twin of the Turn input key check (turn-input.ts refuses an unknown key when the
  * invoke runs): TypeScript checks no excess keys in what a mapper returns, so `createMachine`
- * walks its config's type for Agent invokes whose `input` mapper returns a key outside
- * {@link AuthoredTurnInput}, and names it (types only; ADR-0010).
+ * walks its config's type for Agent invokes whose `input` (a mapper's return, or a static
+ * object) has a key outside {@link AuthoredTurnInput}, and names it (types only; ADR-0010).
  * @see SPEC §3.1 (the Turn input an author may write)
  */
 import type { InputFrom } from "xstate";
@@ -21,12 +21,21 @@ export type AgentNamesOf<TActors> = {
   [K in keyof TActors & string]: IsAgentLogic<TActors[K]> extends true ? K : never;
 }[keyof TActors & string];
 
-/** The keys an invoke's mapper returns beyond the authored Turn input, for an Agent `src`. */
+/** Every key of every member of a union. */
+type KeysOfUnion<T> = T extends unknown ? keyof T : never;
+
+/**
+ * The keys an invoke's `input` gives beyond the authored Turn input, for an Agent `src`: what
+ * its mapper returns, or a static input kept in a variable (a literal written in place gets
+ * TypeScript's own excess-key check; a variable's type does not).
+ */
 type InvokeExtraKeys<TInvoke, TAgents extends string> = TInvoke extends readonly (infer TEntry)[]
   ? InvokeExtraKeys<TEntry, TAgents>
   : TInvoke extends { src: TAgents; input: (...args: never[]) => infer TResult }
     ? Exclude<keyof TResult, keyof AuthoredTurnInput>
-    : never;
+    : TInvoke extends { src: TAgents; input: infer TStatic extends object }
+      ? Exclude<KeysOfUnion<TStatic>, keyof AuthoredTurnInput>
+      : never;
 
 /** Every unknown Turn input key a state or its descendants' Agent invokes return. */
 type ExtraTurnInputKeys<TState, TAgents extends string> =

@@ -87,7 +87,10 @@ export const machine = review.createMachine({
         ],
         tick: {
           guard: ({ event }) => {
-            expectTypeOf(event).toEqualTypeOf<{ type: "tick" }>();
+            // An internal event: no sender, the other events' keys absent (ADR-0010).
+            expectTypeOf(event.type).toEqualTypeOf<"tick">();
+            expectTypeOf(event.sender).toEqualTypeOf<undefined>();
+            expectTypeOf(event.summary).toEqualTypeOf<undefined>();
             return true;
           },
         },
