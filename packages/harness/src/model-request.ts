@@ -1,3 +1,9 @@
+/**
+ * One model request's life in the Harness, top-down as named phases (open → shape and lint →
+ * attempts → report → deliver). About 300 lines on purpose: the phases read in order in one
+ * file, as STYLE.md asks of the engine; one attempt is model-attempt.ts, call ingestion
+ * answer-ingestion.ts.
+ */
 import {
   type AssistantMessage,
   createAssistantMessageEventStream,

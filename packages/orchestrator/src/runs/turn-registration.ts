@@ -1,3 +1,9 @@
+/**
+ * A Turn's registration (docs/reference/lifecycle.md "A Turn's registration"): place → refuse
+ * unplaced → register → refuse a conflicting iid → start the driver after commit → stop. About
+ * 300 lines on purpose: the phases and the Turn driver's context they build read in order in
+ * one file.
+ */
 import { randomBytes } from "node:crypto";
 import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";

@@ -57,8 +57,8 @@ export const machine = jr2Setup({
       invoke: { src: "writer", input: ({ context }) => ({ prompt: \`Write the notes for \${context.topic}.\` }) },
       on: { publish: "published", "agent.fault": "failed" },
     },
-    published: { type: "final" },
-    failed: { type: "final" },
+    published: { type: "final", meta: { outcome: "succeeded" } },
+    failed: { type: "final", meta: { outcome: "failed" } },
   },
 });
 `;
@@ -132,8 +132,9 @@ describe.skipIf(built.some((file) => !existsSync(join(repoRoot, file))))(
       expect(out).toContain("planner → model-sim policy `obedient+think:50`");
       expect(out).toContain("writer → model-sim policy `script:publish`");
       expect(code, out).toBe(0);
-      expect(out).toMatch(/pick\s+planning#planner\s+planned → moved, turn complete/);
-      expect(out).toMatch(/pick\s+writing#writer\s+publish → moved, turn complete/);
+      // The pick line carries its arguments (the durable event log, issue 11).
+      expect(out).toMatch(/pick\s+planning#planner\s+planned \{"plan":"[^"]*"\} → moved, turn complete/);
+      expect(out).toMatch(/pick\s+writing#writer\s+publish \{"text":"[^"]*"\} → moved, turn complete/);
       expect(out).toMatch(/\d\d:\d\d:\d\d {2}done {6}published\n/); // the success state, not `failed`
       expect(out).toMatch(/run run-\S+ done; tokens:/);
       // Every service's log is bounded: the current file plus at most JR2_LOG_FILES rotated ones.
@@ -190,13 +191,14 @@ describe.skipIf(built.some((file) => !existsSync(join(repoRoot, file))))(
         if (firstTurn > -1) expect(warned, out).toBeLessThan(firstTurn);
       }
       // The Turn that still hits the missing model faults with its cause, and the workflow routes
-      // that fault to its `failed` state (`pnpm start --run` exits 0 for any settled run until run
-      // outcomes exist: issue 11).
+      // that fault to its `failed` state: the run's outcome is `failed`, so `pnpm start --run`
+      // exits 1 (ADR-0062).
       expect(out).toMatch(
         /fault\s+planning#planner\s+agent\.fault \{ reason: infra, cause: unknown-model \}/,
       );
       expect(out).toMatch(/\d\d:\d\d:\d\d {2}done {6}failed\n/);
-      expect(code, out).toBe(0);
+      expect(out).toMatch(/outcome\s+failed/);
+      expect(code, out).toBe(1);
     });
   },
 );
