@@ -10,24 +10,12 @@ import { describe, expect, it } from "vitest";
 import { createRunPersistence } from "../src/durability/persistence.js";
 import type { SavedRun } from "../src/durability/saved-run.js";
 import { createMemoryStore, type RunStore } from "../src/durability/store/run-store.js";
-import { agent, createRunHost, defineEvent, INSTANCE_CALLER, jr2Setup } from "../src/index.js";
+import { createRunHost, defineEvent, INSTANCE_CALLER } from "../src/index.js";
 import { createRunFeed } from "../src/runs/feed.js";
+import { oneTurnMachine } from "./helpers.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { worker: agent({ model: "m", instructions: "work" }) },
-}).createMachine({
-  id: "one-turn",
-  initial: "working",
-  states: {
-    working: {
-      invoke: { src: "worker", input: { prompt: "Work." } },
-      on: { finish: "done", "agent.fault": "done" },
-    },
-    done: { type: "final" },
-  },
-});
+const _finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
+const machine = oneTurnMachine();
 
 const turns = () => new Promise((r) => setImmediate(r));
 async function drain(n = 10) {

@@ -14,6 +14,7 @@ import {
   type TurnContext,
   type TurnDriver,
 } from "../src/index.js";
+import { unroutedFaultMachine } from "./helpers.js";
 
 // Run outcomes (issue 11 item 2, ADR-0062).
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
@@ -93,17 +94,7 @@ describe("run outcomes", () => {
   });
 
   it("an unrouted fault faults the run (outcome faulted) and is kept as not routed", async () => {
-    const unrouted = jr2Setup({ events: [finish], actors: { worker: worker() } }).createMachine({
-      id: "unrouted",
-      initial: "working",
-      states: {
-        working: {
-          invoke: { src: "worker", input: { prompt: "p" } },
-          on: { finish: "done", "agent.fault": { guard: () => false, target: "done" } },
-        },
-        done: { type: "final" },
-      },
-    });
+    const unrouted = unroutedFaultMachine();
     const host = hostOf((c) => c.fault("no-signal"), unrouted);
     const { runId } = await host.startRun("unrouted", undefined);
     const detail = await host.getRun(runId);

@@ -4,30 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunBlob, type RunStore } from "../src/durability/store/run-store.js";
-import {
-  agent,
-  createRunHost,
-  defineEvent,
-  INSTANCE_CALLER,
-  jr2Setup,
-  type TurnDriver,
-} from "../src/index.js";
+import { createRunHost, defineEvent, INSTANCE_CALLER, type TurnDriver } from "../src/index.js";
+import { oneTurnMachine } from "./helpers.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { worker: agent({ model: "m", instructions: "work" }) },
-}).createMachine({
-  id: "one-turn",
-  initial: "working",
-  states: {
-    working: {
-      invoke: { src: "worker", input: { prompt: "Work." } },
-      on: { finish: "done", "agent.fault": "done" },
-    },
-    done: { type: "final" },
-  },
-});
+const _finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
+const machine = oneTurnMachine();
 
 /** A memory store whose saves carrying a pick answer never commit (the process dies first). */
 function storeThatDiesOnPickSave() {

@@ -11,6 +11,7 @@ import {
   type TurnContext,
   type TurnDriver,
 } from "../src/index.js";
+import { unroutedFaultMachine } from "./helpers.js";
 import { flow } from "./http/fixture.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
@@ -79,17 +80,7 @@ describe("the run host", () => {
   });
 
   it("faults the run when an agent.fault is taken by no transition, recording the reason", async () => {
-    const machine = jr2Setup({ events: [finish], actors: { worker: worker() } }).createMachine({
-      id: "unrouted",
-      initial: "working",
-      states: {
-        working: {
-          invoke: { src: "worker", input: { prompt: "p" } },
-          on: { finish: "done", "agent.fault": { guard: () => false, target: "done" } },
-        },
-        done: { type: "final" },
-      },
-    });
+    const machine = unroutedFaultMachine();
     const { driver } = recordingDriver((context) => queueMicrotask(() => context.fault("no-signal")));
     const host = createRunHost({ workflows: new Map([["unrouted", machine]]), turnDriver: driver });
     const { runId } = await host.startRun("unrouted", undefined);
