@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import type { RunFeedEvent } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import { reviewModels } from "./example-models.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -59,10 +60,7 @@ describe.skipIf(missing.length > 0)("the durable event log (issue 11 item 1)", (
       repoRoot,
       workflowsDir,
       orchestratorEnv: { JR2_DATA_DIR: dataDir },
-      models: (baseUrl) => ({
-        coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
-        reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
-      }),
+      models: reviewModels,
     });
   }, 120_000);
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { parsePrometheusText, sampleSum } from "@jr2/telemetry";
 import { startOtlpReceiver } from "@jr2/telemetry/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import { reviewModels } from "./example-models.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -70,10 +71,7 @@ describe.skipIf(missing.length > 0)(
         workflowsDir,
         orchestratorEnv: otel,
         harnessEnv: otel,
-        models: (baseUrl) => ({
-          coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
-          reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
-        }),
+        models: reviewModels,
       });
     }, 120_000);
     afterAll(async () => {
@@ -198,10 +196,7 @@ describe.skipIf(missing.length > 0)("a restored Turn continues its trace (ADR-04
       workflowsDir,
       orchestratorEnv: otel(),
       harnessEnv: otel(),
-      models: (baseUrl) => ({
-        coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
-        reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
-      }),
+      models: reviewModels,
     });
   }, 120_000);
   afterAll(async () => {

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import type { CrashPhase } from "../../src/durability/crash-points.js";
+import { exampleModels } from "./example-models.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -146,11 +147,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
       repoRoot,
       workflowsDir,
       orchestratorEnv: { JR2_DATA_DIR: dataDir },
-      models: (baseUrl) => ({
-        coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
-        reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },
-        triager: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
-      }),
+      models: exampleModels,
     });
   }, 120_000);
   afterAll(async () => {
