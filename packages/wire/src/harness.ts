@@ -1,6 +1,10 @@
 import { z } from "zod";
+import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
+import { TranscriptStreamEvent } from "./transcript.js";
+
+export { Notice };
 
 /** The Agent definition that rides every admission (the Harness holds no roster, §7.1). */
 export const AgentDefinition = z.object({
@@ -10,22 +14,6 @@ export const AgentDefinition = z.object({
   thinkingLevel: ThinkingLevel.optional(),
 });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
-
-/**
- * A structured notice the Harness renders into the Turn part (one line each, §7.3).
- * `conversation-new`: the conversation was lost and this is a new one (§5.3);
- * `pick-answer`: the answer to a pick the model did not get to read (§5.6);
- * `readmitted`: the Turn was cut by a Harness restart and is admitted again;
- * `text-call`: the model's last answer wrote a tool call out as text instead of calling it
- * (a nudge's notice; an older Harness skips it, §7.6).
- */
-export const Notice = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("conversation-new") }),
-  z.object({ type: z.literal("pick-answer"), pick: z.string(), answer: PickAnswer }),
-  z.object({ type: z.literal("readmitted") }),
-  z.object({ type: z.literal("text-call") }),
-]);
-export type Notice = z.infer<typeof Notice>;
 
 /**
  * `POST /conversations/:iid/submissions` body (§7.1). `prompt` is required for `task`;
@@ -165,6 +153,8 @@ export const StreamEvent = z.discriminatedUnion("type", [
     cause: z.string(),
     message: z.string(),
   }),
+  /** One transcript entry of a Submission (issue 11; ADR-0257). An older Orchestrator skips it. */
+  TranscriptStreamEvent,
   z.object({
     type: z.literal("submission-settled"),
     submissionId: z.string(),

@@ -67,3 +67,16 @@ export {
   WORKING_TOOL_NAMES,
   WorkspaceAccess,
 } from "./tool.js";
+export {
+  CallDisposition,
+  MessagePart,
+  TRANSCRIPT_FIELD_CAP_BYTES,
+  TranscriptEntry,
+  TranscriptRecord,
+  TranscriptStreamEvent,
+  TranscriptToolCall,
+  TurnList,
+  TurnOutcome,
+  TurnSummary,
+  TurnTranscript,
+} from "./transcript.js";

@@ -254,6 +254,21 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
   }),
   z.object({
     ...feedBase,
+    /**
+     * A tool call of a model answer that is not a pick (issue 11 item 1): a Working tool run
+     * (`working`), a name on no tools block (`invented`) or a call refused before running
+     * (`not-run`, `reason` in words). `summary` is a short form of its arguments (≤ 200 chars).
+     */
+    type: z.literal("tool-call"),
+    child: z.string(),
+    agent: z.string(),
+    name: z.string(),
+    summary: z.string(),
+    disposition: z.enum(["working", "invented", "not-run"]),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    ...feedBase,
     /** The model wrote a tool call as text; the Turn is nudged with the `text-call` notice. */
     type: z.literal("text-call"),
     child: z.string(),

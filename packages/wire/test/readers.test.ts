@@ -130,3 +130,30 @@ describe("unreported usage across versions (ADR-0400)", () => {
     expect(readUsage(event)).toEqual({ promptTokens: 472, cachedTokens: 400, completionTokens: 12 });
   });
 });
+
+describe("readStreamEvent: transcript entries (issue 11, §7.6)", () => {
+  const answer = {
+    type: "transcript",
+    submissionId: "s1",
+    entry: {
+      kind: "answer",
+      model: "coder",
+      text: "",
+      toolCalls: [{ id: "c1", name: "finish", rawArguments: '{"summary":"ok"}', disposition: "pick" }],
+      usage: { promptTokens: 120, cachedTokens: null, completionTokens: 9 },
+      replayed: true,
+    },
+  };
+
+  it("reads a model answer with its tool call bytes and an unreported cached count as null", () => {
+    const e = readStreamEvent(answer);
+    expect(e?.type).toBe("transcript");
+    if (e?.type !== "transcript" || e.entry.kind !== "answer") throw new Error("not an answer entry");
+    expect(e.entry.toolCalls[0]?.rawArguments).toBe('{"summary":"ok"}');
+    expect(e.entry.usage?.cachedTokens).toBeNull();
+  });
+
+  it("skips an entry of a kind a newer Harness added, without failing the page", () => {
+    expect(readStreamEvent({ ...answer, entry: { kind: "hologram", text: "x" } })).toBeUndefined();
+  });
+});

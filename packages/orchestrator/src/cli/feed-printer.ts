@@ -25,6 +25,8 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
     }
     case "retry":
       return formatRetry(time, event);
+    case "tool-call":
+      return `${time}  ${event.disposition === "working" ? "tool     " : event.disposition.padEnd(9)} ${event.child}  ${event.name} ${event.summary}${event.reason ? `  (${event.reason})` : ""}`;
     case "text-call":
       return `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {
