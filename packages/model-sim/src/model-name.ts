@@ -34,7 +34,9 @@ export type Policy =
  * - `overflow`: vLLM's context-length 400 once prompt + requested output exceed this many tokens;
  * - `overlong`: the answer rambles past any `max_tokens` (cut there, `finish_reason: "length"`)
  *   while the conversation holds fewer than this many assistant messages;
- * - `noDetails`: usage without `prompt_tokens_details`; `noUsage`: no usage at all.
+ * - `noDetails`: usage without `prompt_tokens_details`; `noUsage`: no usage at all;
+ * - `latency`: ms before the first byte of every answer (a real server's time to first token),
+ *   so a test can act while a request is in flight.
  */
 export interface Faults {
   think?: { min: number; max: number };
@@ -48,6 +50,7 @@ export interface Faults {
   overlong?: number;
   noDetails?: boolean;
   noUsage?: boolean;
+  latency?: number;
 }
 
 /** A parsed model name: its policy, its faults and the real chat template its prompts render with. */
@@ -85,6 +88,7 @@ export const FAULT_NAMES = [
   "overlong",
   "nodetails",
   "nousage",
+  "latency",
 ] as const;
 
 const ALWAYS = Number.POSITIVE_INFINITY;
@@ -175,6 +179,9 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
       return true;
     case "overlong":
       faults.overlong = count(arg, ALWAYS, name);
+      return true;
+    case "latency":
+      faults.latency = count(arg, 500, name);
       return true;
     case "nodetails":
       flag("noDetails");

@@ -201,6 +201,27 @@ describe("usage as a server configured without it reports it", () => {
     expect(plain.json()).not.toHaveProperty("usage");
   });
 
+  it("latency: the answer waits before its first byte, and the request is recorded while it waits", async () => {
+    const live = await startModelSim({ port: 0 });
+    try {
+      const started = Date.now();
+      const answer = fetch(`${live.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(streamed("obedient+latency:400", turn)),
+      });
+      await new Promise((r) => setTimeout(r, 150));
+      const seen = (await (await fetch(`${live.url}/_sim/requests`)).json()) as unknown[];
+      expect(seen).toHaveLength(1);
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+      expect(await res.text()).toContain("[DONE]");
+    } finally {
+      await live.close();
+    }
+  });
+
   it("refuses an unknown fault by name, listing the accepted ones", async () => {
     const res = await chat(app, streamed("obedient+explode", turn));
     expect(res.statusCode).toBe(404);

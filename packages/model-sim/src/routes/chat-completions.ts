@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import type { Simulator } from "../simulator.js";
 import { answerFrames, completionBody } from "../sse.js";
@@ -20,6 +21,8 @@ export function chatCompletionsRoute(app: FastifyInstance, sim: Simulator): void
     }
     const { answer, wireUsage, meta, model, ending } = outcome;
     const msPerPiece = model.policy.kind === "slow" ? model.policy.msPerToken : 0;
+    // Recorded already (sim.chat): a test sees the request in flight during this wait.
+    if (model.faults.latency) await sleep(model.faults.latency);
     if (outcome.request.stream === true) {
       const includeUsage = outcome.request.stream_options?.include_usage === true;
       reply.hijack();

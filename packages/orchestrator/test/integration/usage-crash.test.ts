@@ -4,8 +4,11 @@
  * reports the same model requests as an uninterrupted run and, to the token, exactly what
  * model-sim reported for that run's requests — nothing lost, nothing counted twice (token counts
  * differ per run: the prompts carry the run's ids and model-sim's prefix cache is shared). Before, totals were summed from the in-memory feed: 0 after a restart, or only
- * what was read after it. The admit-sent window and random kills are left out here: there a
- * prompt may legitimately reach the model twice, which changes model-sim's prefix cache.
+ * what was read after it. And its durable event log (issue 11 done-when) holds exactly one
+ * `usage` event per request model-sim answered for it, summing to the same totals — after a
+ * kill at `ledgered` and after a kill at a random moment while a model request is in flight
+ * (model-sim's `latency` fault holds each answer back). The admit-sent window is left out: a
+ * Submission no ledger names is not the run's accepted work (ADR-0255).
  * Needs the built binaries (`pnpm build`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,6 +19,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import type { CrashPhase } from "../../src/durability/crash-points.js";
 import { exampleModels } from "./example-models.js";
+
+/** Model-sim holds each answer back this long (ms): a kill can land while a request is in flight. */
+const LATENCY_MS = 250;
+const slowedModels = (baseUrl: string) =>
+  Object.fromEntries(
+    Object.entries(exampleModels(baseUrl)).map(([name, m]) => [
+      name,
+      { ...m, id: `${m.id}+latency:${LATENCY_MS}` },
+    ]),
+  );
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -42,6 +55,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (issue 16 item 4)", () => {
   let stack: Stack;
   let dataDir: string;
+  /** Model requests of an uninterrupted run, per workflow (measured by the first test). */
+  const baselineRequests = new Map<Workflow, number>();
 
   async function http(path: string, init: RequestInit = {}) {
     try {
@@ -134,6 +149,26 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
     requests: usage?.requests,
   });
 
+  /** The run's usage as its durable event log holds it (a settled run's SSE answer ends at once). */
+  async function loggedUsage(runId: string) {
+    const res = await fetch(`${stack.orchestratorUrl}/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${stack.instanceToken}` },
+      signal: AbortSignal.timeout(20_000),
+    });
+    const usage = (await res.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as Json)
+      .filter((e) => e.type === "usage");
+    const sum = (field: string) => usage.reduce((n, e) => n + (e[field] as number), 0);
+    return {
+      promptTokens: sum("promptTokens"),
+      cachedTokens: sum("cachedTokens"),
+      completionTokens: sum("completionTokens"),
+      requests: usage.length,
+    };
+  }
+
   async function runIds(): Promise<string[]> {
     const res = await http("/runs");
     return res.status === 200
@@ -147,7 +182,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
       repoRoot,
       workflowsDir,
       orchestratorEnv: { JR2_DATA_DIR: dataDir },
-      models: exampleModels,
+      models: slowedModels,
     });
   }, 120_000);
   afterAll(async () => {
@@ -166,6 +201,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
     "reports the same totals as an uninterrupted run, to the token, after a kill at each phase",
     async () => {
       const baseline = new Map<Workflow, unknown>();
+      baselineRequests.clear();
       for (const workflow of Object.keys(WORKFLOWS) as Workflow[]) {
         // Twice: the first warms model-sim's prefix cache, the second is what every later run sees.
         const seq = (await stack.requests()).length;
@@ -173,6 +209,7 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
         expect(uninterrupted.usage.requests).toBeGreaterThan(0);
         expect(jr2Totals(uninterrupted.usage)).toEqual(await providerTotals(seq));
         baseline.set(workflow, shape(uninterrupted));
+        baselineRequests.set(workflow, uninterrupted.usage.requests as number);
       }
       for (const { workflow, at } of trials) {
         const before = new Set(await runIds());
@@ -199,8 +236,43 @@ describe.skipIf(missing.length > 0)("usage totals of a run killed mid-flight (is
         const final = await driveToEnd(workflow, runId!, seq);
         expect({ at, ...shape(final) }).toEqual({ at, ...(baseline.get(workflow) as object) });
         expect({ at, ...jr2Totals(final.usage) }).toEqual({ at, ...(await providerTotals(seq)) });
+        expect({ at, ...(await loggedUsage(runId!)) }).toEqual({ at, ...(await providerTotals(seq)) });
       }
     },
     15 * 60_000,
+  );
+
+  it(
+    "logs one usage event per model request after a kill at a random moment while a request is in flight",
+    async () => {
+      const requests = baselineRequests.get("review") ?? 0;
+      expect(requests, "the first test measured review's model requests").toBeGreaterThan(1);
+      for (let trial = 0; trial < 2; trial++) {
+        const seq = (await stack.requests()).length;
+        const runId = await startRun("review");
+        expect(runId).toBeDefined();
+        // The k-th request of the run in flight, then a kill after a random part of its latency
+        // (from 80 ms: the ledger commit that follows an admission is long done by then).
+        const k = 1 + Math.floor(Math.random() * (requests - 1));
+        const delay = 80 + Math.floor(Math.random() * (LATENCY_MS - 100));
+        const at = `request ${k} of ${requests}, ${delay} ms in`;
+        const deadline = Date.now() + 60_000;
+        while ((await stack.requests()).length < seq + k) {
+          if (Date.now() > deadline) throw new Error(`run ${runId} never sent request ${k}`);
+          const run = await http(`/runs/${runId}`);
+          if (run.body) await answerGates("review", runId!, run.body, seq);
+          await sleep(10);
+        }
+        await sleep(delay);
+        await stack.killOrchestrator();
+        await stack.startOrchestrator();
+        const final = await driveToEnd("review", runId!, seq);
+        expect({ at, status: final.status }).toEqual({ at, status: "done" });
+        const provider = await providerTotals(seq);
+        expect({ at, ...(await loggedUsage(runId!)) }).toEqual({ at, ...provider });
+        expect({ at, ...jr2Totals(final.usage) }).toEqual({ at, ...provider });
+      }
+    },
+    5 * 60_000,
   );
 });
