@@ -1,3 +1,4 @@
+import { jr2Error } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { type AnyActorRef, assign, createActor } from "xstate";
 import { z } from "zod";
@@ -64,7 +65,36 @@ describe("Gates", () => {
     expect(decideGateEvent(gate, { type: "merge" })).toEqual({
       action: "refuse",
       code: "JR2_ERR_GATE_NOT_NOW",
-      fields: { gateId: "waiting", type: "merge", acceptsNow: ["reject"] },
+      fields: { gateId: "waiting", type: "merge", acceptsNow: ["reject"], why: "" },
     });
+  });
+
+  it("a 409 for an event accepted now but refused by its guard on this payload says so, not just 'not now'", () => {
+    const approve = defineEvent({
+      name: "approve",
+      audience: "gate",
+      input: z.object({ score: z.number() }),
+    });
+    const m = jr2Setup({
+      events: [approve],
+      guards: { highEnough: ({ event }) => ((event as { score?: number }).score ?? 10) > 5 },
+    }).createMachine({
+      initial: "waiting",
+      states: {
+        waiting: { invoke: { src: "gate" }, on: { approve: { guard: "highEnough", target: "done" } } },
+        done: {},
+      },
+    });
+    const actor = createActor(m).start();
+    const gate = gateOf(actor, "waiting");
+    expect(readGate(gate).acceptsNow).toEqual(["approve"]);
+    const refused = decideGateEvent(gate, { type: "approve", score: 2 });
+    expect(refused).toMatchObject({ action: "refuse", code: "JR2_ERR_GATE_NOT_NOW" });
+    if (refused.action !== "refuse") throw new Error("delivered");
+    const { error } = jr2Error(refused.code, refused.fields);
+    expect(error).toContain("would not take `approve` from Gate `waiting` now with this payload");
+    expect(error).toContain("its guard refused these fields");
+    expect(decideGateEvent(gate, { type: "approve", score: 9 })).toMatchObject({ action: "deliver" });
+    actor.stop();
   });
 });

@@ -77,7 +77,7 @@ export const errorCodes = {
   JR2_ERR_GATE_PAYLOAD_INVALID: { status: 400, message: "payload for `{type}` is invalid: {detail}" },
   JR2_ERR_GATE_NOT_NOW: {
     status: 409,
-    message: "the run would not take `{type}` from Gate `{gateId}` now; accepted now: {acceptsNow}",
+    message: "the run would not take `{type}` from Gate `{gateId}` now{why}; accepted now: {acceptsNow}",
   },
   // Agent routes (§4.2, §4.3)
   JR2_ERR_TURN_NOT_FOUND: {

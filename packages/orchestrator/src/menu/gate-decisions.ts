@@ -55,6 +55,17 @@ export function readGate(gateActor: AnyActorRef): GateReading {
 }
 
 /**
+ * Why a Gate send would not move, in words, for the 409's message: `acceptsNow` is read without
+ * a payload, so a type it lists was refused by its guard on these very fields — saying only
+ * "not now" while listing it would read as a contradiction.
+ */
+export function notNowWhy(type: string, acceptsNow: readonly string[]): string {
+  return acceptsNow.includes(type)
+    ? ` with this payload: its guard refused these fields (accepted now reads each event without a payload); send other values`
+    : "";
+}
+
+/**
  * Decides a send to a Gate: 400 `JR2_ERR_GATE_EVENT_NOT_ACCEPTED` (type not in `accepts`),
  * 400 `JR2_ERR_GATE_PAYLOAD_INVALID` (with `issues`; an unknown key too), 409 `JR2_ERR_GATE_NOT_NOW` (with
  * `acceptsNow`) when the real selection would not move, or would run another party's
@@ -90,10 +101,11 @@ export function decideGateEvent(
   const snapshot = invoker.getSnapshot() as AnyMachineSnapshot;
   const verdict = snapshot.status === "active" ? readSelection(snapshot, event, seat, model, false) : "still";
   if (verdict !== "moves") {
+    const { acceptsNow } = readGate(gateActor);
     return {
       action: "refuse",
       code: "JR2_ERR_GATE_NOT_NOW",
-      fields: { gateId: id, type, acceptsNow: readGate(gateActor).acceptsNow },
+      fields: { gateId: id, type, acceptsNow, why: notNowWhy(type, acceptsNow) },
     };
   }
   return { action: "deliver", event, target: invoker };
