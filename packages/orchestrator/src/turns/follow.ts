@@ -7,7 +7,7 @@ import { backoff, sleep, type TurnState } from "./turn-state.js";
 /**
  * Following one Submission's stream (SPEC §5.5): long-poll reads from the ledgered offset,
  * reconnects without deadline, the "waiting for the Harness" line during an outage, the
- * stream's usage and retry events relayed to the feed, and the drain after stop.
+ * stream's usage, transcript and retry events relayed, and the drain after stop.
  */
 
 /** How long a stopped Turn keeps reading its stream for the last usage events, ms. */
@@ -87,6 +87,15 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
       position,
       ...readUsage(event),
       ...finish,
+    });
+  } else if (event.type === "transcript") {
+    // Keyed like usage (ADR-0257): a page read again after a restore records nothing twice.
+    const { submissionId, entry } = event;
+    state.ports.telemetry({
+      type: "transcript",
+      submissionId,
+      position: streamPosition(pageStart, index),
+      entry,
     });
   } else if (event.type === "retry") {
     // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.

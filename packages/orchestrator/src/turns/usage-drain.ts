@@ -4,13 +4,14 @@
  * request once the Harness re-sends the pick; its `usage` event lands on a stream no restored
  * Turn reads (the state moved on). After a restore, each ledgered admission of a Turn that is
  * not live again is read once from its ledgered offset until its Submission settles, and its
- * usage recorded — once by stream position, like every usage event.
+ * usage and transcript entries recorded (ADR-0257) — once by stream position, like every
+ * usage event.
  * @see SPEC §5.4, §8
  */
 import { readUsage } from "@jr2/wire";
 import { streamPosition, type UsageRecord } from "../durability/usage-totals.js";
 import type { HarnessClient, HarnessEndpoint } from "./harness-client.js";
-import type { DrainTarget } from "./turn-driver.js";
+import type { DrainTarget, TranscriptEvent } from "./turn-driver.js";
 
 /** How long an ended Turn's Submission is waited for, ms (the Harness re-sends its pick first). */
 export const RESTORE_DRAIN_MS = 120_000;
@@ -18,15 +19,16 @@ export const RESTORE_DRAIN_MS = 120_000;
 /**
  * Reads `target`'s stream from its ledgered offset until its Submission settles, the
  * conversation is gone (404), `signal` aborts or `RESTORE_DRAIN_MS` passed; hands each usage
- * event to `record`. Never rejects; transport trouble is retried with a short backoff.
+ * event to `record` and each transcript event to `options.transcript`. Never rejects; transport trouble is retried with a short backoff.
  */
 export async function drainUsage(
   client: HarnessClient,
   target: DrainTarget,
   record: (usage: UsageRecord) => void,
   signal: AbortSignal,
-  nowMs: () => number = Date.now,
+  options: { transcript?: (event: TranscriptEvent) => void; nowMs?: () => number } = {},
 ): Promise<void> {
+  const nowMs = options.nowMs ?? Date.now;
   const deadline = nowMs() + RESTORE_DRAIN_MS;
   let cursor = target.entry.offset;
   for (let failures = 0; !signal.aborted && nowMs() < deadline; ) {
@@ -50,6 +52,12 @@ export async function drainUsage(
           position: streamPosition(start, index),
           ...readUsage(event),
           ...(event.finishReason === undefined ? {} : { finishReason: event.finishReason }),
+        });
+      else if (event.type === "transcript")
+        options.transcript?.({
+          submissionId: event.submissionId,
+          position: streamPosition(start, index),
+          entry: event.entry,
         });
       else if (event.type === "submission-settled" && event.submissionId === target.entry.submissionId)
         return;
