@@ -44,13 +44,16 @@ export function turnStarted(
     iid: seat.iid,
     startedAt: stored?.startedAt ?? now.toISOString(),
     endedAt: null,
-    outcome: stored?.outcome === "picked" || stored?.outcome === "faulted" ? stored.outcome : "running",
+    outcome: stored?.outcome === "faulted" ? "faulted" : "running",
   };
   tracked.set(actor, { run, record, turn });
   write(run, record, turn);
 }
 
-/** A pick of the Turn was delivered; `moved`: it moved the Machine (the Turn's outcome is `picked`). */
+/**
+ * A pick of the Turn was delivered (told after its save committed: the Turn may have ended by
+ * then — the pick ended it); `moved`: it moved the Machine (the Turn's outcome is `picked`).
+ */
 export function turnPicked(
   actor: AnyActorRef,
   name: string,
@@ -59,10 +62,12 @@ export function turnPicked(
 ): void {
   const t = tracked.get(actor);
   if (!t) return;
+  // While the Turn runs, its newest pick (an in-state move); once ended, the pick that ended it.
+  const ended = t.turn.endedAt !== null && moved !== false && t.turn.outcome === "left";
   t.turn = {
     ...t.turn,
     pick: { name, arguments: args ?? null },
-    ...(moved === false ? {} : { outcome: "picked" as const }),
+    ...(ended ? { outcome: "picked" as const } : {}),
   };
   write(t.run, t.record, t.turn);
 }
@@ -86,13 +91,14 @@ export function turnMoved(actor: AnyActorRef, iid: string): void {
   write(t.run, t.record, t.turn);
 }
 
-/** The Turn's state exited: ended now; `left` unless a pick or a fault ended it. Not on shutdown. */
+/** The Turn's state exited: ended now; `faulted` after its fault, else `left` until its pick is told. Not on shutdown. */
 export function turnEnded(actor: AnyActorRef, now = new Date()): void {
   const t = tracked.get(actor);
-  if (!t) return;
-  tracked.delete(actor);
+  // Kept tracked: the pick that ended the Turn is recorded after its save commits, later.
+  if (!t || t.turn.endedAt !== null) return;
+  // The exit's own pick is told after its save commits (turnPicked): until then `left`, no pick.
   const outcome = t.turn.outcome === "running" ? "left" : t.turn.outcome;
-  t.turn = { ...t.turn, endedAt: now.toISOString(), outcome };
+  t.turn = { ...t.turn, endedAt: now.toISOString(), outcome, pick: null };
   write(t.run, t.record, t.turn);
 }
 
