@@ -2,7 +2,8 @@
  * One model request's life in the Harness, top-down as named phases (open → shape and lint →
  * attempts → report → deliver). About 300 lines on purpose: the phases read in order in one
  * file, as STYLE.md asks of the engine; one attempt is model-attempt.ts, call ingestion
- * answer-ingestion.ts.
+ * answer-ingestion.ts, how pi's stream ends answer-delivery.ts. The transcript (ADR-0159) sees
+ * each body once as it first goes out and each attempt's answer (run-state.ts streams them).
  */
 import {
   type AssistantMessage,
@@ -10,6 +11,7 @@ import {
   type SimpleStreamOptions,
   type streamSimple,
 } from "@mariozechner/pi-ai";
+import { type Delivery, deliveryOf, emptyAssistant } from "./answer-delivery.js";
 import { ingestCalls, type NeverRun } from "./answer-ingestion.js";
 import { installFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
@@ -34,6 +36,7 @@ import type { AnswerReport } from "./transcript-answer.js";
 type PiModel = Parameters<typeof streamSimple>[0];
 type PiContext = Parameters<typeof streamSimple>[1];
 
+export { emptyAssistant } from "./answer-delivery.js";
 export type { NeverRun } from "./answer-ingestion.js";
 
 /** What one answer's request needs from its run. */
@@ -293,44 +296,6 @@ function report(req: RequestState, outcome: RetryOutcome<AttemptValue>): void {
   });
 }
 
-/** How pi's stream ends: one error (with the run's failure, if any) or the finished answer. */
-type Delivery =
-  | {
-      kind: "error";
-      reason: "error" | "aborted";
-      message: string;
-      failure?: AnswerRun["failure"];
-      /** The last attempt, when one ended (its answer goes to the transcript as not replayed). */
-      seen?: AttemptSeen<AttemptValue>;
-    }
-  | { kind: "answer"; message: AssistantMessage; raw: Map<number, string>; seen: AttemptSeen<AttemptValue> };
-
-/** Decides how pi's stream ends for an outcome (pure). */
-function deliveryOf(outcome: RetryOutcome<AttemptValue>): Delivery {
-  if (outcome.kind === "aborted")
-    return {
-      kind: "error",
-      reason: "aborted",
-      message: "aborted",
-      ...(outcome.seen ? { seen: outcome.seen } : {}),
-    };
-  if (outcome.kind === "failed")
-    return {
-      kind: "error",
-      reason: "error",
-      message: outcome.message,
-      failure: {
-        type: outcome.type,
-        message: outcome.message,
-        ...(outcome.cause ? { cause: outcome.cause } : {}),
-      },
-      ...(outcome.seen ? { seen: outcome.seen } : {}),
-    };
-  const { message, raw } = outcome.seen.value;
-  if (!message) return { kind: "error", reason: "error", message: "no answer", seen: outcome.seen };
-  return { kind: "answer", message, raw, seen: outcome.seen };
-}
-
 /** Phase 4: pi gets the finished answer (tool calls ingested) or exactly one error. */
 function deliver(req: RequestState, delivery: Delivery): void {
   const { run, model, out } = req;
@@ -348,30 +313,4 @@ function deliver(req: RequestState, delivery: Delivery): void {
   run.answered({ attempt: req.tries, message, raw, probe: delivery.seen.probe, replayed: true });
   out.push({ type: "done", reason: message.stopReason as "stop" | "length" | "toolUse", message });
   out.end();
-}
-
-/** An answer with no content: what pi stores for an aborted or failed request. */
-export function emptyAssistant(
-  model: PiModel,
-  stopReason: "error" | "aborted",
-  errorMessage: string,
-): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason,
-    errorMessage,
-    timestamp: Date.now(),
-  };
 }

@@ -339,7 +339,7 @@ function turnHooks(
       logAt(deps, level, msg, { ...where, ...fields });
     },
     message(role, text) {
-      emit({ type: "message-appended", submissionId, role, text });
+      emit({ type: "message-appended", submissionId, role, text: deps.secrets.redact(text) });
     },
     transcript(entry) {
       // Tool results are redacted before the model sees them; this catches any other way in.

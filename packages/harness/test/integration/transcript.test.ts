@@ -123,6 +123,37 @@ describe("a Turn against model-sim", () => {
     );
     await h.app.close();
   });
+
+  it("continues across Submissions: only what a later request adds, the last pick's receipt first", async () => {
+    orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
+    const h = harnessFor({ baseUrl: sim.baseUrl }, orch, {
+      models: { sim: { baseUrl: sim.baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 } },
+    });
+    const iid = "r1/coder/continued";
+    const one = await h.run(iid, { turnId: "t-1" });
+    const two = await h.run(iid, { turnId: "t-2", prompt: "Review the next change." });
+    expect([one.settlement.outcome, two.settlement.outcome]).toEqual(["completed", "completed"]);
+    const bodies = sim.requests().map((r) => r.raw);
+    expect(bodies).toHaveLength(2);
+    const later = two.events.filter((e) => e.type === "transcript");
+    for (const e of later) expect(e.submissionId).toBe(two.settlement.submissionId);
+    const messages = ofKind(later, "message");
+    // No prefix again; Turn 1's last answer as replayed and its receipt reach the model (and the
+    // transcript) with Turn 2's prompt: a message is streamed when a request first carries it.
+    expect(ofKind(later, "prefix")).toEqual([]);
+    expect(messages.map((m) => `${m.role}:${m.part}`)).toEqual([
+      "assistant:answer",
+      "tool:receipt",
+      "user:prompt",
+    ]);
+    expect(messages.map((m) => m.json)).toEqual(
+      messagesOf(bodies[1]!)
+        .slice(2)
+        .map((m) => JSON.stringify(m)),
+    );
+    expect(messages[2]!.text).toMatch(/^Review the next change\.\n\n<jr2-turn>/);
+    await h.app.close();
+  });
 });
 
 describe("a Turn against a scripted vLLM-style upstream", () => {
