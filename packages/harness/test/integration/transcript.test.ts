@@ -216,4 +216,49 @@ describe("a Turn against a scripted vLLM-style upstream", () => {
     expect(ofKind(events, "message")[0]!.json).toBe(JSON.stringify(messagesOf(upstream.bodies[0]!)[1]));
     await h.app.close();
   });
+  it("tags what the Harness steered and decided: continue, restatement, an invented call's receipt", async () => {
+    const h = upstreamHarness(upstream, orch);
+    let picks = 0;
+    orch.answer = () =>
+      ++picks === 1
+        ? // The answer's Allowed picks differ from the surface read at the boundary: restated.
+          pickAnswer({ allowed: ["request_changes"], turnComplete: false })
+        : pickAnswer({ allowed: [], turnComplete: true });
+    upstream.script([
+      // Cut at the output limit with no call: the Harness asks it to go on.
+      { sse: answer({ content: "Let me think about this at length", finish: "length" }) },
+      {
+        sse: answer({
+          toolCalls: [
+            { id: "call_0", name: "run_tests", arguments: "{}" },
+            { id: "call_1", name: "approve", arguments: '{"summary":"ok"}' },
+          ],
+        }),
+      },
+      { sse: answer({ toolCalls: [{ id: "call_0", name: "approve", arguments: '{"summary":"ok"}' }] }) },
+    ]);
+    const { events, settlement } = await h.run("r1/coder/steered", { turnId: "t-3" });
+    expect(settlement.outcome).toBe("completed");
+    expect(upstream.bodies).toHaveLength(3);
+    const messages = ofKind(events, "message");
+    const last = messagesOf(upstream.bodies[2]!);
+    expect(messages.map((m) => m.json)).toEqual(last.slice(1).map((m) => JSON.stringify(m)));
+    expect(messages.map((m) => `${m.role}:${m.part}`)).toEqual([
+      "user:prompt",
+      "assistant:answer",
+      "user:continue",
+      "assistant:answer",
+      "tool:receipt",
+      "tool:receipt",
+      "user:restatement",
+    ]);
+    expect(messages.slice(4, 6).map((m) => m.toolName)).toEqual(["run_tests", "approve"]);
+    const answers = ofKind(events, "answer");
+    expect(answers.map((a) => a.finishReason)).toEqual(["length", "tool_calls", "tool_calls"]);
+    expect(answers[1]!.toolCalls).toEqual([
+      expect.objectContaining({ name: "run_tests", disposition: "invented", reason: expect.any(String) }),
+      expect.objectContaining({ name: "approve", disposition: "pick" }),
+    ]);
+    await h.app.close();
+  });
 });
