@@ -38,9 +38,11 @@ export function createConversationTranscript(): ConversationTranscript {
           return m === undefined ? undefined : users.get(m);
         },
         tool: (id) => {
-          const tag = tools.get(id);
+          const key = tools.has(id) ? id : [...tools.keys()].find((k) => bodyToolCallId(k) === id);
+          if (key === undefined) return undefined;
+          const tag = tools.get(key);
           // Consumed once streamed: a server that numbers ids per answer reuses `call_0`.
-          tools.delete(id);
+          tools.delete(key);
           return tag;
         },
       });
@@ -49,7 +51,19 @@ export function createConversationTranscript(): ConversationTranscript {
     },
     called(calls) {
       for (const c of calls)
-        tools.set(c.id, { part: c.disposition === "working" ? "tool-result" : "receipt", name: c.name });
+        tools.set(c.id, {
+          part: c.disposition === "working" ? "tool-result" : "receipt",
+          name: c.name,
+        });
     },
   };
+}
+
+/**
+ * The id a tool call may have in the body: pi-ai (`transformMessages`, when the history came from
+ * another model) shortens a `call|item` id to its sanitized `call` part, at most 40 characters.
+ */
+export function bodyToolCallId(id: string): string {
+  if (!id.includes("|")) return id;
+  return (id.split("|")[0] ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 40);
 }

@@ -7,7 +7,7 @@ import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { answerEntry, NEVER_REACHED, NEVER_SEEN, notRunFate, usageOf } from "../../src/transcript-answer.js";
 import { type DiffLookups, diffRequest, type UserTag } from "../../src/transcript-diff.js";
-import { createConversationTranscript } from "../../src/transcript-log.js";
+import { bodyToolCallId, createConversationTranscript } from "../../src/transcript-log.js";
 
 const TOOLS = [{ type: "function", function: { name: "approve", parameters: {} } }];
 const system = { role: "system", content: "the standing part" };
@@ -120,6 +120,16 @@ describe("diffRequest", () => {
 });
 
 describe("a conversation's transcript (transcript-log.ts)", () => {
+  it("finds a tool call under the id pi-ai gives it in the body", () => {
+    expect(bodyToolCallId("call_abc")).toBe("call_abc");
+    expect(bodyToolCallId("call+1/x|item-very-long+/=")).toBe("call_1_x");
+    const t = createConversationTranscript();
+    t.sent(body(system, prompt), []);
+    t.called([{ id: "call+1/x|item", name: "approve", rawArguments: "{}", disposition: "pick" }]);
+    const shortened = { role: "tool", content: "Delivered.", tool_call_id: "call_1_x" };
+    expect(t.sent(body(system, prompt, called, shortened), [])[1]).toMatchObject({ part: "receipt" });
+  });
+
   it("tags by message object and by tool-call id, each tool tag used once", () => {
     const t = createConversationTranscript();
     const piPrompt = { role: "user", content: [] };
