@@ -45,6 +45,8 @@ export async function follow(
   const { ports } = state;
   let cursor = entry.offset;
   let outage: Outage | undefined;
+  /** A stopped Turn read its Submission's settlement: the rest of the page, then one idle read. */
+  let tail = false;
   for (let n = 0; ; ) {
     if (state.stopped && (state.shuttingDown || state.drained)) return { kind: "stopped" };
     const wait = state.stopped ? 1 : ports.config.pollWaitSeconds;
@@ -64,12 +66,26 @@ export async function follow(
       });
     outage = undefined;
     n = 0;
-    if (page.kind === "idle") continue;
+    if (page.kind === "idle") {
+      if (tail) return { kind: "stopped" };
+      continue;
+    }
     const pageStart = cursor;
     cursor = page.nextOffset;
     for (const [index, event] of page.events.entries()) {
-      if (event.type === "submission-settled" && event.submissionId === entry.submissionId)
-        return state.stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
+      if (tail) {
+        // Only the aborted Submission's own last entries; anything else is another Submission's.
+        if (event.submissionId !== entry.submissionId) return { kind: "stopped" };
+        relay(state, event, pageStart, index);
+        continue;
+      }
+      if (event.type === "submission-settled" && event.submissionId === entry.submissionId) {
+        if (!state.stopped) return { kind: "settled", settlement: event };
+        // An aborted Submission's last answer is streamed when its run ends, after the
+        // settlement (ADR-0159): read on until the stream is idle (ADR-0257).
+        tail = true;
+        continue;
+      }
       relay(state, event, pageStart, index);
     }
   }

@@ -31,9 +31,11 @@ export async function drainUsage(
   const nowMs = options.nowMs ?? Date.now;
   const deadline = nowMs() + RESTORE_DRAIN_MS;
   let cursor = target.entry.offset;
+  /** The Submission settled: the rest of its entries (an aborted one's come after, ADR-0159), until idle. */
+  let tail = false;
   for (let failures = 0; !signal.aborted && nowMs() < deadline; ) {
     const page = await client
-      .read(target.iid, cursor, 20, signal)
+      .read(target.iid, cursor, tail ? 1 : 20, signal)
       .catch(() => ({ kind: "transport" as const }));
     if (page.kind === "lost") return;
     if (page.kind === "transport") {
@@ -41,10 +43,14 @@ export async function drainUsage(
       continue;
     }
     failures = 0;
-    if (page.kind === "idle") continue;
+    if (page.kind === "idle") {
+      if (tail) return;
+      continue;
+    }
     const start = cursor;
     cursor = page.nextOffset;
     for (const [index, event] of page.events.entries()) {
+      if (tail && event.submissionId !== target.entry.submissionId) return;
       if (event.type === "usage")
         record({
           iid: target.iid,
@@ -60,7 +66,7 @@ export async function drainUsage(
           entry: event.entry,
         });
       else if (event.type === "submission-settled" && event.submissionId === target.entry.submissionId)
-        return;
+        tail = true;
     }
   }
 }
