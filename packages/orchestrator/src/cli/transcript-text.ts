@@ -27,6 +27,20 @@ function toolNames(toolsJson: string): string {
   }
 }
 
+/** The tool calls of a replayed assistant message's JSON, one line each (none when it has none). */
+function replayedCalls(json: string): string[] {
+  try {
+    const m = JSON.parse(json) as {
+      tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
+    };
+    return (m.tool_calls ?? []).map((c) =>
+      stripControls(`    → ${c.function?.name ?? "?"} ${c.function?.arguments ?? ""}`),
+    );
+  } catch {
+    return [];
+  }
+}
+
 /** `text` indented under a label. */
 function block(text: string, indent = "    "): string[] {
   return stripControls(text)
@@ -52,7 +66,8 @@ function entryLines(record: TranscriptRecord): string[] {
       const notices = entry.notices?.length
         ? [`    notices: ${entry.notices.map((n) => n.type).join(", ")}`]
         : [];
-      return [head, ...block(entry.text), ...notices];
+      const calls = entry.part === "answer" ? replayedCalls(entry.json) : [];
+      return [head, ...(entry.text || calls.length === 0 ? block(entry.text) : []), ...calls, ...notices];
     }
     case "answer": {
       const u = entry.usage;
