@@ -99,3 +99,37 @@ describe("jr2 show's Turn table", () => {
     expect(lines[3]).toMatch(/t2\s+reviewer\s+review\s+faulted\s+fault infra\s+120\s+\?$/);
   });
 });
+
+describe("tool-call feed lines", () => {
+  it("one per non-pick call, its raw arguments folded and cut at 200 characters", async () => {
+    const { toolCallLines } = await import("../src/turns/tool-call-lines.js");
+    const long = `{"command":"${"x".repeat(300)}"}`;
+    const lines = toolCallLines(
+      {
+        kind: "answer",
+        model: "m",
+        text: "",
+        toolCalls: [
+          { id: "1", name: "bash", rawArguments: long, disposition: "working" },
+          { id: "2", name: "finish", rawArguments: "{}", disposition: "pick" },
+          {
+            id: "3",
+            name: "read",
+            rawArguments: '{\n  "path": "a"\n}',
+            disposition: "not-run",
+            reason: "after the pick",
+          },
+        ],
+        usage: null,
+        replayed: true,
+      },
+      "coder",
+    );
+    expect(lines.map((l) => [l.name, l.disposition, [...l.summary].length])).toEqual([
+      ["bash", "working", 200],
+      ["read", "not-run", 15],
+    ]);
+    expect(lines[0]?.summary.endsWith("…")).toBe(true);
+    expect(lines[1]).toMatchObject({ summary: '{ "path": "a" }', reason: "after the pick", agent: "coder" });
+  });
+});
