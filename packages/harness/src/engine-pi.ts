@@ -1,9 +1,11 @@
 import type { Agent, AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
-import { type RunRequest, type RunState, startRun, textOf } from "./run-state.js";
+import { finishAnswer, type RunRequest, type RunState, startRun, textOf } from "./run-state.js";
 import { buildSeatAgent, type SeatConfig } from "./seat-agent.js";
 import { type RunOutcome, settleRun } from "./settle-run.js";
 import { atStepBoundary, countAnswer } from "./step-boundary.js";
 import { createToolDispatch, interceptToolResult } from "./tool-execution.js";
+import type { UserTag } from "./transcript-diff.js";
+import { createConversationTranscript } from "./transcript-log.js";
 
 /**
  * The pi engine: one pi-agent-core `Agent` per conversation (a seat). The tools block and the
@@ -40,6 +42,8 @@ export function createSeat(cfg: SeatConfig): Seat {
   /** The run in progress; `undefined` between runs (pi's callbacks outlive each run). */
   let current: RunState | undefined;
   const read = () => current;
+  /** The conversation's transcript state (issue 11, ADR-0159): lives as long as the seat. */
+  const transcript = createConversationTranscript();
   const { agent, toolNames } = buildSeatAgent(cfg, read, createToolDispatch(cfg.cwd, read));
   agent.subscribe(async (event: AgentEvent) => {
     const run = current;
@@ -47,11 +51,13 @@ export function createSeat(cfg: SeatConfig): Seat {
   });
   return {
     async run(req) {
-      current = startRun(req);
+      current = startRun(req, transcript);
       const run = current;
       try {
         await runLoop(agent, run);
       } finally {
+        // An answer whose step never ended (an abort mid-batch) is streamed with its calls' fates.
+        finishAnswer(run);
         current = undefined;
       }
       return settleRun(run, agent.state.messages.at(-1));
@@ -74,14 +80,21 @@ async function runLoop(agent: Agent, run: RunState): Promise<void> {
   agent.state.model = req.model;
   agent.state.thinkingLevel = req.thinkingLevel;
   try {
-    await agent.prompt({
-      role: "user",
-      content: [{ type: "text", text: req.userText }],
-      timestamp: Date.now(),
-    });
+    await agent.prompt(userMessage(run, req.userText, req.userPart));
   } catch (err) {
     run.failure = { type: "engine", message: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** A user message for pi, tagged with what the Harness sends it as (the transcript's `part`). */
+function userMessage(run: RunState, text: string, tag: UserTag) {
+  const message = {
+    role: "user" as const,
+    content: [{ type: "text" as const, text }],
+    timestamp: Date.now(),
+  };
+  run.transcript.tagUser(message, tag);
+  return message;
 }
 
 /**
@@ -105,9 +118,9 @@ async function onSeatEvent(
       return interceptToolResult(run, event, toolNames);
     case "turn_end":
       run.batch = [];
-      return atStepBoundary(run, event, (text) =>
-        agent.steer({ role: "user", content: [{ type: "text", text }], timestamp: Date.now() }),
-      );
+      // The answer's calls are decided now: its transcript entry goes out before the next request.
+      finishAnswer(run);
+      return atStepBoundary(run, event, (text, part) => agent.steer(userMessage(run, text, { part })));
     default:
       return;
   }

@@ -2,7 +2,8 @@
  * One model request's life in the Harness, top-down as named phases (open → shape and lint →
  * attempts → report → deliver). About 300 lines on purpose: the phases read in order in one
  * file, as STYLE.md asks of the engine; one attempt is model-attempt.ts, call ingestion
- * answer-ingestion.ts.
+ * answer-ingestion.ts, how pi's stream ends answer-delivery.ts. The transcript (ADR-0159) sees
+ * each body once as it first goes out and each attempt's answer (run-state.ts streams them).
  */
 import {
   type AssistantMessage,
@@ -10,17 +11,19 @@ import {
   type SimpleStreamOptions,
   type streamSimple,
 } from "@mariozechner/pi-ai";
+import { type Delivery, deliveryOf, emptyAssistant } from "./answer-delivery.js";
 import { ingestCalls, type NeverRun } from "./answer-ingestion.js";
 import { installFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import { type AttemptRequest, type AttemptValue, runAttempt } from "./model-attempt.js";
 import type { ResolvedRetryPolicy } from "./models.js";
-import type { RequestSite } from "./provider-errors.js";
-import { type RetryNotice, type RetryOutcome, requestWithRetry } from "./provider-retry.js";
+import { describeSite, type RequestSite } from "./provider-errors.js";
+import { type AttemptSeen, type RetryNotice, type RetryOutcome, requestWithRetry } from "./provider-retry.js";
 import { type ReportedUsage, reportedUsage } from "./provider-usage.js";
 import { type LintMode, lintModeFromEnv, lintPayload } from "./replay-lint.js";
 import { replayPayloadHook } from "./replay-policy.js";
 import { type ModelRequestObservation, observeModelRequest } from "./submission-telemetry.js";
+import type { AnswerReport } from "./transcript-answer.js";
 
 /**
  * One model answer for pi (the seat's `streamFn`): endpoint slot, pinned request options, the
@@ -33,6 +36,7 @@ import { type ModelRequestObservation, observeModelRequest } from "./submission-
 type PiModel = Parameters<typeof streamSimple>[0];
 type PiContext = Parameters<typeof streamSimple>[1];
 
+export { emptyAssistant } from "./answer-delivery.js";
 export type { NeverRun } from "./answer-ingestion.js";
 
 /** What one answer's request needs from its run. */
@@ -50,6 +54,10 @@ export interface AnswerRun {
   retry(n: RetryNotice): void;
   /** The replay-lint repaired a request (production only). */
   lintRepaired(problems: string[]): void;
+  /** A request body as it goes to the provider, with pi's messages it was built from (ADR-0159). */
+  requestSent(body: unknown, contextMessages: readonly object[]): void;
+  /** An attempt's answer: the one pi is given (`replayed`) or one the conversation never saw. */
+  answered(report: AnswerReport): void;
 }
 
 export interface StreamFnConfig {
@@ -107,6 +115,8 @@ interface RequestState {
   site: RequestSite;
   payload: PayloadState;
   attempt: AttemptRequest;
+  /** Attempts started so far (the transcript's `attempt`). */
+  tries: number;
   /** The request's span and counters (ADR-0420); inert outside a Submission's telemetry scope. */
   observed: ModelRequestObservation;
 }
@@ -141,7 +151,7 @@ function openRequest(
     // timeout must never fire first (its abort would read as a request that was never sent).
     timeoutMs: 2 ** 31 - 1,
     sessionId: undefined,
-    onPayload: (built: unknown) => shapeAndLint(cfg, lintMode, run, model, payload, built),
+    onPayload: (built: unknown) => shapeAndLint(cfg, lintMode, run, model, payload, built, context.messages),
   };
   const observed = observeModelRequest({
     entry: run.entry,
@@ -158,7 +168,7 @@ function openRequest(
     lintError: () => payload.lintError,
     errored: (message) => emptyAssistant(model, "error", message),
   };
-  return { cfg, run, model, out, signal: options?.signal, site, payload, attempt, observed };
+  return { cfg, run, model, out, signal: options?.signal, site, payload, attempt, tries: 0, observed };
 }
 
 /**
@@ -172,6 +182,8 @@ function shapeAndLint(
   model: PiModel,
   payload: PayloadState,
   built: unknown,
+  /** pi's messages the body was built from (the transcript reads their tags). */
+  messages: readonly object[],
 ): unknown {
   if (payload.bytes !== undefined) return JSON.parse(payload.bytes);
   // Earlier reasoning dropped or echoed per model entry (ADR-0310), before the lint reads it.
@@ -185,6 +197,8 @@ function shapeAndLint(
     throw err;
   }
   payload.bytes = JSON.stringify(params);
+  // Once per request, as it first goes out: the transcript reads the body, never changes it.
+  run.requestSent(params, messages);
   return params;
 }
 
@@ -198,6 +212,7 @@ async function answer(req: RequestState): Promise<void> {
 
 /** Phase 2: attempts until an answer, a fatal failure, the bound or an abort (ADR-0401). */
 function attempts(req: RequestState): Promise<RetryOutcome<AttemptValue>> {
+  let last: AttemptSeen<AttemptValue> | undefined;
   return requestWithRetry<AttemptValue>({
     policy: req.run.policy,
     site: req.site,
@@ -205,10 +220,40 @@ function attempts(req: RequestState): Promise<RetryOutcome<AttemptValue>> {
     onRetry: (n) => {
       req.observed.retried(n);
       req.run.retry(n);
+      // The retried attempt's answer never reaches the conversation: streamed as not replayed.
+      if (last) req.run.answered(unseen(req, last, n.attempt, `${n.cause}: ${siteless(req, n.message)}`));
     },
     usable: (seen) => seen.probe.sawFinishReason,
-    attempt: (startTimeout) => runAttempt(req.attempt, startTimeout),
+    attempt: async (startTimeout) => {
+      req.tries++;
+      const seen = await runAttempt(req.attempt, startTimeout);
+      last = seen.kind === "ended" ? seen : undefined;
+      return seen;
+    },
   });
+}
+
+/** An attempt's answer that the conversation never sees (retried, failed or aborted). */
+function unseen(
+  req: RequestState,
+  seen: AttemptSeen<AttemptValue>,
+  attempt: number,
+  error: string,
+): AnswerReport {
+  return {
+    attempt,
+    message: seen.value.message,
+    raw: seen.value.raw,
+    probe: seen.probe,
+    replayed: false,
+    error,
+  };
+}
+
+/** A failure's message without the request's site (the transcript names the model entry itself). */
+function siteless(req: RequestState, message: string): string {
+  const where = `${describeSite(req.site)}: `;
+  return message.startsWith(where) ? message.slice(where.length) : message;
 }
 
 /** Phase 3a: the replay-lint refused the history — a `replay-lint` failure, nothing sent again. */
@@ -251,66 +296,21 @@ function report(req: RequestState, outcome: RetryOutcome<AttemptValue>): void {
   });
 }
 
-/** How pi's stream ends: one error (with the run's failure, if any) or the finished answer. */
-type Delivery =
-  | { kind: "error"; reason: "error" | "aborted"; message: string; failure?: AnswerRun["failure"] }
-  | { kind: "answer"; message: AssistantMessage; raw: Map<number, string> };
-
-/** Decides how pi's stream ends for an outcome (pure). */
-function deliveryOf(outcome: RetryOutcome<AttemptValue>): Delivery {
-  if (outcome.kind === "aborted") return { kind: "error", reason: "aborted", message: "aborted" };
-  if (outcome.kind === "failed")
-    return {
-      kind: "error",
-      reason: "error",
-      message: outcome.message,
-      failure: {
-        type: outcome.type,
-        message: outcome.message,
-        ...(outcome.cause ? { cause: outcome.cause } : {}),
-      },
-    };
-  const { message, raw } = outcome.seen.value;
-  if (!message) return { kind: "error", reason: "error", message: "no answer" };
-  return { kind: "answer", message, raw };
-}
-
 /** Phase 4: pi gets the finished answer (tool calls ingested) or exactly one error. */
 function deliver(req: RequestState, delivery: Delivery): void {
   const { run, model, out } = req;
   if (delivery.kind === "error") {
     if (delivery.failure) run.failure = delivery.failure;
+    const why = delivery.failure
+      ? `${delivery.failure.cause ?? delivery.failure.type}: ${siteless(req, delivery.message)}`
+      : delivery.message;
+    if (delivery.seen) run.answered(unseen(req, delivery.seen, req.tries, why));
     finish(out, emptyAssistant(model, delivery.reason, delivery.message), delivery.reason);
     return;
   }
   const { message, raw } = delivery;
   ingestCalls(run, message, raw);
+  run.answered({ attempt: req.tries, message, raw, probe: delivery.seen.probe, replayed: true });
   out.push({ type: "done", reason: message.stopReason as "stop" | "length" | "toolUse", message });
   out.end();
-}
-
-/** An answer with no content: what pi stores for an aborted or failed request. */
-export function emptyAssistant(
-  model: PiModel,
-  stopReason: "error" | "aborted",
-  errorMessage: string,
-): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason,
-    errorMessage,
-    timestamp: Date.now(),
-  };
 }

@@ -1,10 +1,13 @@
-import type { ThinkingLevel } from "@jr2/wire";
+import type { ThinkingLevel, TranscriptEntry } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Model } from "@mariozechner/pi-ai";
 import type { AnswerRun } from "./model-request.js";
 import type { ResolvedRetryPolicy } from "./models.js";
 import type { RetryNotice } from "./provider-retry.js";
 import type { ReportedUsage } from "./provider-usage.js";
+import { type AnswerReport, answerEntry, type CallFate } from "./transcript-answer.js";
+import type { UserTag } from "./transcript-diff.js";
+import type { ConversationTranscript } from "./transcript-log.js";
 
 /**
  * One Submission's run on the seat: what the Turn asks for ({@link RunRequest}), the Turn's side
@@ -37,6 +40,8 @@ export interface RunHooks {
   message(role: "user" | "assistant" | "toolResult", text: string): void;
   /** Text for a Working tool's bad arguments / outside-cwd path / failure. */
   workingText(kind: "arguments" | "outside-cwd" | "failed", name: string, detail: string): string;
+  /** One transcript entry, as it happens (issue 11 item 3, ADR-0159). */
+  transcript(entry: TranscriptEntry): void;
 }
 
 /** Why a tool call of the model was answered without being run (the receipt {@link RunHooks.notRun} writes). */
@@ -45,6 +50,8 @@ export type NotRunReason = "unknown-tool" | "truncated" | "not-json" | "not-obje
 /** One Submission's run on the seat. */
 export interface RunRequest {
   userText: string;
+  /** What the user message is to the transcript: the Submission's prompt or nudge, its notices. */
+  userPart: UserTag;
   model: Model<"openai-completions">;
   /** The model entry's name in the table (messages name it). */
   entry: string;
@@ -67,12 +74,18 @@ export interface RunState extends AnswerRun {
   cuts: number;
   callKeys: string[];
   batch: Array<{ terminate?: boolean }>;
+  /** The conversation's transcript state (the seat's). */
+  transcript: ConversationTranscript;
+  /** The answer pi was given, until its calls are decided (its step's end). */
+  pending: AnswerReport | undefined;
+  /** What became of each call of the pending answer, by tool-call id. */
+  fates: Map<string, CallFate>;
 }
 
 /** Phase 1 of a run: fresh bookkeeping for `req`, its model-request callbacks wired to `req.hooks`. */
-export function startRun(req: RunRequest): RunState {
+export function startRun(req: RunRequest, transcript: ConversationTranscript): RunState {
   const hooks = req.hooks;
-  return {
+  const run: RunState = {
     req,
     entry: req.entry,
     policy: req.policy,
@@ -91,7 +104,48 @@ export function startRun(req: RunRequest): RunState {
     retry: (n) => hooks.retry(n),
     lintRepaired: (problems) =>
       hooks.trouble("error", "replay-lint repaired the request's history", { problems }),
+    transcript,
+    pending: undefined,
+    fates: new Map(),
+    requestSent: (body, messages) =>
+      safely(hooks, () => {
+        for (const entry of transcript.sent(body, messages)) hooks.transcript(entry);
+      }),
+    answered: (report) =>
+      safely(hooks, () => {
+        if (!report.replayed) return hooks.transcript(answerEntry(req.entry, report, () => undefined));
+        finishAnswer(run);
+        run.pending = report;
+      }),
   };
+  return run;
+}
+
+/** The transcript only observes: a fault of its own is logged, never a failed request. */
+function safely(hooks: RunHooks, f: () => void): void {
+  try {
+    f();
+  } catch (err) {
+    hooks.trouble("error", "the transcript could not record a model request", {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
+/**
+ * Streams the pending answer, its calls' fates decided (at its step's end, or the run's), and
+ * tells the conversation which of its tool messages are receipts. Nothing pending: nothing.
+ */
+export function finishAnswer(run: RunState): void {
+  const report = run.pending;
+  if (!report) return;
+  run.pending = undefined;
+  safely(run.req.hooks, () => {
+    const entry = answerEntry(run.entry, report, (id) => run.fates.get(id));
+    run.fates.clear();
+    run.transcript.called(entry.toolCalls);
+    run.req.hooks.transcript(entry);
+  });
 }
 
 /** The text of a pi message: a string content as is, else its text parts joined ("" for none). */

@@ -56,16 +56,16 @@ export function countAnswer(run: RunState, m: AssistantMessage): void {
 export async function atStepBoundary(
   run: RunState,
   event: Extract<AgentEvent, { type: "turn_end" }>,
-  steer: (text: string) => void,
+  steer: (text: string, part: "restatement" | "continue") => void,
 ): Promise<void> {
   const m = event.message;
   if (m.role !== "assistant" || m.stopReason === "error" || m.stopReason === "aborted") return;
   if (run.aborted || run.turnOver || run.halt) return;
   const text = await run.req.hooks.boundary(event.toolResults.length === 0);
-  if (text !== undefined && !run.aborted && !run.turnOver) steer(text);
+  if (text !== undefined && !run.aborted && !run.turnOver) steer(text, "restatement");
   // An answer cut at the output limit with no call would end the loop: ask once more (the
   // second cut in a row ends the Submission with `output-limit`).
   const cut =
     m.stopReason === "length" && event.toolResults.length === 0 ? run.req.hooks.outputCut() : undefined;
-  if (cut !== undefined && !run.aborted && !run.turnOver) steer(cut);
+  if (cut !== undefined && !run.aborted && !run.turnOver) steer(cut, "continue");
 }

@@ -3,6 +3,7 @@ import { validateToolArguments } from "@mariozechner/pi-ai";
 import { isJr2Result, type ToolDispatch, type ToolOutcome } from "./menu-tools.js";
 import type { NeverRun } from "./model-request.js";
 import { type NotRunReason, type RunState, textOf } from "./run-state.js";
+import { type CallFate, notRunFate } from "./transcript-answer.js";
 import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
 
 /**
@@ -23,11 +24,23 @@ export function createToolDispatch(
 ): ToolDispatch {
   return async (call, target) => {
     const run = current();
-    if (!run || run.turnOver)
-      return { text: run ? run.req.hooks.notRun("turn-over", call.name) : "", terminate: true };
-    if (run.halt) return { text: run.req.hooks.notRun("stopped", call.name), terminate: true };
+    if (!run) return { text: "", terminate: true };
+    const fate = (f: CallFate) => run.fates.set(call.toolCallId, f);
+    if (run.turnOver) {
+      fate(notRunFate({ reason: "turn-over" }));
+      return { text: run.req.hooks.notRun("turn-over", call.name), terminate: true };
+    }
+    if (run.halt) {
+      fate(notRunFate({ reason: "stopped" }));
+      return { text: run.req.hooks.notRun("stopped", call.name), terminate: true };
+    }
     const never = run.neverRun.get(call.toolCallId);
-    if (never) return { text: notRunText(run, never, call.name) };
+    if (never) {
+      fate(notRunFate(never));
+      return { text: notRunText(run, never, call.name) };
+    }
+    // A Working tool's fate is `working` unless runWorkingTool refuses it first.
+    fate({ disposition: target.kind === "menu" ? "pick" : "working" });
     if (target.kind === "menu") {
       const args = run.parsedArgs.has(call.toolCallId) ? run.parsedArgs.get(call.toolCallId) : call.args;
       const out = await run.req.hooks.menuCall({
@@ -63,10 +76,13 @@ async function runWorkingTool(
       .split("\n")
       .filter((l) => l.startsWith("  - "))
       .map((l) => l.slice(4));
-    return { text: hooks.workingText("arguments", call.name, problems.join("; ") || "invalid") };
+    const detail = problems.join("; ") || "invalid";
+    run.fates.set(call.toolCallId, notRunFate({ reason: "refused-arguments", detail }));
+    return { text: hooks.workingText("arguments", call.name, detail) };
   }
   const path = pathArgument(call.name, args);
   if (cwd !== undefined && path !== undefined && !insideCwd(cwd, path)) {
+    run.fates.set(call.toolCallId, notRunFate({ reason: "outside-cwd", path }));
     return { text: hooks.workingText("outside-cwd", call.name, path) };
   }
   try {
@@ -117,6 +133,10 @@ export function interceptToolResult(
     const text = run.turnOver
       ? run.req.hooks.notRun("turn-over", event.toolName)
       : run.req.hooks.notRun(reason, event.toolName);
+    run.fates.set(
+      event.toolCallId,
+      notRunFate({ reason: run.turnOver ? "turn-over" : (reason as "stopped" | "unknown-tool") }),
+    );
     result.content = [{ type: "text", text }];
   }
   run.batch.push(result);

@@ -119,6 +119,7 @@ export async function runTurn(
     signal.addEventListener("abort", onAbort, { once: true });
     const outcome: RunOutcome = await seat.run({
       userText,
+      userPart: { part: req.kind === "nudge" ? "nudge" : "prompt", notices: req.notices ?? [] },
       model: toPiModel(modelName, entry),
       entry: modelName,
       policy: retryPolicy(entry, deps.requestTimeoutMs),
@@ -338,7 +339,11 @@ function turnHooks(
       logAt(deps, level, msg, { ...where, ...fields });
     },
     message(role, text) {
-      emit({ type: "message-appended", submissionId, role, text });
+      emit({ type: "message-appended", submissionId, role, text: deps.secrets.redact(text) });
+    },
+    transcript(entry) {
+      // Tool results are redacted before the model sees them; this catches any other way in.
+      emit({ type: "transcript", submissionId, entry: deps.secrets.redactValue(entry) });
     },
     workingText(kind, name, detail) {
       if (kind === "arguments") return menu.workingToolArgumentsReceipt(name, [detail]);

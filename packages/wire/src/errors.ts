@@ -65,6 +65,10 @@ export const errorCodes = {
   JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
   JR2_ERR_RUN_NOT_FOUND: { status: 404, message: "no run `{runId}`" },
   JR2_ERR_RUN_NOT_LIVE: { status: 409, message: "run `{runId}` is {status}, not live" },
+  JR2_ERR_RUN_TURN_NOT_FOUND: {
+    status: 404,
+    message: "run `{runId}` has no Turn `{turnId}`; `GET /runs/{runId}/turns` lists its Turns",
+  },
   // Gates (§6)
   JR2_ERR_GATE_NOT_FOUND: {
     status: 404,

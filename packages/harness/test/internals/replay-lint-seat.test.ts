@@ -42,6 +42,7 @@ function run(mode: "strict" | "repair") {
     },
     message: () => {},
     workingText: () => "",
+    transcript: () => {},
   };
   const seat = createSeat({
     systemPrompt: "s",
@@ -56,6 +57,7 @@ function run(mode: "strict" | "repair") {
   const entry = { baseUrl: upstream.baseUrl, id: "m", contextWindow: 8192, maxTokens: 256 };
   const outcome = seat.run({
     userText: "go",
+    userPart: { part: "prompt" },
     model: toPiModel("sim", entry),
     entry: "sim",
     policy: DEFAULT_RETRY,

@@ -69,7 +69,8 @@ describe("a Working-tool call `env; cat /proc/self/environ` (issue 11 Done-when)
     const command = "env; cat /proc/self/environ; echo; cat models.json";
     upstream.script([
       { sse: answer({ toolCalls: [{ name: "bash", arguments: JSON.stringify({ command }) }] }) },
-      { sse: answer({ content: "I have looked around." }) },
+      // A model that repeats a key it read elsewhere: the transcript shows it redacted too.
+      { sse: answer({ content: `I have looked around; the key is ${API_KEY}.` }) },
     ]);
     const iid = "r1/coder/secrets";
     const { settlement } = await h.run(iid, {
@@ -91,8 +92,22 @@ describe("a Working-tool call `env; cat /proc/self/environ` (issue 11 Done-when)
     // The file's key reached the model as [redacted].
     expect(result).toContain(`"apiKey":"${REDACTED}"`);
 
+    // The transcript (ADR-0159) holds the tool result as the model read it: redacted.
+    const transcript = (await h.events(iid)).flatMap((e) => (e.type === "transcript" ? [e.entry] : []));
+    const toolResult = transcript.find((e) => e.kind === "message" && e.part === "tool-result");
+    expect(toolResult && toolResult.kind === "message" && toolResult.text).toContain(
+      `"apiKey":"${REDACTED}"`,
+    );
+    expect(transcript.filter((e) => e.kind === "answer").at(-1)).toMatchObject({
+      text: `I have looked around; the key is ${REDACTED}.`,
+    });
+    expect(transcript.find((e) => e.kind === "answer")).toMatchObject({
+      toolCalls: [{ name: "bash", rawArguments: JSON.stringify({ command }), disposition: "working" }],
+    });
+
     const seen = {
       "the next model request": upstream.bodies[1]!,
+      "the transcript": JSON.stringify(transcript),
       "the stream the Orchestrator records": JSON.stringify(await h.events(iid)),
       "the picks": JSON.stringify(orch.picks),
       "the Harness's log": JSON.stringify(h.lines),

@@ -6,6 +6,7 @@ import { formatValue } from "./feed-printer.js";
 import { parseGateAnswers } from "./gate-answers.js";
 import { followRun } from "./run-command.js";
 import { showCommand, showUsage } from "./show-command.js";
+import { transcriptCommand, transcriptUsage } from "./transcript-command.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {
@@ -73,6 +74,7 @@ export const runsCommands: Record<string, Command> = {
     },
   },
   show: { usage: showUsage, run: (args) => showCommand(args) },
+  transcript: { usage: transcriptUsage, run: (args) => transcriptCommand(args) },
   cancel: {
     usage: "jr2 cancel <runId> [--url URL] [--token T]",
     async run(args) {

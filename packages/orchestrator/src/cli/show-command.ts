@@ -1,12 +1,12 @@
 /**
  * `jr2 show <runId>` (issue 11 item 4, ADR-0062): one run for a person — workflow, status,
- * outcome and final state, input, context, faults, a table of its Turns (from the feed: agent,
- * state, picks, tokens), its open Gates with their question and accepted events' fields,
+ * outcome and final state, input, context, faults, a table of its Turns (`GET /runs/:runId/turns`:
+ * turnId, agent, state, outcome, pick, tokens; from the feed for an older Orchestrator), its open Gates with their question and accepted events' fields,
  * usage. `--json` prints `GET /runs/:runId` as it is.
  * @see SPEC §4.1
  */
 import { parseArgs } from "node:util";
-import type { RunDetail, RunFeedEvent } from "@jr2/wire";
+import type { RunDetail, RunFeedEvent, TurnList, TurnSummary } from "@jr2/wire";
 import { cachePercent } from "../durability/usage-totals.js";
 import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { formatValue } from "./feed-printer.js";
@@ -48,8 +48,37 @@ export function turnRows(events: readonly RunFeedEvent[]): TurnRow[] {
   return [...rows.values()];
 }
 
+/**
+ * The table of the run's recorded Turns (`GET /runs/:runId/turns`, ADR-0257): turnId, agent,
+ * state, outcome, the pick that ended it, prompt and cached tokens.
+ */
+export function turnTable(turns: readonly TurnSummary[], runId: string): string[] {
+  const cols = turns.map((t) => [
+    t.turnId,
+    t.agent,
+    t.state,
+    t.outcome,
+    t.pick ? t.pick.name : t.fault ? `fault ${t.fault.reason}` : "-",
+    String(t.usage.promptTokens ?? "?"),
+    String(t.usage.cachedTokens ?? "?"),
+  ]);
+  const head = ["turnId", "agent", "state", "outcome", "pick", "prompt", "cached"];
+  const widths = head.map((h, i) => Math.max(h.length, ...cols.map((c) => (c[i] ?? "").length)));
+  const line = (c: string[]) =>
+    `  ${c.map((v, i) => (i >= 5 ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join("  ")}`.trimEnd();
+  return [
+    `turns     ${turns.length} recorded (\`jr2 transcript ${runId} --turn <turnId>\` shows one)`,
+    line(head),
+    ...cols.map(line),
+  ];
+}
+
 /** The run as text (see the module). */
-export function formatRun(detail: RunDetail, events: readonly RunFeedEvent[]): string {
+export function formatRun(
+  detail: RunDetail,
+  events: readonly RunFeedEvent[],
+  recorded?: readonly TurnSummary[],
+): string {
   const lines: string[] = [];
   const json = (v: unknown) => JSON.stringify(v ?? null);
   lines.push(`run       ${detail.runId} (workflow ${detail.workflow})`);
@@ -70,9 +99,10 @@ export function formatRun(detail: RunDetail, events: readonly RunFeedEvent[]): s
     lines.push(
       `  ${f.at.slice(11, 19)}  ${f.state || "?"}#${f.agent}  ${f.reason}${f.cause ? ` (cause ${f.cause})` : ""}  ${f.routed ? "routed" : "not routed: faulted the run"}${f.turnId ? `  turn ${f.turnId}` : ""}${f.detail ? `  — ${f.detail}` : ""}`,
     );
-  const rows = turnRows(events);
-  const live = detail.turns;
-  lines.push(`turns     ${rows.length || live.length ? "" : "none on the feed"}`);
+  if (recorded?.length) lines.push(...turnTable(recorded, detail.runId));
+  const rows = recorded?.length ? [] : turnRows(events);
+  const live = recorded?.length ? [] : detail.turns;
+  if (!recorded?.length) lines.push(`turns     ${rows.length || live.length ? "" : "none on the feed"}`);
   for (const t of rows.length ? [] : live)
     lines.push(`  ${t.state}#${t.agent}  live${t.turnId ? `  turn ${t.turnId}` : ""}`);
   if (rows.length) {
@@ -127,7 +157,12 @@ export async function showCommand(
     out.write(`${JSON.stringify(detail, null, 2)}\n`);
     return 0;
   }
-  const events = await feedSoFar(target, runId, detail.status === "running");
-  out.write(formatRun(detail, events));
+  // An Orchestrator older than ADR-0257 has no /turns: the table comes from the feed then.
+  const recorded = await call<TurnList>(target, "GET", `/runs/${encodeURIComponent(runId)}/turns`).then(
+    (l) => l.turns,
+    () => undefined,
+  );
+  const events = recorded?.length ? [] : await feedSoFar(target, runId, detail.status === "running");
+  out.write(formatRun(detail, events, recorded));
   return 0;
 }

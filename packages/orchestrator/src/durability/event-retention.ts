@@ -1,7 +1,8 @@
 /**
- * The event log's retention (ADR-0256, `JR2_EVENT_RETENTION_DAYS`): settled runs last updated
- * more than that many days ago lose their log rows — only settled runs, by age; live runs keep
- * theirs whatever their age. Pruned at start and then hourly. Unset or 0: kept forever.
+ * The run history's retention (ADR-0256, ADR-0257, `JR2_EVENT_RETENTION_DAYS`): settled runs
+ * last updated more than that many days ago lose their event log, transcript rows and Turn
+ * records together — only settled runs, by age; live runs keep theirs whatever their age.
+ * Pruned at start and then hourly. Unset or 0: kept forever.
  * @see SPEC §8
  */
 import type { Logger } from "pino";
@@ -30,9 +31,13 @@ export function startEventRetention(
   const prune = () => {
     store.pruneEvents(retentionCutoff(now(), days)).then(
       (rows) => {
-        if (rows > 0) log.info({ rows, days }, "event log rows of old settled runs deleted (retention)");
+        if (rows > 0)
+          log.info(
+            { rows, days },
+            "event log, transcript and Turn rows of old settled runs deleted (retention)",
+          );
       },
-      (error: unknown) => log.warn({ err: error }, "pruning the event log failed; trying again in an hour"),
+      (error: unknown) => log.warn({ err: error }, "pruning the run history failed; trying again in an hour"),
     );
   };
   prune();

@@ -4,12 +4,13 @@
  * for the next save of its run's current state (not a held snapshot) and commits in that
  * transaction — never an event for a state that was not saved, never a saved state without
  * its events. Any other event (usage, retry, admission, text-call, a Turn's fault) is a fact:
- * rows inserted on their own, batched per cascade (a microtask), retried with backoff; a save carries
- * a run's pending facts too. The RunBlob never carries the log.
+ * rows inserted on their own (pending-rows.ts: batched per cascade, retried with backoff); a
+ * save carries a run's pending facts too. The RunBlob never carries the log.
  * @see SPEC §8
  */
 import type { RunFeedEvent } from "@jr2/wire";
-import { backoffMs, type SaveContext, storeFailed } from "./save-context.js";
+import { type PendingRows, pendingRows } from "./pending-rows.js";
+import type { SaveContext } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 
 /** The feed event types that report a state change: committed with the save of that state. */
@@ -30,19 +31,16 @@ export function reportsState(event: RunFeedEvent): boolean {
 export interface PendingEvents {
   /** Per run: state events waiting for the next commit of its current state, in order. */
   readonly state: Map<SavedRun, RunFeedEvent[]>;
-  /** Facts not yet committed, by run id. */
-  readonly facts: Map<string, RunFeedEvent[]>;
-  /** A flush is queued for the end of the current cascade (a microtask: one batch). */
-  flushQueued: boolean;
-  /** The backoff timer of a failed write, while one waits. */
-  retry: NodeJS.Timeout | undefined;
-  /** Failed writes in a row (the backoff's exponent). */
-  failures: number;
+  /** Facts not yet committed, by run id (batched, retried: pending-rows.ts). */
+  readonly facts: PendingRows<RunFeedEvent>;
 }
 
 /** Nothing pending. */
-export function createPendingEvents(): PendingEvents {
-  return { state: new Map(), facts: new Map(), flushQueued: false, retry: undefined, failures: 0 };
+export function createPendingEvents(ctx: SaveContext): PendingEvents {
+  return {
+    state: new Map(),
+    facts: pendingRows(ctx, (runId, events) => ctx.store.appendEvents(runId, events), "run events"),
+  };
 }
 
 /**
@@ -57,15 +55,12 @@ export function queueEvent(
 ): boolean {
   if (reportsState(event)) {
     if (ctx.closed || run.frozen) return false; // its state will never be saved from memory
-    push(pending.state, run, [event]);
+    const list = pending.state.get(run) ?? [];
+    list.push(event);
+    pending.state.set(run, list);
     return true;
   }
-  push(pending.facts, run.runId, [event]);
-  if (!pending.flushQueued && !pending.retry && !ctx.closed) {
-    pending.flushQueued = true;
-    // A microtask, as usage rows (ADR-0255): a usage event and its row are written in the same turn.
-    queueMicrotask(() => flushFacts(ctx, pending));
-  }
+  pending.facts.queue(run.runId, [event]);
   return false;
 }
 
@@ -74,8 +69,7 @@ export function queueEvent(
  * snapshot is held (that save does not commit the current state).
  */
 export function takeEvents(pending: PendingEvents, run: SavedRun, held: boolean): RunFeedEvent[] {
-  const facts = pending.facts.get(run.runId) ?? [];
-  pending.facts.delete(run.runId);
+  const facts = pending.facts.take(run.runId);
   const state = held ? [] : (pending.state.get(run) ?? []);
   if (!held) pending.state.delete(run);
   return [...facts, ...state];
@@ -86,7 +80,6 @@ export function takeEvents(pending: PendingEvents, run: SavedRun, held: boolean)
  * froze: that state is never saved), its facts are written on their own with backoff.
  */
 export function returnEvents(
-  ctx: SaveContext,
   pending: PendingEvents,
   run: SavedRun,
   events: readonly RunFeedEvent[],
@@ -95,10 +88,7 @@ export function returnEvents(
   const state = events.filter(reportsState);
   const facts = events.filter((e) => !reportsState(e));
   if (state.length > 0 && !run.frozen) pending.state.set(run, [...state, ...(pending.state.get(run) ?? [])]);
-  if (facts.length > 0) {
-    pending.facts.set(run.runId, [...facts, ...(pending.facts.get(run.runId) ?? [])]);
-    retryLater(ctx, pending, run.runId, error);
-  }
+  if (facts.length > 0) pending.facts.keep(run.runId, facts, error);
 }
 
 /** Drops `run`'s pending state events (a frozen run is reloaded from its last save). */
@@ -107,48 +97,8 @@ export function forgetEvents(pending: PendingEvents, run: SavedRun): void {
 }
 
 /** Shutdown: stops the retry and writes the pending facts if the store takes them (never rejects). */
-export async function writeEventsOnClose(ctx: SaveContext, pending: PendingEvents): Promise<void> {
-  if (pending.retry) clearTimeout(pending.retry);
-  for (const [runId, events] of pending.facts) await ctx.store.appendEvents(runId, events).catch(() => {});
-  pending.facts.clear();
+export async function writeEventsOnClose(pending: PendingEvents): Promise<void> {
+  await pending.facts.writeOnClose();
   // State events not taken by a save report states the stop does not save: dropped.
   pending.state.clear();
-}
-
-/** Writes every run's pending facts, one transaction per run; a failure keeps them and retries. */
-function flushFacts(ctx: SaveContext, pending: PendingEvents): void {
-  pending.flushQueued = false;
-  if (ctx.closed) return;
-  for (const [runId, events] of [...pending.facts]) {
-    pending.facts.delete(runId);
-    ctx.store.appendEvents(runId, events).then(
-      () => {
-        pending.failures = 0;
-      },
-      (error: unknown) => {
-        storeFailed(ctx, error);
-        pending.facts.set(runId, [...events, ...(pending.facts.get(runId) ?? [])]);
-        retryLater(ctx, pending, runId, error);
-      },
-    );
-  }
-}
-
-/** Pending facts could not be written: flush again with backoff (logged on the first failure). */
-function retryLater(ctx: SaveContext, pending: PendingEvents, runId: string, error: unknown): void {
-  if (pending.retry || ctx.closed) return;
-  const delay = backoffMs(ctx.backoff, pending.failures++);
-  if (pending.failures === 1)
-    ctx.log.error({ runId, err: error }, "recording run events failed; retrying with backoff");
-  pending.retry = setTimeout(() => {
-    pending.retry = undefined;
-    flushFacts(ctx, pending);
-  }, delay);
-  pending.retry.unref?.();
-}
-
-function push<K>(map: Map<K, RunFeedEvent[]>, key: K, events: RunFeedEvent[]): void {
-  const list = map.get(key) ?? [];
-  list.push(...events);
-  map.set(key, list);
 }

@@ -6,7 +6,8 @@
  * The run host's one entry to its saves; the parts live beside it: `saves.ts` (one save, the
  * per-run chain), `run-blob.ts` (what a save writes, held snapshots), `outbox.ts` (effects
  * released after commit), `background-saves.ts` (retry with backoff, ADR-0253),
- * `usage-writes.ts` (usage rows, ADR-0255), `event-writes.ts` (the event log, ADR-0256), `saved-timers.ts` (timers' capture), sharing the
+ * `pending-rows.ts` (rows written on their own: usage ADR-0255, transcripts ADR-0257),
+ * `event-writes.ts` (the event log, ADR-0256), `saved-timers.ts` (timers' capture), sharing the
  * state of `save-context.ts`.
  * @see SPEC §4.3, §5.4, §8
  */
@@ -20,13 +21,14 @@ import {
 } from "./background-saves.js";
 import { createPendingEvents, forgetEvents, queueEvent, writeEventsOnClose } from "./event-writes.js";
 import { addEffect } from "./outbox.js";
+import { pendingRows } from "./pending-rows.js";
 import { createSnapshots, holdSnapshot } from "./run-blob.js";
 import type { SaveContext } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 import { enqueueSave, type Saves } from "./saves.js";
 import type { PickKey, RunStore, StoredPickAnswer } from "./store/run-store.js";
+import { type TranscriptRow, type TurnRecord, transcriptKey } from "./transcript-rows.js";
 import { type UsageRecord, usageKey } from "./usage-totals.js";
-import { createPendingUsage, queueUsage, writeUsageOnClose } from "./usage-writes.js";
 
 export { timersOf } from "./saved-timers.js";
 
@@ -75,6 +77,13 @@ export interface RunPersistence {
    * is inserted on its own, batched, never by re-saving the blob.
    */
   recordEvent(run: SavedRun, event: RunFeedEvent): void;
+  /**
+   * Records one transcript row of `run` once by its key (ADR-0257): inserted on its own,
+   * batched, never by re-saving the blob. @returns false when that key was recorded already
+   */
+  recordTranscript(run: SavedRun, row: TranscriptRow): boolean;
+  /** Writes `run`'s Turn record as it is now (ADR-0257): on its own, batched; the newest write wins. */
+  recordTurn(run: SavedRun, turn: TurnRecord): void;
   /**
    * Whether the store accepts writes: `failing` from a failed commit until the next one
    * succeeds (any run's), with the last error's text (ADR-0253).
@@ -131,12 +140,18 @@ export function createRunPersistence(
     ctx,
     snapshots: createSnapshots(),
     outbox: new Map(),
-    usage: createPendingUsage(),
-    events: createPendingEvents(),
+    usage: pendingRows(ctx, (runId, records) => store.recordUsage(runId, records), "usage"),
+    events: createPendingEvents(ctx),
     chains: new Map(),
     committedTimers: new WeakMap(),
   };
   const background = createBackgroundSaves();
+  const transcripts = pendingRows<TranscriptRow>(
+    ctx,
+    (id, rows) => store.recordTranscript(id, rows),
+    "transcripts",
+  );
+  const turns = pendingRows<TurnRecord>(ctx, (id, rows) => store.recordTurns(id, rows), "Turn records");
 
   return {
     changed: (run) => saveAfterCascade(saves, background, run),
@@ -144,11 +159,21 @@ export function createRunPersistence(
       const key = usageKey(record);
       if (run.usage.has(key)) return false;
       run.usage.set(key, record);
-      if (!ctx.closed) queueUsage(ctx, saves.usage, run.runId, record);
+      if (!ctx.closed) saves.usage.queue(run.runId, [record]);
       return true;
     },
     recordEvent(run, event) {
       if (queueEvent(ctx, saves.events, run, event)) saveAfterCascade(saves, background, run);
+    },
+    recordTranscript(run, row) {
+      const key = transcriptKey(row);
+      if (run.transcriptKeys?.has(key)) return false;
+      run.transcriptKeys?.add(key);
+      if (!ctx.closed) transcripts.queue(run.runId, [row]);
+      return true;
+    },
+    recordTurn(run, turn) {
+      if (!ctx.closed) turns.queue(run.runId, [turn]);
     },
     storeState: () =>
       ctx.failing === undefined ? { failing: false } : { failing: true, error: ctx.failing },
@@ -171,8 +196,10 @@ export function createRunPersistence(
     async close() {
       ctx.closed = true;
       cancelAllRetries(background);
-      await writeUsageOnClose(ctx, saves.usage);
-      await writeEventsOnClose(ctx, saves.events);
+      await saves.usage.writeOnClose();
+      await writeEventsOnClose(saves.events);
+      await transcripts.writeOnClose();
+      await turns.writeOnClose();
       await Promise.allSettled([...saves.chains.values()]);
     },
   };

@@ -200,6 +200,9 @@ async function reviveRun<R extends RestorableRun>(
   // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
   for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
     run.usage.set(usageKey(record), record);
+  // Likewise transcripts and Turn records (ADR-0257): the follower re-reads from the ledgered offset.
+  for (const key of await deps.store.transcriptKeys(blob.runId)) run.transcriptKeys?.add(key);
+  for (const turn of await deps.store.turns(blob.runId)) run.turns?.set(turn.turnId, turn);
   return run;
 }
 

@@ -7,6 +7,7 @@
 import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
 import type { LedgerEntry } from "./store/run-store.js";
+import type { TurnRecord } from "./transcript-rows.js";
 import type { UsageRecord } from "./usage-totals.js";
 
 export interface SavedRun {
@@ -24,6 +25,10 @@ export interface SavedRun {
   readonly epochs: Map<string, number>;
   /** Usage records by key (ADR-0255). */
   readonly usage: Map<string, UsageRecord>;
+  /** Keys of recorded transcript rows (ADR-0257); restore re-seeds them from the store. */
+  readonly transcriptKeys?: Set<string>;
+  /** Turn records by turnId (ADR-0257); restore re-seeds them from the store. */
+  readonly turns?: Map<string, TurnRecord>;
   /** The open Gates by id (logged when first saved open). */
   readonly gates: ReadonlyMap<string, unknown>;
   /** A Gate opened since the last save. */

@@ -9,13 +9,13 @@ import type { RunFeedEvent } from "@jr2/wire";
 import { crashPoint } from "./crash-points.js";
 import { type PendingEvents, returnEvents, takeEvents } from "./event-writes.js";
 import { type Effect, type Outbox, releaseEffects, returnEffects, takeEffects } from "./outbox.js";
+import type { PendingRows } from "./pending-rows.js";
 import { blobOf, type Snapshots } from "./run-blob.js";
 import { type SaveContext, storeCommitted, storeFailed } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 import { type CommittedTimers, commitTimers } from "./saved-timers.js";
 import type { RunBlob, StoredPickAnswer } from "./store/run-store.js";
 import type { UsageRecord } from "./usage-totals.js";
-import { keepUsage, type PendingUsage, takeUsage } from "./usage-writes.js";
 
 /** The state a run host's saves share, passed to every phase. */
 export interface Saves {
@@ -24,7 +24,7 @@ export interface Saves {
   /** Effects waiting for the next commit of a run's current state. */
   readonly outbox: Outbox;
   /** Usage records not yet committed (kept across a freeze: they are facts). */
-  readonly usage: PendingUsage;
+  readonly usage: PendingRows<UsageRecord>;
   /** Feed events not yet committed (ADR-0256): state events wait for a save, facts are batched. */
   readonly events: PendingEvents;
   /** Per-run save chain: saves of one run commit in call order even on an async store. */
@@ -70,7 +70,7 @@ function takeWork(saves: Saves, run: SavedRun, picks: readonly StoredPickAnswer[
   const blob = blobOf(saves.ctx, saves.snapshots, run);
   const held = saves.snapshots.held.has(run);
   const effects = takeEffects(saves.outbox, run, held);
-  const usage = takeUsage(saves.usage, run.runId);
+  const usage = saves.usage.take(run.runId);
   const events = takeEvents(saves.events, run, held);
   return { blob, picks, usage, effects, events };
 }
@@ -93,10 +93,10 @@ function saveFailed(saves: Saves, run: SavedRun, work: SaveWork, error: unknown)
   storeFailed(saves.ctx, error);
   if (work.usage.length > 0) {
     // Facts from the Harness, whatever becomes of the run: written on their own later.
-    keepUsage(saves.ctx, saves.usage, run.runId, work.usage, error);
+    saves.usage.keep(run.runId, work.usage, error);
   }
   returnEffects(saves.outbox, run, work.effects);
-  returnEvents(saves.ctx, saves.events, run, work.events, error);
+  returnEvents(saves.events, run, work.events, error);
 }
 
 /** What a commit of `blob` marks: a Gate saved open, a timer newly armed (their crash points). */

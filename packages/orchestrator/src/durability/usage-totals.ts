@@ -17,6 +17,8 @@ export interface UsageRecord extends RequestUsage {
   submissionId: string;
   position: string;
   finishReason?: string;
+  /** The Turn whose model request it was (ADR-0257): its Turn's usage sums these; absent in older rows. */
+  turnId?: string;
 }
 
 /** The identity of a usage record: `[iid, submissionId, position]` as JSON. */

@@ -29,6 +29,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
 import { runRoutes } from "./routes/runs.js";
+import { turnRoutes } from "./routes/turns.js";
 import { workflowRoutes } from "./routes/workflows.js";
 
 /** Options of {@link buildOrchestrator}. Everything with an effect is injected. */
@@ -137,6 +138,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(healthRoutes, { version: options.version ?? ORCHESTRATOR_VERSION });
   await app.register(workflowRoutes, { host });
   await app.register(runRoutes, { host });
+  await app.register(turnRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(agentRoutes, { host });
   if (options.telemetry)

@@ -14,9 +14,11 @@ import {
   restoreRun,
   restoreRuns,
 } from "../durability/restore.js";
-import type { RunBlob } from "../durability/store/run-store.js";
+import type { LedgerEntry, RunBlob } from "../durability/store/run-store.js";
+import { capEntry } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
-import { usageFeedEntry } from "../turns/turn-driver.js";
+import { toolCallLines } from "../turns/tool-call-lines.js";
+import { type TranscriptEvent, usageFeedEntry } from "../turns/turn-driver.js";
 import type { HostState } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
 import { evictWhenSaved } from "./run-table.js";
@@ -102,7 +104,28 @@ function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
 }
 
 /**
- * Reads the rest of each ended Turn's usage from the Harness it was admitted on (ADR-0255):
+ * A transcript entry read by a restore's drain (ADR-0257): recorded once by its stream position
+ * as its Turn's; its tool calls' feed lines only when new. A Turn without turnId records none.
+ */
+function recordDrainedTranscript(
+  state: HostState,
+  run: LiveRun,
+  iid: string,
+  entry: LedgerEntry,
+  event: TranscriptEvent,
+): void {
+  if (entry.turnId === null) return;
+  const { submissionId, position } = event;
+  const at = new Date().toISOString();
+  const row = { iid, submissionId, position, turnId: entry.turnId, at, ...capEntry(event.entry) };
+  if (!state.persistence.recordTranscript(run, row) || !entry.child) return;
+  const agent = entry.child.slice(entry.child.lastIndexOf("#") + 1);
+  for (const line of toolCallLines(row.entry, agent))
+    run.feed.append({ ...line, child: entry.child } as never);
+}
+
+/**
+ * Reads the rest of each ended Turn's usage and transcript from the Harness it was admitted on (ADR-0255, ADR-0257):
  * Turns of `run` not live now, with a Harness to ask. In the background, aborted on close.
  */
 function drainEndedTurns(state: HostState, run: LiveRun): void {
@@ -114,7 +137,8 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
     if (live.has(iid) || !harnessUrl) continue;
     drain(
       { harnessUrl, iid, entry },
-      (record) => {
+      (read) => {
+        const record = entry.turnId === null ? read : { ...read, turnId: entry.turnId };
         const recorded = state.persistence.recordUsage(run, record);
         // On the event log too, once (ADR-0256); an entry saved before ADR-0256 names no Turn.
         if (recorded && entry.child)
@@ -122,6 +146,7 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
         return recorded;
       },
       state.drains.signal,
+      (event) => recordDrainedTranscript(state, run, iid, entry, event),
     ).catch((error: unknown) =>
       state.log.warn({ runId: run.runId, err: error }, "reading an ended Turn's usage failed"),
     );

@@ -7,6 +7,7 @@ import {
   type InspectionEvent,
   type Snapshot,
 } from "xstate";
+import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { turnSeatOf } from "../menu/menu.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
@@ -55,6 +56,10 @@ export class LiveRun {
    * restore, each new one also written to it. The run's totals are summed from these.
    */
   readonly usage = new Map<string, UsageRecord>();
+  /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
+  readonly transcriptKeys = new Set<string>();
+  /** The run's Turn records by turnId (ADR-0257): loaded on restore, written to the store as they change. */
+  readonly turns = new Map<string, TurnRecord>();
   /** The validated run input (saved in the RunBlob). */
   readonly input: unknown;
   /** The Machine's fingerprint when the run started (§8). */

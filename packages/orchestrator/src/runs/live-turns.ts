@@ -79,6 +79,8 @@ export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () =
       rememberScope: () => {},
       save: (r) => saveOrStop(state, r),
       recordUsage: (r, record) => state.persistence.recordUsage(r, record),
+      recordTranscript: (r, row) => state.persistence.recordTranscript(r, row),
+      recordTurn: (r, t) => state.persistence.recordTurn(r, t),
       // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253).
       shuttingDown: () => state.stopping || run.frozen,
       afterCommit: (r, fn) => state.persistence.afterCommit(r, fn),

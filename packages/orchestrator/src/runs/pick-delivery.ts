@@ -209,7 +209,7 @@ async function saveWithAnswer(
 ): Promise<void> {
   const { iid, turnId, scope } = registration;
   await saveOrStop(state, run, [{ iid, turnId, toolCallId: pick.toolCallId, scope, answer }]);
-  recordPickAnswer(registration, pick.name, answer);
+  recordPickAnswer(registration, pick.name, answer, pick.arguments);
 }
 
 /** The feed's `pick` event: the child is `<state>#<agent>`, never the iid. */

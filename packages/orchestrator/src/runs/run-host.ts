@@ -21,6 +21,8 @@ import type {
   RunStatus,
   RunSummary,
   Surface,
+  TurnList,
+  TurnTranscript,
   WorkflowMenu,
   WorkflowSummary,
 } from "@jr2/wire";
@@ -44,6 +46,7 @@ import { listRuns, pageRuns } from "./run-list.js";
 import { cancelRun, eventLogPage, evictWhenSaved, feedOf, getRun, startRun } from "./run-table.js";
 import { countingUsage, countRunSettled, readRunsGauge } from "./run-telemetry.js";
 import { createSettledFeeds } from "./settled-runs.js";
+import { listTurns, turnTranscript } from "./turn-views.js";
 import { listWorkflows, readWorkflows, type WorkflowTable, workflowMenu } from "./workflow-table.js";
 
 export type { WorkflowTable } from "./workflow-table.js";
@@ -116,6 +119,13 @@ export interface RunHost {
    * in order, with their original `seq` and `at`.
    */
   eventLog(runId: string, from: number, limit: number): Promise<RunFeedEvent[]>;
+  /** `GET /runs/:runId/turns`: its Turns in start order (ADR-0257). @throws JR2_ERR_RUN_NOT_FOUND */
+  turns(runId: string): Promise<TurnList>;
+  /**
+   * `GET /runs/:runId/turns/:turnId`: the Turn, its prefix and its transcript entries in order
+   * (ADR-0257). @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_TURN_NOT_FOUND
+   */
+  turnTranscript(runId: string, turnId: string): Promise<TurnTranscript>;
   /** True while the run is in memory and `running` (no store read: the feed route's check). */
   isLive(runId: string): boolean;
   /** What the host holds in memory (the soak bench and the memory regression test read it). */
@@ -182,6 +192,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
     pageRuns: (query) => pageRuns(state, query),
     feedOf: (runId) => feedOf(state, runId),
     eventLog: (runId, from, limit) => eventLogPage(state, runId, from, limit),
+    turns: (runId) => listTurns(state, runId),
+    turnTranscript: (runId, turnId) => turnTranscript(state, runId, turnId),
     isLive: (runId) => state.runs.get(runId)?.status === "running",
     resident: () => ({ runs: state.runs.size, settledFeeds: state.settledFeeds.size }),
     readSurface: (iid, caller) => readSurface(state, iid, caller),

@@ -8,23 +8,41 @@ import { randomBytes } from "node:crypto";
 import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyActorRef, EventObject } from "xstate";
+import { capEntry, type TranscriptRow } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { menuOfTurn, turnSeatOf } from "../menu/menu.js";
 import { isAtRest } from "../menu/rest.js";
 import { type Sender, stampSender } from "../menu/sender.js";
 import type { Placement } from "../turns/placement.js";
 import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "../turns/registration-table.js";
+import { toolCallLines } from "../turns/tool-call-lines.js";
 import { type TurnContext, type TurnDriver, usageFeedEntry } from "../turns/turn-driver.js";
 import { actorPathOf, parentOf } from "../xstate/adapter.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import type { LiveRun } from "./live-run.js";
+import {
+  type RecordTurn,
+  turnEnded,
+  turnFaulted,
+  turnMoved,
+  turnPicked,
+  turnRefused,
+  turnStarted,
+} from "./turn-records.js";
 
 /** The newest pick answer of each Turn, by its Turn actor (a Turn keeps it across a reseat). */
 const lastAnswers = new WeakMap<AnyActorRef, { pick: string; answer: PickAnswer }>();
 
 /** Records the answer a pick of the Turn at `registration` got (the run host calls it, §4.3). */
-export function recordPickAnswer(registration: Registration, pick: string, answer: PickAnswer): void {
-  if (answer.delivered) lastAnswers.set(registration.turnActor, { pick, answer });
+export function recordPickAnswer(
+  registration: Registration,
+  pick: string,
+  answer: PickAnswer,
+  args?: unknown,
+): void {
+  if (!answer.delivered) return;
+  lastAnswers.set(registration.turnActor, { pick, answer });
+  turnPicked(registration.turnActor, pick, args, answer.moved);
 }
 
 /** What registering a Turn needs from its host. */
@@ -42,6 +60,10 @@ export interface TurnRegistrationDeps {
   save?(run: LiveRun): Promise<void>;
   /** Records a usage record once by its key; false when already recorded (ADR-0255). */
   recordUsage?(run: LiveRun, record: UsageRecord): boolean;
+  /** Records a transcript row once by its key; false when already recorded (ADR-0257). */
+  recordTranscript?(run: LiveRun, row: TranscriptRow): boolean;
+  /** Writes a Turn record (ADR-0257); absent: Turns are not recorded. */
+  recordTurn?: RecordTurn;
   /** Is the host shutting down (Turns stop leaving their Submissions running, §5.1)? */
   shuttingDown?(): boolean;
   /** Runs `fn` once the run's next save (of its current state) committed; absent: at once. */
@@ -60,18 +82,36 @@ export interface TurnRegistrationDeps {
 export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: TurnStart): () => void {
   const seat = seatOf(deps, run, turn);
   const placement = placeTurn(deps, run, turn, seat);
-  if (placement.kind === "unplaced") return refuseUnplaced(run, turn, seat, placement.reason);
+  if (placement.kind === "unplaced") {
+    turnRefused(run, recordSeat(seat, turn, turn.input.iid), deps.recordTurn, {
+      reason: "placement",
+      detail: placement.reason,
+    });
+    return refuseUnplaced(run, turn, seat, placement.reason);
+  }
   const live: LiveTurn = {
     current: registrationAt(run, turn, seat, placement, turn.input.iid),
     ended: false,
     stopDriver: () => {},
   };
   const first = deps.registrations.register(live.current);
-  if (!first.ok) return refuseConflict(run, turn, seat, live.current.iid, first.reason);
+  if (!first.ok) {
+    turnRefused(run, recordSeat(seat, turn, live.current.iid), deps.recordTurn, {
+      reason: "conflict",
+      detail: first.reason,
+    });
+    return refuseConflict(run, turn, seat, live.current.iid, first.reason);
+  }
   deps.rememberScope(live.current.iid, live.current.scope);
   seat.log.info({ iid: live.current.iid, turnId: live.current.turnId }, "Turn registered");
+  turnStarted(run, turn.self, recordSeat(seat, turn, live.current.iid), deps.recordTurn);
   startDriverAfterCommit(deps, run, seat, live, turnContext(deps, run, turn, seat, placement, live));
   return () => endTurn(deps, run, seat, live);
+}
+
+/** The seat a Turn record names. */
+function recordSeat(seat: TurnSeat, turn: TurnStart, iid: string) {
+  return { turnId: turn.input.turnId, agent: seat.agent, state: seat.statePath, iid };
 }
 
 /** Where a Turn sits: its invoking state, its Agent, its feed child (`<state>#<agent>`), its log. */
@@ -203,15 +243,32 @@ function turnContext(
     lastAnswer: () => lastAnswers.get(turn.self),
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
-    recordUsage: (record) => {
+    recordUsage: (read) => {
+      // Named with its Turn, so each Turn's usage sums (ADR-0257).
+      const turnId = live.current.turnId;
+      const record = turnId === null ? read : { ...read, turnId };
       // Once per stream position (ADR-0255): a stream read again after a restart adds nothing.
       if (deps.recordUsage && !deps.recordUsage(run, record)) return;
       run.feed.append({ ...usageFeedEntry(record), child } as never);
+    },
+    recordTranscript: ({ submissionId, position, entry }) => {
+      const turnId = live.current.turnId;
+      if (turnId === null) return;
+      const at = new Date().toISOString();
+      const row = { iid: live.current.iid, submissionId, position, turnId, at, ...capEntry(entry) };
+      // Once per stream position (ADR-0257); a tool call's feed line only with a new row.
+      if (!deps.recordTranscript || !deps.recordTranscript(run, row)) return;
+      for (const line of toolCallLines(row.entry, seat.agent)) run.feed.append({ ...line, child } as never);
     },
     fault: (reason, detail, cause) => {
       // A terminal fault on a continued conversation bumps its epoch: the next `continue`
       // lands on a new conversation (§5.3).
       if (turn.input.continuation) bumpEpoch(run, addressOf(run.runId, turn));
+      turnFaulted(turn.self, {
+        reason,
+        ...(cause === undefined ? {} : { cause }),
+        ...(detail === undefined ? {} : { detail }),
+      });
       sendFault(turn, seat, live.current.iid, reason, detail, cause);
     },
     ledgerRead: (iid) => run.ledger.get(iid),
@@ -254,6 +311,7 @@ function reseat(
   deps.registrations.deregister(live.current);
   live.current = next;
   deps.rememberScope(iid, next.scope);
+  turnMoved(turn.self, iid);
   seat.log.info({ turnId: next.turnId }, "Turn reseated on a new conversation");
   return iid;
 }
@@ -287,6 +345,8 @@ function endTurn(deps: TurnRegistrationDeps, run: LiveRun, seat: TurnSeat, live:
   live.ended = true;
   deps.registrations.deregister(live.current);
   seat.log.info({ turnId: live.current.turnId }, "Turn ended");
+  // On shutdown the Turn is restored later: its record stays running.
+  if (deps.shuttingDown?.() !== true) turnEnded(live.current.turnActor);
   const stop = () => stopDriver(seat, live);
   // A shutdown stops at once (no remote abort: the run stays restorable).
   if (deps.afterCommit && deps.shuttingDown?.() !== true) deps.afterCommit(run, stop);

@@ -7,7 +7,7 @@ import { backoff, sleep, type TurnState } from "./turn-state.js";
 /**
  * Following one Submission's stream (SPEC §5.5): long-poll reads from the ledgered offset,
  * reconnects without deadline, the "waiting for the Harness" line during an outage, the
- * stream's usage and retry events relayed to the feed, and the drain after stop.
+ * stream's usage, transcript and retry events relayed, and the drain after stop.
  */
 
 /** How long a stopped Turn keeps reading its stream for the last usage events, ms. */
@@ -45,6 +45,8 @@ export async function follow(
   const { ports } = state;
   let cursor = entry.offset;
   let outage: Outage | undefined;
+  /** A stopped Turn read its Submission's settlement: the rest of the page, then one idle read. */
+  let tail = false;
   for (let n = 0; ; ) {
     if (state.stopped && (state.shuttingDown || state.drained)) return { kind: "stopped" };
     const wait = state.stopped ? 1 : ports.config.pollWaitSeconds;
@@ -64,12 +66,26 @@ export async function follow(
       });
     outage = undefined;
     n = 0;
-    if (page.kind === "idle") continue;
+    if (page.kind === "idle") {
+      if (tail) return { kind: "stopped" };
+      continue;
+    }
     const pageStart = cursor;
     cursor = page.nextOffset;
     for (const [index, event] of page.events.entries()) {
-      if (event.type === "submission-settled" && event.submissionId === entry.submissionId)
-        return state.stopped ? { kind: "stopped" } : { kind: "settled", settlement: event };
+      if (tail) {
+        // Only the aborted Submission's own last entries; anything else is another Submission's.
+        if (event.submissionId !== entry.submissionId) return { kind: "stopped" };
+        relay(state, event, pageStart, index);
+        continue;
+      }
+      if (event.type === "submission-settled" && event.submissionId === entry.submissionId) {
+        if (!state.stopped) return { kind: "settled", settlement: event };
+        // An aborted Submission's last answer is streamed when its run ends, after the
+        // settlement (ADR-0159): read on until the stream is idle (ADR-0257).
+        tail = true;
+        continue;
+      }
       relay(state, event, pageStart, index);
     }
   }
@@ -87,6 +103,15 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
       position,
       ...readUsage(event),
       ...finish,
+    });
+  } else if (event.type === "transcript") {
+    // Keyed like usage (ADR-0257): a page read again after a restore records nothing twice.
+    const { submissionId, entry } = event;
+    state.ports.telemetry({
+      type: "transcript",
+      submissionId,
+      position: streamPosition(pageStart, index),
+      entry,
     });
   } else if (event.type === "retry") {
     // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.

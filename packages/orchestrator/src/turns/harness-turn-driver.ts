@@ -34,8 +34,10 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
   const clientOf = (endpoint: HarnessEndpoint) =>
     options.client ? options.client(endpoint) : createHarnessClient(endpoint, options.fetch);
   return {
-    drainUsage: (target, record, signal) =>
-      drainUsage(clientOf({ url: target.harnessUrl, token: options.harnessToken }), target, record, signal),
+    drainUsage: (target, record, signal, transcript) =>
+      drainUsage(clientOf({ url: target.harnessUrl, token: options.harnessToken }), target, record, signal, {
+        ...(transcript ? { transcript } : {}),
+      }),
     start(context) {
       const { registration, turn } = context;
       if (!registration.harnessUrl) {
@@ -64,6 +66,9 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
           if (event.type === "usage" && context.recordUsage) {
             // Keyed with the conversation the Turn reads now (a reseat moves it, §5.3).
             context.recordUsage({ ...event, iid: context.registration.iid });
+          } else if (event.type === "transcript") {
+            const { submissionId, position, entry } = event;
+            context.recordTranscript?.({ submissionId, position, entry });
           } else context.telemetry(toFeed(event, turn.input.agentName));
         },
         fault: (reason, detail, cause) => context.fault(reason, detail, cause),
@@ -79,7 +84,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
 }
 
 /** Maps the mechanics' telemetry onto run-feed entries (the host adds `child`; no iids, §5.6). */
-function toFeed(event: TurnTelemetry, agent: string): FeedTelemetry {
+function toFeed(event: Exclude<TurnTelemetry, { type: "transcript" }>, agent: string): FeedTelemetry {
   switch (event.type) {
     case "admission":
       return { type: "admission", agent, kind: event.kind, allowed: event.allowed };

@@ -1,4 +1,4 @@
-import type { FaultCause, RunFeedEntry as FeedEntry, PickAnswer } from "@jr2/wire";
+import type { FaultCause, RunFeedEntry as FeedEntry, PickAnswer, TranscriptEntry } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { LedgerEntry } from "../durability/store/run-store.js";
 import type { RequestUsage, UsageRecord } from "../durability/usage-totals.js";
@@ -11,6 +11,13 @@ export type TurnTelemetry = FeedEntry extends infer E
     ? Omit<E, "child">
     : never
   : never;
+
+/** A `transcript` stream event as read at `position` of its conversation's stream (ADR-0257). */
+export interface TranscriptEvent {
+  submissionId: string;
+  position: string;
+  entry: TranscriptEntry;
+}
 
 /** An admission's ledger entry (§5.4): what restore re-attaches to. */
 export type TurnLedgerEntry = LedgerEntry;
@@ -54,6 +61,12 @@ export interface TurnContext {
    */
   recordUsage?(record: UsageRecord): void;
   /**
+   * Records one `transcript` stream event of this Turn once by its stream position (ADR-0257);
+   * when it is new, an answer's Working, invented and not-run tool calls become `tool-call`
+   * feed events. Absent: transcripts are not recorded.
+   */
+  recordTranscript?(event: TranscriptEvent): void;
+  /**
    * Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }`, stamped
    * with the Agent's sender, to the invoker. `cause` is what a workflow may route on (§5.6).
    */
@@ -96,9 +109,15 @@ export interface TurnDriver {
   start(context: TurnContext): () => void;
   /**
    * After a restore: reads the usage left on the stream of an admission whose Turn is not live
-   * again (ADR-0255), handing each record to `record`. Optional; never rejects.
+   * again (ADR-0255), handing each record to `record` and each transcript event to
+   * `transcript` (ADR-0257). Optional; never rejects.
    */
-  drainUsage?(target: DrainTarget, record: (usage: UsageRecord) => void, signal: AbortSignal): Promise<void>;
+  drainUsage?(
+    target: DrainTarget,
+    record: (usage: UsageRecord) => void,
+    signal: AbortSignal,
+    transcript?: (event: TranscriptEvent) => void,
+  ): Promise<void>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AgentDefinition, FaultCause, PickAnswer } from "@jr2/wire";
+import type { AgentDefinition, FaultCause, PickAnswer, TranscriptEntry } from "@jr2/wire";
 import type { LedgerEntry } from "../durability/store/run-store.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import type { TurnInput } from "../xstate/run-binding.js";
@@ -33,7 +33,9 @@ export type TurnTelemetry =
    */
   | { type: "retry"; attempt: number; reason: string; waitMs?: number; model?: string; message?: string }
   /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
-  | { type: "text-call" };
+  | { type: "text-call" }
+  /** One transcript entry of the stream at `position` (ADR-0257): recorded, never a feed line itself. */
+  | { type: "transcript"; submissionId: string; position: string; entry: TranscriptEntry };
 
 /** Knobs of the mechanics; defaults in {@link defaultTurnConfig}. Times in milliseconds. */
 export interface TurnConfig {

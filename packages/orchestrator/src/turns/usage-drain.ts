@@ -4,13 +4,14 @@
  * request once the Harness re-sends the pick; its `usage` event lands on a stream no restored
  * Turn reads (the state moved on). After a restore, each ledgered admission of a Turn that is
  * not live again is read once from its ledgered offset until its Submission settles, and its
- * usage recorded — once by stream position, like every usage event.
+ * usage and transcript entries recorded (ADR-0257) — once by stream position, like every
+ * usage event.
  * @see SPEC §5.4, §8
  */
 import { readUsage } from "@jr2/wire";
 import { streamPosition, type UsageRecord } from "../durability/usage-totals.js";
 import type { HarnessClient, HarnessEndpoint } from "./harness-client.js";
-import type { DrainTarget } from "./turn-driver.js";
+import type { DrainTarget, TranscriptEvent } from "./turn-driver.js";
 
 /** How long an ended Turn's Submission is waited for, ms (the Harness re-sends its pick first). */
 export const RESTORE_DRAIN_MS = 120_000;
@@ -18,20 +19,23 @@ export const RESTORE_DRAIN_MS = 120_000;
 /**
  * Reads `target`'s stream from its ledgered offset until its Submission settles, the
  * conversation is gone (404), `signal` aborts or `RESTORE_DRAIN_MS` passed; hands each usage
- * event to `record`. Never rejects; transport trouble is retried with a short backoff.
+ * event to `record` and each transcript event to `options.transcript`. Never rejects; transport trouble is retried with a short backoff.
  */
 export async function drainUsage(
   client: HarnessClient,
   target: DrainTarget,
   record: (usage: UsageRecord) => void,
   signal: AbortSignal,
-  nowMs: () => number = Date.now,
+  options: { transcript?: (event: TranscriptEvent) => void; nowMs?: () => number } = {},
 ): Promise<void> {
+  const nowMs = options.nowMs ?? Date.now;
   const deadline = nowMs() + RESTORE_DRAIN_MS;
   let cursor = target.entry.offset;
+  /** The Submission settled: the rest of its entries (an aborted one's come after, ADR-0159), until idle. */
+  let tail = false;
   for (let failures = 0; !signal.aborted && nowMs() < deadline; ) {
     const page = await client
-      .read(target.iid, cursor, 20, signal)
+      .read(target.iid, cursor, tail ? 1 : 20, signal)
       .catch(() => ({ kind: "transport" as const }));
     if (page.kind === "lost") return;
     if (page.kind === "transport") {
@@ -39,10 +43,14 @@ export async function drainUsage(
       continue;
     }
     failures = 0;
-    if (page.kind === "idle") continue;
+    if (page.kind === "idle") {
+      if (tail) return;
+      continue;
+    }
     const start = cursor;
     cursor = page.nextOffset;
     for (const [index, event] of page.events.entries()) {
+      if (tail && event.submissionId !== target.entry.submissionId) return;
       if (event.type === "usage")
         record({
           iid: target.iid,
@@ -51,8 +59,14 @@ export async function drainUsage(
           ...readUsage(event),
           ...(event.finishReason === undefined ? {} : { finishReason: event.finishReason }),
         });
+      else if (event.type === "transcript")
+        options.transcript?.({
+          submissionId: event.submissionId,
+          position: streamPosition(start, index),
+          entry: event.entry,
+        });
       else if (event.type === "submission-settled" && event.submissionId === target.entry.submissionId)
-        return;
+        tail = true;
     }
   }
 }

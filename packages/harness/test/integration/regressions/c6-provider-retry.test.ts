@@ -55,7 +55,13 @@ describe("mid-stream failures are retried with the same bytes", () => {
       expect.objectContaining({ attempt: 1, cause: "stream-cut", model: "sim", waitMs: expect.any(Number) }),
     ]);
     expect(retries(events)[0]!.message).toMatch(/finish_reason "abort"/);
-    expect(JSON.stringify(events)).not.toContain("PARTIAL");
+    // Only the transcript's record of the retried attempt (replayed: false, ADR-0159) holds it.
+    const unseen = (e: (typeof events)[number]) =>
+      e.type === "transcript" && e.entry.kind === "answer" && !e.entry.replayed;
+    expect(events.filter(unseen)).toEqual([
+      expect.objectContaining({ entry: expect.objectContaining({ text: "PARTIAL", attempt: 1 }) }),
+    ]);
+    expect(JSON.stringify(events.filter((e) => !unseen(e)))).not.toContain("PARTIAL");
     expect(orch.picks.map((p) => p.name)).toEqual(["approve"]);
     expect(h.warns().find((l) => l.msg === "model request retried")).toMatchObject({
       iid: "r1/coder/abort",

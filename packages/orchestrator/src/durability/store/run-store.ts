@@ -1,5 +1,6 @@
 import type { PickAnswer, RunFaultRecord, RunFeedEvent, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
+import { createMemoryTranscripts, type TranscriptStore } from "./transcript-store.js";
 
 /**
  * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
@@ -96,7 +97,7 @@ export interface PickKey {
  * database can implement the same port. `save` resolves only after the transaction committed:
  * a pick is answered only then (§4.3).
  */
-export interface RunStore {
+export interface RunStore extends TranscriptStore {
   /**
    * Writes the blob, the pick answers, usage records (each once by its key) and the run's feed
    * events (each once by its `seq`: the state changes this blob holds, ADR-0256) in one
@@ -118,8 +119,9 @@ export interface RunStore {
   /** The highest stored `seq` of `runId`'s log; undefined when it has none. */
   lastEventSeq(runId: string): Promise<number | undefined>;
   /**
-   * Retention (ADR-0256): deletes the event log of every settled run (`done`, `faulted`,
-   * `cancelled`) last updated before `before` (ISO-8601). Live and drifted runs keep theirs. @returns the rows deleted
+   * Retention (ADR-0256, ADR-0257): deletes the event log, the transcript rows and the Turn
+   * records of every settled run (`done`, `faulted`, `cancelled`) last updated before `before`
+   * (ISO-8601), together. Live and drifted runs keep theirs. @returns the rows deleted
    */
   pruneEvents(before: string): Promise<number>;
   /**
@@ -261,7 +263,14 @@ export function createMemoryStore(): RunStore {
     }
   };
   const log = createMemoryEventLog();
+  const transcripts = createMemoryTranscripts();
   return {
+    recordTranscript: (runId, rows) => transcripts.recordTranscript(runId, rows),
+    transcriptKeys: (runId) => transcripts.transcriptKeys(runId),
+    transcript: (runId, turnId) => transcripts.transcript(runId, turnId),
+    prefixes: (runId, iid) => transcripts.prefixes(runId, iid),
+    recordTurns: (runId, turns) => transcripts.recordTurns(runId, turns),
+    turns: (runId) => transcripts.turns(runId),
     async save(blob, answers = [], records = [], events = []) {
       runs.set(blob.runId, JSON.stringify(blob));
       log.append(blob.runId, events);
@@ -283,7 +292,7 @@ export function createMemoryStore(): RunStore {
       const settled = [...runs.values()]
         .map((row) => JSON.parse(row) as RunBlob)
         .filter((b) => b.status !== "running" && b.status !== "drifted" && b.updatedAt < before);
-      return settled.reduce((n, b) => n + log.drop(b.runId), 0);
+      return settled.reduce((n, b) => n + log.drop(b.runId) + transcripts.drop(b.runId), 0);
     },
     async usage(runId) {
       return [...(usage.get(runId)?.values() ?? [])].map((r) => structuredClone(r));

@@ -76,6 +76,29 @@ const migrations: readonly string[] = [
      event TEXT NOT NULL,
      PRIMARY KEY (run_id, seq)
    );`,
+  // 7: Turn transcripts (ADR-0257): one row per transcript stream event, once by (run, iid,
+  // submission, stream position); one record per Turn; each usage row names its Turn.
+  `CREATE TABLE transcript_entries (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     submission_id TEXT NOT NULL,
+     position TEXT NOT NULL,
+     turn_id TEXT NOT NULL,
+     at TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     entry TEXT NOT NULL,
+     capped TEXT,
+     PRIMARY KEY (run_id, iid, submission_id, position)
+   );
+   CREATE INDEX transcript_entries_turn ON transcript_entries(run_id, turn_id);
+   CREATE TABLE turns (
+     run_id TEXT NOT NULL,
+     turn_id TEXT NOT NULL,
+     started_at TEXT NOT NULL,
+     record TEXT NOT NULL,
+     PRIMARY KEY (run_id, turn_id)
+   );
+   ALTER TABLE usage_events ADD COLUMN turn_id TEXT;`,
 ];
 
 /**

@@ -14,6 +14,7 @@ import { decodeRunBlob, type RunBlob, type RunStore, summaryOfBlob } from "./run
 import { sqliteEventLog } from "./sqlite-events.js";
 import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
+import { sqliteTranscripts } from "./sqlite-transcripts.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
 export const STORE_MARKER = "jr2-store.marker";
@@ -143,8 +144,8 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
      ORDER BY rowid DESC LIMIT 1`,
   );
   const insertUsage = db.prepare(
-    `INSERT OR IGNORE INTO usage_events (run_id, iid, submission_id, position, prompt_tokens, cached_tokens, completion_tokens, finish_reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO usage_events (run_id, iid, submission_id, position, prompt_tokens, cached_tokens, completion_tokens, finish_reason, turn_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const selectUsage = db.prepare<
     [string],
@@ -156,6 +157,7 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
       cached_tokens: number | null;
       completion_tokens: number | null;
       finish_reason: string | null;
+      turn_id: string | null;
     }
   >("SELECT * FROM usage_events WHERE run_id = ? ORDER BY rowid");
   const recordTx = db.transaction((runId: string, records: readonly UsageRecord[]) => {
@@ -169,9 +171,11 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
         r.cachedTokens,
         r.completionTokens,
         r.finishReason ?? null,
+        r.turnId ?? null,
       );
   });
   const eventLog = sqliteEventLog(db);
+  const transcripts = sqliteTranscripts(db);
   const saveTx = db.transaction(
     (
       blob: RunBlob,
@@ -204,7 +208,14 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
     },
     events: async (runId, from, limit) => eventLog.page(runId, from, limit),
     lastEventSeq: async (runId) => eventLog.last(runId),
-    pruneEvents: async (before) => eventLog.prune(before),
+    // Log, transcripts and Turn records of a settled run go together (ADR-0257).
+    pruneEvents: async (before) => db.transaction(() => eventLog.prune(before) + transcripts.prune(before))(),
+    recordTranscript: transcripts.recordTranscript,
+    transcriptKeys: transcripts.transcriptKeys,
+    transcript: transcripts.transcript,
+    prefixes: transcripts.prefixes,
+    recordTurns: transcripts.recordTurns,
+    turns: transcripts.turns,
     async recordUsage(runId, records) {
       recordTx(runId, records);
     },
@@ -217,6 +228,7 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
         cachedTokens: r.cached_tokens,
         completionTokens: r.completion_tokens,
         ...(r.finish_reason === null ? {} : { finishReason: r.finish_reason }),
+        ...(r.turn_id === null ? {} : { turnId: r.turn_id }),
       }));
     },
     async load(runId) {

@@ -1,0 +1,95 @@
+/**
+ * Turn transcripts as the store records them (ADR-0257): one row per `transcript` stream
+ * event, keyed like usage rows by (iid, submissionId, stream position) so a stream read again
+ * after a restore adds nothing; one Turn record per Turn (its seat, times, outcome, pick and
+ * fault), written again as it changes. Each text field over TRANSCRIPT_FIELD_CAP_BYTES (UTF-8)
+ * is cut there and its full byte count kept in `capped`.
+ * @see SPEC §8; issue 11 item 3
+ */
+import {
+  TRANSCRIPT_FIELD_CAP_BYTES,
+  type TranscriptEntry,
+  type TranscriptRecord,
+  type TurnOutcome,
+} from "@jr2/wire";
+
+/** One recorded transcript entry of a run: its key, its Turn, when it was recorded, the capped entry. */
+export interface TranscriptRow {
+  iid: string;
+  submissionId: string;
+  /** The event's position in its conversation's stream (usage-totals.ts `streamPosition`). */
+  position: string;
+  /** The Turn it belongs to (the admission's turnId). */
+  turnId: string;
+  /** ISO-8601, when the Orchestrator recorded it. */
+  at: string;
+  entry: TranscriptEntry;
+  /** Field path (`text`, `toolCalls.0.rawArguments`) → full UTF-8 byte count, for each cut field. */
+  capped?: Record<string, number>;
+}
+
+/** One Turn of a run as stored: what `GET /runs/:runId/turns` lists (usage is summed from rows). */
+export interface TurnRecord {
+  turnId: string;
+  agent: string;
+  /** The invoking state's path. */
+  state: string;
+  /** The conversation it reads now (a reseat moves it, §5.3). */
+  iid: string;
+  /** ISO-8601. */
+  startedAt: string;
+  endedAt: string | null;
+  outcome: TurnOutcome;
+  pick: { name: string; arguments: unknown } | null;
+  fault?: { reason: string; cause?: string; detail?: string };
+}
+
+/** The identity of a transcript row: `[iid, submissionId, position]` as JSON. */
+export function transcriptKey(row: Pick<TranscriptRow, "iid" | "submissionId" | "position">): string {
+  return JSON.stringify([row.iid, row.submissionId, row.position]);
+}
+
+/** A stored row as the wire's {@link TranscriptRecord}. */
+export function recordOfRow(row: TranscriptRow): TranscriptRecord {
+  return {
+    at: row.at,
+    submissionId: row.submissionId,
+    entry: row.entry,
+    ...(row.capped ? { capped: row.capped } : {}),
+  };
+}
+
+/**
+ * `entry` with each text field cut at `cap` UTF-8 bytes (never inside a character), and the
+ * full byte count of each cut field by its path; `capped` is absent when nothing was cut.
+ */
+export function capEntry(
+  entry: TranscriptEntry,
+  cap = TRANSCRIPT_FIELD_CAP_BYTES,
+): { entry: TranscriptEntry; capped?: Record<string, number> } {
+  const capped: Record<string, number> = {};
+  const cut = (path: string, text: string): string => {
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (bytes <= cap) return text;
+    capped[path] = bytes;
+    return cutUtf8(text, cap);
+  };
+  const fields = <T extends Record<string, unknown>>(value: T, prefix: string): T => {
+    const out: Record<string, unknown> = { ...value };
+    for (const [k, v] of Object.entries(value)) if (typeof v === "string") out[k] = cut(`${prefix}${k}`, v);
+    return out as T;
+  };
+  let result = fields(entry, "");
+  if (result.kind === "answer")
+    result = { ...result, toolCalls: result.toolCalls.map((c, i) => fields(c, `toolCalls.${i}.`)) };
+  return Object.keys(capped).length === 0 ? { entry: result } : { entry: result, capped };
+}
+
+/** The longest prefix of `text` of at most `max` UTF-8 bytes that ends on a character boundary. */
+function cutUtf8(text: string, max: number): string {
+  const bytes = Buffer.from(text, "utf8");
+  let end = max;
+  // A continuation byte (10xxxxxx) would split a character: back up to its lead byte.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
+}

@@ -1,0 +1,132 @@
+/**
+ * Each Turn's record (ADR-0257): written when its Turn registers, again when a pick of it is
+ * delivered, when it faults and when its state exits — what `GET /runs/:runId/turns` lists. A
+ * Turn restored after a restart keeps its stored record (its start time, a pick already made).
+ * @see SPEC §4.3, §5.1; issue 11 item 3
+ */
+import type { AnyActorRef } from "xstate";
+import type { TurnRecord } from "../durability/transcript-rows.js";
+import type { LiveRun } from "./live-run.js";
+
+/** Writes a Turn record of a run to the store (persistence's `recordTurn`). */
+export type RecordTurn = (run: LiveRun, turn: TurnRecord) => void;
+
+/** A live Turn's record and how it is written, by its Turn actor (a reseat keeps the actor). */
+const tracked = new WeakMap<AnyActorRef, { run: LiveRun; record: RecordTurn; turn: TurnRecord }>();
+
+/** The Turn's seat as the record names it. */
+export interface TurnRecordSeat {
+  turnId: string | null;
+  agent: string;
+  state: string;
+  iid: string;
+}
+
+/**
+ * A Turn registered: its record is running (a restored Turn keeps its start, pick and fault).
+ * Turns without a turnId (§5.4) have no record.
+ */
+export function turnStarted(
+  run: LiveRun,
+  actor: AnyActorRef,
+  seat: TurnRecordSeat,
+  record: RecordTurn | undefined,
+  now = new Date(),
+): void {
+  if (seat.turnId === null || !record) return;
+  const stored = run.turns.get(seat.turnId);
+  const turn: TurnRecord = {
+    pick: null,
+    ...stored,
+    turnId: seat.turnId,
+    agent: seat.agent,
+    state: seat.state,
+    iid: seat.iid,
+    startedAt: stored?.startedAt ?? now.toISOString(),
+    endedAt: null,
+    outcome: stored?.outcome === "faulted" ? "faulted" : "running",
+  };
+  tracked.set(actor, { run, record, turn });
+  write(run, record, turn);
+}
+
+/**
+ * A pick of the Turn was delivered (told after its save committed: the Turn may have ended by
+ * then — the pick ended it); `moved`: it moved the Machine (the Turn's outcome is `picked`).
+ */
+export function turnPicked(
+  actor: AnyActorRef,
+  name: string,
+  args: unknown,
+  moved: boolean | undefined,
+): void {
+  const t = tracked.get(actor);
+  if (!t) return;
+  // While the Turn runs, its newest pick (an in-state move); once ended, the pick that ended it.
+  const ended = t.turn.endedAt !== null && moved !== false && t.turn.outcome === "left";
+  t.turn = {
+    ...t.turn,
+    pick: { name, arguments: args ?? null },
+    ...(ended ? { outcome: "picked" as const } : {}),
+  };
+  write(t.run, t.record, t.turn);
+}
+
+/** The Turn sent `agent.fault`: its outcome is `faulted`, with the fault. */
+export function turnFaulted(
+  actor: AnyActorRef,
+  fault: { reason: string; detail?: string; cause?: string },
+): void {
+  const t = tracked.get(actor);
+  if (!t) return;
+  t.turn = { ...t.turn, outcome: "faulted", fault };
+  write(t.run, t.record, t.turn);
+}
+
+/** The Turn moved to conversation `iid` (a reseat, §5.3). */
+export function turnMoved(actor: AnyActorRef, iid: string): void {
+  const t = tracked.get(actor);
+  if (!t) return;
+  t.turn = { ...t.turn, iid };
+  write(t.run, t.record, t.turn);
+}
+
+/** The Turn's state exited: ended now; `faulted` after its fault, else `left` until its pick is told. Not on shutdown. */
+export function turnEnded(actor: AnyActorRef, now = new Date()): void {
+  const t = tracked.get(actor);
+  // Kept tracked: the pick that ended the Turn is recorded after its save commits, later.
+  if (!t || t.turn.endedAt !== null) return;
+  // The exit's own pick is told after its save commits (turnPicked): until then `left`, no pick.
+  const outcome = t.turn.outcome === "running" ? "left" : t.turn.outcome;
+  t.turn = { ...t.turn, endedAt: now.toISOString(), outcome, pick: null };
+  write(t.run, t.record, t.turn);
+}
+
+/** A Turn refused before it registered (placement, conflict): one record, ended and faulted. */
+export function turnRefused(
+  run: LiveRun,
+  seat: TurnRecordSeat,
+  record: RecordTurn | undefined,
+  fault: { reason: string; detail?: string },
+  now = new Date(),
+): void {
+  if (seat.turnId === null || !record) return;
+  const at = now.toISOString();
+  const { turnId, agent, state, iid } = seat;
+  write(run, record, {
+    turnId,
+    agent,
+    state,
+    iid,
+    startedAt: at,
+    endedAt: at,
+    outcome: "faulted",
+    pick: null,
+    fault,
+  });
+}
+
+function write(run: LiveRun, record: RecordTurn, turn: TurnRecord): void {
+  run.turns.set(turn.turnId, turn);
+  record(run, turn);
+}
