@@ -169,7 +169,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
           next.req,
           { ...deps, orchestrator },
           (e) => {
-            if (!next.settled) push(conv, e);
+            // An abort settles at once; the answer that held the Turn's last pick is streamed
+            // when its step ends, just after: transcript entries still go out (ADR-0159).
+            if (!next.settled || e.type === "transcript") push(conv, e);
           },
           next.abort.signal,
         ),

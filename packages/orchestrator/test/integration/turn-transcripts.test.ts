@@ -147,10 +147,13 @@ describe.skipIf(missing.length > 0)("Turn transcripts on the real stack (issue 1
       expect(delivered.map((e) => JSON.stringify(e.arguments ?? {}))).toContain(
         JSON.stringify(turn.pick?.arguments),
       );
-      // A pick call its answers hold carries the arguments as the model wrote them.
-      for (const call of answers.flatMap((a) => a.toolCalls))
-        if (call.disposition === "pick" && call.name === turn.pick?.name)
-          expect(JSON.parse(call.rawArguments)).toEqual(turn.pick.arguments);
+      // The answer that ended it is in it (streamed after the abort's settlement, ADR-0159),
+      // its pick call carrying the arguments as the model wrote them.
+      const ending = answers
+        .at(-1)
+        ?.toolCalls.find((c) => c.disposition === "pick" && c.name === turn.pick?.name);
+      expect(ending, `Turn ${i} (${turn.state}): its ending answer with ${turn.pick?.name}`).toBeDefined();
+      expect(JSON.parse(ending!.rawArguments)).toEqual(turn.pick?.arguments);
       // Each receipt the model read: a pick answered inside the Turn, in the Turn; the pick that
       // ended the previous Turn of its conversation, at the start of this one (ADR-0159).
       const receipts = messages.filter((m) => m.part === "receipt");
