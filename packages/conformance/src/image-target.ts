@@ -39,6 +39,8 @@ interface Running {
   paths: { data: string; work: string; workflows: string };
   /** Everything every Orchestrator container printed, in order. */
   log: string;
+  /** The instance Harness containers' output, every start of it. */
+  harnessLog: string;
   orchestrator?: Started;
   harness?: Started;
   /** The Harnesses `startHarness` started, stopped with the stack. */
@@ -67,7 +69,7 @@ export async function imageServices(
     models,
     options.orchestratorEnv ?? {},
   );
-  const running: Running = { tc, images, ports, env, paths, log: "", extra: [] };
+  const running: Running = { tc, images, ports, env, paths, log: "", harnessLog: "", extra: [] };
   await startOrchestrator(running);
   try {
     await startInstanceHarness(running);
@@ -89,6 +91,7 @@ export async function imageServices(
       await running.orchestrator?.stop({ timeout: 0 });
     },
     orchestratorLog: () => running.log,
+    harnessLog: () => running.harnessLog,
     stopAll: () => stopAll(running),
   };
 }
@@ -132,6 +135,9 @@ async function startOrchestrator(running: Running, extra: Record<string, string>
 async function startInstanceHarness(running: Running): Promise<void> {
   running.harness = await hostContainer(running, running.images.harness, running.env.harness)
     .withBindMounts([{ source: running.paths.work, target: "/work", mode: "rw" }])
+    .withLogConsumer((stream) =>
+      stream.on("data", (chunk: Buffer | string) => (running.harnessLog += chunk.toString())),
+    )
     .withWaitStrategy(running.tc.Wait.forLogMessage(HARNESS_READY))
     .withStartupTimeout(STARTUP_TIMEOUT_MS)
     .start();

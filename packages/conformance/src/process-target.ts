@@ -30,6 +30,8 @@ interface Running {
   env: ServiceEnv;
   /** The output of every Orchestrator process that has exited, in order. */
   log: string;
+  /** The output of every instance Harness process that has exited, in order. */
+  harnessLog: string;
   orchestrator?: Proc;
   harness?: Proc;
   /** The Harnesses `startHarness` started, stopped with the stack. */
@@ -51,7 +53,7 @@ export async function processServices(
 ): Promise<Services> {
   const env = serviceEnv(ports, secrets, paths, models, options.orchestratorEnv ?? {});
   env.harness = { ...env.harness, ...options.harnessEnv };
-  const running: Running = { repoRoot, ports, env, log: "", extra: [] };
+  const running: Running = { repoRoot, ports, env, log: "", harnessLog: "", extra: [] };
   await startOrchestrator(running);
   try {
     await startInstanceHarness(running);
@@ -69,6 +71,8 @@ export async function processServices(
     startHarness: (orchestratorUrl) => startExtraHarness(running, orchestratorUrl),
     killOrchestrator: () => stopProc(running.orchestrator, "SIGKILL"),
     orchestratorLog: () => orchestratorLog(running),
+    harnessLog: () =>
+      running.harnessLog + (running.harness?.child.exitCode === null ? running.harness.output() : ""),
     stopAll: () => stopAll(running),
   };
 }
@@ -98,6 +102,10 @@ async function startInstanceHarness(running: Running): Promise<void> {
     running.env.harness,
     HARNESS_READY,
   );
+  const proc = running.harness;
+  proc.child.once("exit", () => {
+    running.harnessLog += proc.output();
+  });
 }
 
 /** Spawns one more Harness on a free port that reaches the Orchestrator at `orchestratorUrl`. */

@@ -46,6 +46,8 @@ export interface Stack {
   /** Instance token (full trust, §4.4) and the Harness bearer. */
   instanceToken: string;
   harnessToken: string;
+  /** Every secret value the stack gave its services (tokens, the sandbox key and token), for leak checks. */
+  secretValues: string[];
   /** model-sim's recordings (`GET /_sim/requests`), oldest first. */
   requests(): Promise<RecordedRequest[]>;
   /** Kills the Orchestrator at once (SIGKILL / container kill), leaving its data. */
@@ -66,6 +68,8 @@ export interface Stack {
   restartHarness(): Promise<void>;
   /** The Orchestrator's output so far (for failure messages). */
   orchestratorLog(): string;
+  /** The instance Harness's output so far, every process or container of it (e.g. to prove no secret is logged). */
+  harnessLog(): string;
   close(): Promise<void>;
 }
 
@@ -75,6 +79,7 @@ export type Services = Pick<
   | "killOrchestrator"
   | "startOrchestrator"
   | "orchestratorLog"
+  | "harnessLog"
   | "startHarness"
   | "killHarness"
   | "restartHarness"

@@ -114,6 +114,7 @@ function stackBase(target: TargetKind, simUrl: string, ports: Ports, secrets: St
     harnessUrl: `http://127.0.0.1:${ports.harness}`,
     instanceToken: secrets.instance,
     harnessToken: secrets.harness,
+    secretValues: [secrets.instance, secrets.harness, secrets.sandboxKey, secrets.sandboxToken],
     async requests() {
       const res = await fetch(`${simUrl}/_sim/requests`);
       return (await res.json()) as RecordedRequest[];
