@@ -59,12 +59,11 @@ export function validationErrors(schema: RJSFSchema, data: unknown): RJSFValidat
 
 /** The rjsf validator: validates with @cfworker/json-schema, never evaluates generated code. */
 export const cfworkerValidator: ValidatorType = {
-  validateFormData(formData, schema, customValidate, transformErrors, uiSchema): ValidationData<unknown> {
+  // The console passes no customValidate: the schema is the whole client-side rule.
+  validateFormData(formData, schema, _customValidate, transformErrors, uiSchema): ValidationData<unknown> {
     let errors = validationErrors(schema, formData);
     if (transformErrors) errors = transformErrors(errors, uiSchema);
-    const errorSchema = toErrorSchema(errors);
-    if (!customValidate) return { errors, errorSchema };
-    return { errors, errorSchema };
+    return { errors, errorSchema: toErrorSchema(errors) };
   },
   isValid(schema, formData, rootSchema) {
     try {

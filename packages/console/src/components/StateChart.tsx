@@ -6,6 +6,7 @@
 import type { MachineChart } from "@jr2/wire";
 import ELK, { type ElkExtendedEdge, type ElkNode } from "elkjs/lib/elk.bundled.js";
 import { useEffect, useState } from "react";
+import { shortEvent } from "../chart-model.js";
 
 type ChartMachine = MachineChart["machines"][number];
 
@@ -50,18 +51,6 @@ function elkGraph(machine: ChartMachine): ElkNode {
     children: [root],
     edges,
   };
-}
-
-/** `xstate.done.actor.x` → `done: x`; `xstate.after.1h.a.b` → `after 1h`. */
-export function shortEvent(event: string): string {
-  if (event === "") return "always";
-  const done = /^xstate\.done\.actor\.(.+)$/.exec(event);
-  if (done) return `done: ${done[1]}`;
-  const error = /^xstate\.error\.actor\.(.+)$/.exec(event);
-  if (error) return `error: ${error[1]}`;
-  const after = /^xstate\.after\.([^.]+)/.exec(event);
-  if (after) return `after ${after[1]}`;
-  return event;
 }
 
 interface Placed {
@@ -164,18 +153,4 @@ export function StateChart({ machine, active }: { machine: ChartMachine; active:
       )}
     </svg>
   );
-}
-
-/** The dot paths a state value names: `{ a: { b: "c" } }` → `a`, `a.b`, `a.b.c`. */
-export function activePaths(value: unknown, prefix = ""): string[] {
-  if (typeof value === "string") return [prefix ? `${prefix}.${value}` : value];
-  if (value && typeof value === "object") {
-    const out: string[] = [];
-    for (const [k, v] of Object.entries(value)) {
-      const here = prefix ? `${prefix}.${k}` : k;
-      out.push(here, ...activePaths(v, here));
-    }
-    return out;
-  }
-  return [];
 }

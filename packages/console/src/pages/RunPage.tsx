@@ -7,8 +7,9 @@ import type { MachineChart, RunDetail, RunFeedEvent, UsageTotals, WorkflowMenu }
 import { useMemo } from "react";
 import { Link } from "wouter";
 import { seg } from "../api.js";
+import { activePaths } from "../chart-model.js";
 import { Gates } from "../components/Gates.js";
-import { activePaths, StateChart } from "../components/StateChart.js";
+import { StateChart } from "../components/StateChart.js";
 import { count, Inline, Json, stateText } from "../components/Text.js";
 import { Timeline } from "../components/Timeline.js";
 import { UsageChart } from "../components/UsageChart.js";

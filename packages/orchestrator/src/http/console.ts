@@ -115,6 +115,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     prefix: "/ui/",
     wildcard: false,
     index: false,
+    cacheControl: false,
     // Hashed file names never change; index.html is always asked for again.
     setHeaders: (res, path) =>
       res.setHeader(
@@ -124,8 +125,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   });
   app.get("/", page, async (_request, reply) => reply.redirect("/ui/", 302));
   app.get("/ui", page, async (_request, reply) => reply.redirect("/ui/", 302));
-  const index = async (_request: unknown, reply: FastifyReply) =>
-    reply.header("cache-control", "no-cache").sendFile("index.html");
+  const index = async (_request: unknown, reply: FastifyReply) => reply.sendFile("index.html");
   app.get("/ui/", page, index);
   app.get("/ui/*", page, async (request, reply) => {
     // A missing hashed asset is a 404, never the page (the browser would run HTML as script).
