@@ -2,11 +2,12 @@
  * The console's form validator (ADR-0450): @cfworker/json-schema behind rjsf's validator
  * interface — it refuses what the schema refuses, naming the field, and compiles no code.
  */
+import type { RJSFSchema } from "@rjsf/utils";
 import { describe, expect, it } from "vitest";
 import { cfworkerValidator, validationErrors } from "../src/validator.js";
 
 /** A zod-made Gate payload schema, as `GET /runs/:runId` carries it. */
-const reject = {
+const reject: RJSFSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object",
   properties: { reason: { type: "string", minLength: 3 }, count: { type: "integer", minimum: 1 } },
@@ -44,7 +45,7 @@ describe("cfworkerValidator", () => {
     try {
       expect(
         validationErrors(
-          { ...reject, properties: { ...reject.properties, x: { type: "string" } } },
+          { ...reject, properties: { ...reject.properties, x: { type: "string" as const } } },
           { count: 1 },
         ),
       ).toEqual([]);
