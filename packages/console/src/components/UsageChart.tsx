@@ -25,7 +25,11 @@ export function UsageChart({ usage }: { usage: readonly Usage[] }) {
         width: Math.min(900, box.current.clientWidth || 700),
         height: 220,
         scales: { x: { time: false } },
-        axes: [{ label: "model request" }, { label: "tokens", size: 60 }],
+        // Whole request numbers only on the x axis.
+        axes: [
+          { label: "model request", incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },
+          { label: "tokens", size: 60 },
+        ],
         series: [
           { label: "request" },
           { label: "prompt tokens", stroke: "#3b6fd4", width: 2, points: { show: true } },

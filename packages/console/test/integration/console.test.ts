@@ -17,13 +17,19 @@ import { reviewModels } from "../../../orchestrator/test/integration/example-mod
 import { browserMissing, launchChromium } from "./browser.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+/** `review` (the example, re-exported) and `planted` (script planted in a pick, context, a Gate, a description). */
+const workflowsDir = fileURLToPath(new URL("./workflows/", import.meta.url));
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
-/** Planted in the run's task: it reaches the Turn's prompt, the context and the transcript. */
+/** Planted in review's task (the Turn's prompt, the context) and by `planted.mjs` (a pick's argument, a Gate's meta). */
 const PLANTED =
   'fix <script>window.__xss=1</script><img src=x onerror="window.__xss=2"> [link](https://example.com/x) javascript:window.__xss=3 \u202Eevil';
+/** The model table: review's coder and reviewer, and planted's writer (obedient: it writes the `const` argument). */
+const models = (baseUrl: string) => ({
+  ...reviewModels(baseUrl),
+  writer: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
+});
 
 const missing = [...missingBinaries(repoRoot, "process"), ...(browserMissing() ? [browserMissing()] : [])];
 
@@ -37,7 +43,7 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack("process", { repoRoot, workflowsDir, models: reviewModels });
+    stack = await startStack("process", { repoRoot, workflowsDir, models });
     browser = await launchChromium();
     const context = await browser.newContext();
     // Runs before any page script: the page reports every CSP violation here.
@@ -67,6 +73,21 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await stack?.close();
   });
 
+  /** No planted script ran, no planted element exists, nothing left the origin, no CSP violation. */
+  async function nothingRanOrLoaded(): Promise<void> {
+    expect(await page.evaluate("window.__xss")).toBeUndefined();
+    expect(await page.locator("main img").count()).toBe(0);
+    expect(await page.locator("main script").count()).toBe(0);
+    expect(
+      await page.locator("main a[href^='javascript'], main a[href^='https://example.com']").count(),
+    ).toBe(0);
+    expect(dialogs).toEqual([]);
+    expect(foreign).toEqual([]);
+    expect(violations).toEqual([]);
+    expect(await page.evaluate("window.__csp ?? []")).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  }
+
   const api = async (path: string) =>
     fetch(`${stack.orchestratorUrl}${path}`, { headers: { authorization: `Bearer ${stack.instanceToken}` } });
 
@@ -85,6 +106,17 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
       expect(body.code).toBe("JR2_ERR_REQUEST_INVALID");
       expect(body.error).toContain("Authorization: Bearer");
     }
+  });
+
+  it("sees a CSP violation when one happens (the check below can fail)", async () => {
+    const probe = await page.context().newPage();
+    await probe.goto(`${stack.orchestratorUrl}/ui/`);
+    await probe.evaluate(
+      `document.head.appendChild(Object.assign(document.createElement("style"), { textContent: "body { color: red }" }))`,
+    );
+    await probe.waitForFunction("(window.__csp ?? []).length > 0");
+    expect(String(await probe.evaluate("window.__csp[0]"))).toContain("style-src");
+    await probe.close();
   });
 
   it("takes review from the start form through its merge Gate to succeeded, live, safely", async () => {
@@ -150,17 +182,33 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     expect(await page.locator("main.run details pre").textContent()).toContain(
       JSON.stringify(PLANTED).slice(1, -1),
     );
-    expect(await page.evaluate("window.__xss")).toBeUndefined();
-    expect(await page.locator("main img").count()).toBe(0);
-    expect(await page.locator("main script").count()).toBe(0);
-    expect(
-      await page.locator("main a[href^='javascript'], main a[href^='https://example.com']").count(),
-    ).toBe(0);
-    expect(dialogs).toEqual([]);
-    expect(foreign).toEqual([]);
-    expect(violations).toEqual([]);
-    expect(await page.evaluate("window.__csp ?? []")).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    await nothingRanOrLoaded();
+  });
+
+  it("shows script the model wrote into a pick, the context, a Gate's question and a description as text", async () => {
+    const started = await fetch(`${stack.orchestratorUrl}/workflows/planted/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(started.status).toBe(201);
+    const { runId } = (await started.json()) as { runId: string };
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
+    await page.waitForSelector(".gate[data-gate='planted_gate']", { timeout: 60_000 });
+    expect(await page.locator(".gate .question").textContent()).toBe(PLANTED);
+    const pick = page.locator(".timeline li[data-type='pick']");
+    await pick.waitFor();
+    expect(await pick.textContent()).toContain(JSON.stringify({ text: PLANTED }));
+    await page.click("summary:text('input and context')");
+    expect(await page.locator("main.run details pre").last().textContent()).toContain(
+      JSON.stringify(PLANTED, null, 2).slice(1, -1),
+    );
+    await page.click(".gate-event[data-event='accept'] button[type='submit']");
+    await page.waitForSelector(".facts .outcome >> text=succeeded", { timeout: 30_000 });
+    await page.goto(`${stack.orchestratorUrl}/ui/workflows/planted`);
+    await page.waitForSelector(".workflow[data-workflow='planted'] .menu");
+    expect(await page.locator(".menu li pre").first().textContent()).toBe(`Publish the text. ${PLANTED}`);
+    await nothingRanOrLoaded();
   });
 
   it("leaves the token in no line of the Orchestrator's log", () => {
