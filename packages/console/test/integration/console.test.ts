@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { reviewModels } from "../../../orchestrator/test/integration/example-models.js";
 import { browserMissing, launchChromium } from "./browser.js";
+import { plantedTranscript, routeTurns } from "./turn-fixture.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 /** `review` (the example, re-exported) and `planted` (script planted in a pick, context, a Gate, a description). */
@@ -160,21 +161,41 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await page.reload();
     await page.waitForSelector(`main.run[data-run="${runId}"] .facts .outcome >> text=succeeded`);
 
-    // Turns: transcripts where this Orchestrator serves them; the console says so where not.
+    // Turns: from this Orchestrator where it serves them (issue 11); until then the page says
+    // so, and the Turn pages are driven by answers shaped by @jr2/wire's schemas.
     const turns = await api(`/runs/${runId}/turns`);
+    let turn: { turnId: string; planted: boolean };
     if (turns.status === 404) {
       await page.waitForSelector("text=serves no Turn transcripts yet");
-    } else {
-      const list = TurnList.parse(await turns.json());
-      const coder = list.turns.find((t) => t.agent === "coder");
-      expect(coder).toBeDefined();
-      await page.click(`tr[data-turn="${coder?.turnId}"] a`);
-      await page.waitForSelector(`main.turn[data-turn="${coder?.turnId}"] .entry[data-part='prompt']`);
+      const transcript = plantedTranscript(events, "implement#coder", PLANTED);
+      await routeTurns(page, runId, transcript);
       await page.reload();
-      await page.waitForSelector(`main.turn[data-turn="${coder?.turnId}"] .entry[data-part='prompt']`);
-      expect(await page.locator(".entry[data-part='prompt']").first().textContent()).toContain(PLANTED);
-      await page.goBack();
+      turn = { turnId: transcript.turnId, planted: true };
+    } else {
+      const coder = TurnList.parse(await turns.json()).turns.find((t) => t.agent === "coder");
+      expect(coder).toBeDefined();
+      turn = { turnId: coder?.turnId ?? "", planted: false };
     }
+    await page.click(`tr[data-turn="${turn.turnId}"] a`);
+    const prompt = `main.turn[data-turn="${turn.turnId}"] .entry[data-part='prompt']`;
+    await page.waitForSelector(prompt);
+    await page.reload();
+    await page.waitForSelector(prompt);
+    expect(await page.locator(prompt).first().textContent()).toContain(PLANTED);
+    expect(await page.locator("section.allowed li").first().textContent()).toContain("finish");
+    if (turn.planted) {
+      expect(await page.locator(".answer-text").textContent()).toBe(`answer: ${PLANTED}`);
+      expect(await page.locator("details.reasoning").getAttribute("open")).toBeNull();
+      expect(await page.locator(".tool-call.invented").textContent()).toContain(
+        `<img src=x onerror="window.__xss=4">`,
+      );
+      expect(await page.locator(".tool-call.invented pre").textContent()).toContain(
+        JSON.stringify(PLANTED, null, 2).slice(1, -1),
+      );
+      for (const part of ["receipt", "restatement", "nudge"])
+        expect(await page.locator(`.entry[data-part='${part}']`).count()).toBe(1);
+    }
+    await nothingRanOrLoaded();
 
     // What was planted reads as planted and never ran or loaded.
     await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
@@ -203,7 +224,20 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     expect(await page.locator("main.run details pre").last().textContent()).toContain(
       JSON.stringify(PLANTED, null, 2).slice(1, -1),
     );
-    await page.click(".gate-event[data-event='accept'] button[type='submit']");
+    // A wrong payload is refused by the form, in the browser: nothing is sent.
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().includes("/gates/")) sent.push(r.url());
+    });
+    const form = page.locator(".gate-event[data-event='accept']");
+    await form.locator("input").fill("x");
+    await form.locator("button[type='submit']").click();
+    await form.locator(".errors, .error-detail").first().waitFor();
+    expect(sent).toEqual([]);
+    await form.locator("input").fill("fine by me");
+    await form.locator("button[type='submit']").click();
+    await page.waitForSelector(".timeline li[data-type='gate-answered'] >> text=answered accept by console");
+    expect(sent).toHaveLength(1);
     await page.waitForSelector(".facts .outcome >> text=succeeded", { timeout: 30_000 });
     await page.goto(`${stack.orchestratorUrl}/ui/workflows/planted`);
     await page.waitForSelector(".workflow[data-workflow='planted'] .menu");

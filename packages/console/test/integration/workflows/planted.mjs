@@ -19,7 +19,13 @@ const publish = defineEvent({
   input: z.object({ text: z.literal(PLANTED) }),
   audience: "agent",
 });
-const accept = defineEvent({ name: "accept", description: "Accept what was published.", audience: "gate" });
+/** A Gate event with a payload rule, so the form refuses a wrong payload before sending it. */
+const accept = defineEvent({
+  name: "accept",
+  description: "Accept what was published, with a note of at least 3 characters.",
+  input: z.object({ note: z.string().min(3) }),
+  audience: "gate",
+});
 
 export const machine = jr2Setup({
   events: [publish, accept],
