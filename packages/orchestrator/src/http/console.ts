@@ -107,8 +107,9 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     return;
   }
   const page = { schema: { hide: true }, config: { auth: "open" as const } };
-  app.addHook("onSend", async (request, reply) => {
-    if (request.url.startsWith("/ui")) withHeaders(reply);
+  // This plugin is encapsulated: the hook sees only its own routes (/, /ui, /ui/*), never the API's.
+  app.addHook("onSend", async (_request, reply) => {
+    withHeaders(reply);
   });
   await app.register(fastifyStatic, {
     root: dir,

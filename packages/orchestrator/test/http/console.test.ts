@@ -40,6 +40,7 @@ describe("serving the built console (ADR-0451)", () => {
       const res = await app.inject({ url });
       expect(res.statusCode, url).toBe(302);
       expect(res.headers.location).toBe("/ui/");
+      expect(res.headers["content-security-policy"]).toBe(ISSUE_CSP);
     }
   });
 
@@ -114,6 +115,8 @@ describe("a token in a URL (issue 12 rules)", () => {
       expect(res.json()).toMatchObject({ code: "JR2_ERR_REQUEST_INVALID" });
       expect(res.json().error).toContain("Authorization: Bearer <token>");
     }
+    // The console's headers stay on the console's routes.
+    expect((await app.inject({ url: "/healthz" })).headers["content-security-policy"]).toBeUndefined();
     await app.close();
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.join("").includes(INSTANCE_TOKEN)).toBe(false);
