@@ -59,6 +59,18 @@ export const useChart = (name: string | undefined) =>
     queryFn: ({ signal }) => api(`/workflows/${seg(name ?? "")}/chart`, MachineChart, { signal }),
   });
 
+/**
+ * One row's run detail for its token columns: a settled run is read once (its usage no longer
+ * changes), a running one every 3 s. Shares the cache with the run page.
+ */
+export const useRowRun = (runId: string, running: boolean) =>
+  useQuery({
+    queryKey: ["run", runId],
+    queryFn: ({ signal }) => api(`/runs/${seg(runId)}`, RunDetail, { signal }),
+    staleTime: running ? 3000 : Number.POSITIVE_INFINITY,
+    refetchInterval: running ? 3000 : false,
+  });
+
 export const useRun = (runId: string) =>
   useQuery({
     queryKey: ["run", runId],

@@ -3,7 +3,7 @@
  * Gates with their forms, the prompt-vs-cached chart, its Turns, and the event log following
  * live. Refreshed by the event stream (each event re-reads the run), never by a timer.
  */
-import type { MachineChart, RunDetail, RunFeedEvent, UsageTotals, WorkflowMenu } from "@jr2/wire";
+import type { MachineChart, RunDetail, RunFeedEvent, WorkflowMenu } from "@jr2/wire";
 import { useMemo } from "react";
 import { Link } from "wouter";
 import { seg } from "../api.js";
@@ -14,13 +14,7 @@ import { count, Inline, Json, stateText } from "../components/Text.js";
 import { Timeline } from "../components/Timeline.js";
 import { UsageChart } from "../components/UsageChart.js";
 import { useChart, useMenu, useRun, useRunFeed, useTurns } from "../queries.js";
-
-/** The cache hit rate over the requests that reported both counts, or "unknown". */
-export function cacheRate(usage: UsageTotals): string {
-  const r = usage.reported;
-  if (!r || r.promptTokens === 0) return "unknown";
-  return `${Math.round((r.cachedTokens / r.promptTokens) * 100)}%`;
-}
+import { cacheRate } from "../usage.js";
 
 /** Active state paths per Machine path: the root's from the run's value, the others' from its live Turns. */
 function activeByMachine(run: RunDetail, menu: WorkflowMenu | undefined): Map<string, Set<string>> {

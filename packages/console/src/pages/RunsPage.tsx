@@ -9,8 +9,34 @@ import { useState } from "react";
 import { Link } from "wouter";
 import { ApiError, api, seg } from "../api.js";
 import { SchemaForm } from "../components/SchemaForm.js";
-import { Inline, stateText } from "../components/Text.js";
-import { type RunFilters, useRunPage, useWorkflows } from "../queries.js";
+import { count, Inline, stateText } from "../components/Text.js";
+import { type RunFilters, useRowRun, useRunPage, useWorkflows } from "../queries.js";
+import { cacheRate } from "../usage.js";
+
+/** A row's current state and tokens, from its run detail (unknown usage reads "unknown", never 0). */
+function RowDetail({ runId, running }: { runId: string; running: boolean }) {
+  const run = useRowRun(runId, running);
+  if (!run.data)
+    return (
+      <>
+        <td className="muted">…</td>
+        <td className="muted">…</td>
+        <td className="muted">…</td>
+        <td className="muted">…</td>
+      </>
+    );
+  const u = run.data.usage;
+  return (
+    <>
+      <td>
+        <Inline text={stateText(run.data.value)} />
+      </td>
+      <td className="tokens prompt">{count(u.promptTokens)}</td>
+      <td className="tokens cached">{count(u.cachedTokens)}</td>
+      <td className="tokens rate">{cacheRate(u)}</td>
+    </>
+  );
+}
 
 function StartRun() {
   const workflows = useWorkflows();
@@ -149,6 +175,9 @@ export function RunsPage() {
             <th>status</th>
             <th>outcome</th>
             <th>state</th>
+            <th>prompt</th>
+            <th>cached</th>
+            <th>cache</th>
             <th>waiting at</th>
             <th>updated</th>
             <th />
@@ -165,9 +194,7 @@ export function RunsPage() {
               </td>
               <td className={`status ${r.status}`}>{r.status}</td>
               <td className={`outcome ${r.outcome ?? ""}`}>{r.outcome ?? "—"}</td>
-              <td>
-                <Inline text={stateText(r.finalState)} />
-              </td>
+              <RowDetail runId={r.runId} running={r.status === "running"} />
               <td>{r.gates?.length ? r.gates.map((g) => `Gate ${g}`).join(", ") : "—"}</td>
               <td>{new Date(r.updatedAt).toLocaleString()}</td>
               <td>

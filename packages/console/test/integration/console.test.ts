@@ -139,6 +139,7 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
 
     // The list follows the run to its merge Gate without a reload.
     await page.waitForSelector(`tr[data-run="${runId}"] >> text=Gate merge_gate`, { timeout: 90_000 });
+    await page.waitForSelector(`tr[data-run="${runId}"] td.tokens.rate >> text=%`);
 
     await link.click();
     await page.waitForSelector(`main.run[data-run="${runId}"]`);
