@@ -25,7 +25,7 @@ export function describe(e: RunFeedEvent): string {
     case "fault":
       return `${e.child}: fault ${e.reason}${e.cause ? ` (${e.cause})` : ""}${e.detail ? ` — ${e.detail}` : ""}`;
     case "gate":
-      return `Gate ${e.gate.id} open at ${e.gate.path}; accepts now: ${e.gate.acceptsNow.join(", ") || "nothing"}`;
+      return `Gate ${e.gate.id} open at ${e.gate.path}${e.since ? ` since ${new Date(e.since).toLocaleTimeString()}` : ""}; accepts now: ${e.gate.acceptsNow.join(", ") || "nothing"}`;
     case "gate-answered":
       return `Gate ${e.gate} answered ${e.event} by ${e.by}`;
     case "timer":
