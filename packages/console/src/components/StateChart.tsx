@@ -4,13 +4,19 @@
  * in this thread (no Worker, no eval: ADR-0450). Labels are text nodes.
  */
 import type { MachineChart } from "@jr2/wire";
-import ELK, { type ElkExtendedEdge, type ElkNode } from "elkjs/lib/elk.bundled.js";
+import type { ELK as ElkApi, ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api.js";
 import { useEffect, useState } from "react";
 import { shortEvent } from "../chart-model.js";
 
 type ChartMachine = MachineChart["machines"][number];
 
-const elk = new ELK();
+/**
+ * ELK (~1.5 MB of the bundle) is its own chunk, loaded the first time a chart is drawn: the runs
+ * list does not wait for it. A same-origin module file, so `script-src 'self'` allows it.
+ */
+let elk: Promise<ElkApi> | undefined;
+const loadElk = (): Promise<ElkApi> =>
+  (elk ??= import("elkjs/lib/elk.bundled.js").then((m) => new m.default()));
 const CHAR = 7;
 
 const nodeId = (path: string) => `n:${path}`;
@@ -90,8 +96,8 @@ export function StateChart({ machine, active }: { machine: ChartMachine; active:
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    elk
-      .layout(elkGraph(machine))
+    loadElk()
+      .then((e) => e.layout(elkGraph(machine)))
       .then((g) => live && setLayout(g))
       .catch((e: unknown) => live && setError(String(e)));
     return () => {
