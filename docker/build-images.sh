@@ -31,7 +31,7 @@ log() { printf '[images %4ss] %s\n' "$SECONDS" "$*" >&2; }
 # The images carry the built binaries; refuse early and say how to make them.
 missing=()
 for f in packages/wire/dist/index.js packages/orchestrator/dist/cli/main.js \
-  packages/model-sim/dist/main.js packages/harness/dist/main.js; do
+  packages/model-sim/dist/main.js packages/harness/dist/main.js packages/console/dist/index.html; do
   [ -f "$root/$f" ] || missing+=("$f")
 done
 if [ ${#missing[@]} -gt 0 ]; then

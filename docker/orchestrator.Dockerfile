@@ -2,7 +2,10 @@
 # from this image with another command.
 #
 # Built by docker/build-images.sh, which stages the context: app/orchestrator and
-# app/model-sim are `pnpm deploy --prod` outputs (dist + production node_modules).
+# app/model-sim are `pnpm deploy --prod` outputs (dist + production node_modules). The web
+# console (issue 12) comes with them: @jr2/console is a dependency of the Orchestrator holding
+# only its built files (node_modules/@jr2/console/dist; no React or other library at run time),
+# served under /ui/ (ADR-0451).
 # BASE_IMAGE: the official Node 22 slim image by default; jr2-base:bookworm-node22 offline.
 ARG BASE_IMAGE=node:22-bookworm-slim
 

@@ -3,6 +3,7 @@
  * A compatibility surface: every export is named here on purpose.
  * @see SPEC §2, §4, §7.1, §7.6
  */
+export { ChartEdge, ChartNode, MachineChart } from "./chart.js";
 export type { ErrorCode, ErrorCodeSpec } from "./errors.js";
 export { ErrorBody, errorCodeList, errorCodes, formatErrorMessage, Jr2Error, jr2Error } from "./errors.js";
 export type { Usage } from "./harness.js";

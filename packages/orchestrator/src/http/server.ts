@@ -22,6 +22,8 @@ import type { AuthKeys } from "../turns/access.js";
 import type { PlacementOptions } from "../turns/placement.js";
 import type { TurnDriver } from "../turns/turn-driver.js";
 import type { OrchestratorTelemetry } from "../turns/turn-spans.js";
+import { consoleRoutes, redactTokenInUrl, refuseTokenInUrl } from "./console.js";
+import { machineChartRoute } from "./machine-chart.js";
 import { authPlugin } from "./plugins/auth.js";
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
 import { jsonBodyPlugin } from "./plugins/json-body.js";
@@ -112,6 +114,8 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Bad percent-encoding or an over-long segment: a coded 400, not Fastify's own body.
     frameworkErrors: answerFrameworkError,
+    // A token in a URL is refused (400), and never logged: its value is redacted first (ADR-0451).
+    rewriteUrl: redactTokenInUrl,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -123,6 +127,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
 
   await app.register(errorsPlugin, { bodyLimit });
   await app.register(jsonBodyPlugin);
+  await app.register(refuseTokenInUrl);
   await app.register(authPlugin, options.auth);
   await app.register(fastifySwagger, {
     openapi: {
@@ -141,6 +146,8 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(turnRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(agentRoutes, { host });
+  await app.register(machineChartRoute, { workflows: options.workflows ?? new Map() });
+  await app.register(consoleRoutes, {});
   if (options.telemetry)
     await app.register(metricsRoute, {
       metrics: options.telemetry.registry,

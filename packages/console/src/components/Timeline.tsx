@@ -1,0 +1,60 @@
+/** The run's durable event log as a timeline, following live (issue 12). Each line is text. */
+import type { RunFeedEvent } from "@jr2/wire";
+import { useEffect, useRef } from "react";
+import { count, Inline, stateText } from "./Text.js";
+
+const argumentsText = (value: unknown): string => (value === undefined ? "" : ` ${JSON.stringify(value)}`);
+
+/** One event in words. */
+export function describe(e: RunFeedEvent): string {
+  switch (e.type) {
+    case "status":
+      return `${e.status}${e.outcome ? ` (${e.outcome})` : ""} at ${stateText(e.value)}${e.reason ? ` — ${e.reason}` : ""}`;
+    case "admission":
+      return `${e.child}: ${e.kind}, Allowed picks: ${e.allowed.join(", ") || "none"}`;
+    case "pick":
+      return `${e.child}: pick ${e.name}${argumentsText(e.arguments)}`;
+    case "usage":
+      return `${e.child}: prompt ${count(e.promptTokens)}, cached ${count(e.cachedTokens)}, completion ${count(e.completionTokens)}${e.finishReason ? `, ${e.finishReason}` : ""}`;
+    case "retry":
+      return `${e.child}: retry ${e.attempt} (${e.reason})${e.message ? ` ${e.message}` : ""}`;
+    case "tool-call":
+      return `${e.child}: ${e.disposition} tool ${e.name} ${e.summary}${e.reason ? ` — ${e.reason}` : ""}`;
+    case "text-call":
+      return `${e.child}: a tool call written as text (nudged)`;
+    case "fault":
+      return `${e.child}: fault ${e.reason}${e.cause ? ` (${e.cause})` : ""}${e.detail ? ` — ${e.detail}` : ""}`;
+    case "gate":
+      return `Gate ${e.gate.id} open at ${e.gate.path}${e.since ? ` since ${new Date(e.since).toLocaleTimeString()}` : ""}; accepts now: ${e.gate.acceptsNow.join(", ") || "nothing"}`;
+    case "gate-answered":
+      return `Gate ${e.gate} answered ${e.event} by ${e.by}`;
+    case "timer":
+      return `timer ${e.after} → ${stateText(e.value)}`;
+  }
+}
+
+export function Timeline({ events, state }: { events: readonly RunFeedEvent[]; state: string }) {
+  const end = useRef<HTMLLIElement>(null);
+  // Braces: Chromium's scrollIntoView returns a Promise, and an effect may return only a cleanup.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll when the count grows
+  useEffect(() => {
+    void end.current?.scrollIntoView?.({ block: "nearest" });
+  }, [events.length]);
+  return (
+    <section className="timeline">
+      <h2>
+        Event log <span className="muted">({state})</span>
+      </h2>
+      <ol>
+        {events.map((e) => (
+          <li key={e.seq} className={`event ${e.type}`} data-type={e.type}>
+            <span className="seq">{e.seq}</span>{" "}
+            <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>{" "}
+            <span className="type">{e.type}</span> <Inline text={describe(e)} />
+          </li>
+        ))}
+        <li ref={end} className="end" />
+      </ol>
+    </section>
+  );
+}
