@@ -162,40 +162,43 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await page.reload();
     await page.waitForSelector(`main.run[data-run="${runId}"] .facts .outcome >> text=succeeded`);
 
-    // Turns: from this Orchestrator where it serves them (issue 11); until then the page says
-    // so, and the Turn pages are driven by answers shaped by @jr2/wire's schemas.
+    // Turns: the real Turn of the coder, as this Orchestrator stores it (issue 11, ADR-0257).
     const turns = await api(`/runs/${runId}/turns`);
-    let turn: { turnId: string; planted: boolean };
-    if (turns.status === 404) {
-      await page.waitForSelector("text=serves no Turn transcripts yet");
-      const transcript = plantedTranscript(events, "implement#coder", PLANTED);
-      await routeTurns(page, runId, transcript);
-      await page.reload();
-      turn = { turnId: transcript.turnId, planted: true };
-    } else {
-      const coder = TurnList.parse(await turns.json()).turns.find((t) => t.agent === "coder");
-      expect(coder).toBeDefined();
-      turn = { turnId: coder?.turnId ?? "", planted: false };
-    }
-    await page.click(`tr[data-turn="${turn.turnId}"] a`);
-    const prompt = `main.turn[data-turn="${turn.turnId}"] .entry[data-part='prompt']`;
-    await page.waitForSelector(prompt);
+    expect(turns.status).toBe(200);
+    const coder = TurnList.parse(await turns.json()).turns.find((t) => t.agent === "coder");
+    expect(coder).toBeDefined();
+    const prompt = (turnId: string) => `main.turn[data-turn="${turnId}"] .entry[data-part='prompt']`;
+    await page.click(`tr[data-turn="${coder?.turnId}"] a`);
+    await page.waitForSelector(prompt(coder?.turnId ?? ""));
     await page.reload();
-    await page.waitForSelector(prompt);
-    expect(await page.locator(prompt).first().textContent()).toContain(PLANTED);
+    await page.waitForSelector(prompt(coder?.turnId ?? ""));
+    expect(
+      await page
+        .locator(prompt(coder?.turnId ?? ""))
+        .first()
+        .textContent(),
+    ).toContain(PLANTED);
     expect(await page.locator("section.allowed li").first().textContent()).toContain("finish");
-    if (turn.planted) {
-      expect(await page.locator(".answer-text").textContent()).toBe(`answer: ${PLANTED}`);
-      expect(await page.locator("details.reasoning").getAttribute("open")).toBeNull();
-      expect(await page.locator(".tool-call.invented").textContent()).toContain(
-        `<img src=x onerror="window.__xss=4">`,
-      );
-      expect(await page.locator(".tool-call.invented pre").textContent()).toContain(
-        JSON.stringify(PLANTED, null, 2).slice(1, -1),
-      );
-      for (const part of ["receipt", "restatement", "nudge"])
-        expect(await page.locator(`.entry[data-part='${part}']`).count()).toBe(1);
-    }
+    await nothingRanOrLoaded();
+
+    // A hostile transcript (model-sim writes no free prose): answers, reasoning and an invented
+    // call carrying script, served in place of the stored one, shaped by @jr2/wire's schemas.
+    const transcript = plantedTranscript(events, "implement#coder", PLANTED);
+    await routeTurns(page, runId, transcript);
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
+    await page.click(`tr[data-turn="${transcript.turnId}"] a`);
+    await page.waitForSelector(prompt(transcript.turnId));
+    expect(await page.locator(".answer-text").textContent()).toBe(`answer: ${PLANTED}`);
+    expect(await page.locator("details.reasoning").getAttribute("open")).toBeNull();
+    expect(await page.locator(".tool-call.invented").textContent()).toContain(
+      `<img src=x onerror="window.__xss=4">`,
+    );
+    expect(await page.locator(".tool-call.invented pre").textContent()).toContain(
+      JSON.stringify(PLANTED, null, 2).slice(1, -1),
+    );
+    for (const part of ["receipt", "restatement", "nudge"])
+      expect(await page.locator(`.entry[data-part='${part}']`).count()).toBe(1);
+    await page.unrouteAll();
     await nothingRanOrLoaded();
 
     // What was planted reads as planted and never ran or loaded.
