@@ -7,9 +7,10 @@
  * Now every feed line is stripped like a transcript (newline and tab kept).
  * Found by the adversarial pass of issue 11.
  */
-import type { RunFeedEvent } from "@jr2/wire";
+import type { RunDetail, RunFeedEvent } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { formatFeedEvent } from "../../src/cli/feed-printer.js";
+import { formatRun } from "../../src/cli/show-command.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -40,5 +41,37 @@ describe("a feed line with a model's control characters", () => {
     expect(text).toBe(
       "09:00:00  fault     review#coder  agent.fault { reason: no-signal }: line one\n\tline two[31m",
     );
+  });
+});
+
+describe("jr2 show of a run whose fault carries a model's control characters", () => {
+  it("prints none of them", () => {
+    const at = "2026-12-01T09:00:00.000Z";
+    const detail: RunDetail = {
+      runId: "run-1",
+      workflow: "review",
+      status: "faulted",
+      value: "implement",
+      context: { note: "x" },
+      gates: [],
+      turns: [],
+      usage: { promptTokens: 1, cachedTokens: 0, completionTokens: 1, requests: 1 },
+      updatedAt: at,
+      outcome: "faulted",
+      fault: { reason: "no-signal", detail: "the model said \u001b]0;pwned\u0007" },
+      faults: [
+        {
+          agent: "coder",
+          state: "implement",
+          reason: "no-signal",
+          detail: "\u009b2J gone",
+          routed: false,
+          at,
+        },
+      ],
+    };
+    const text = formatRun(detail, []);
+    expect(text).not.toMatch(CONTROL);
+    expect(text).toContain("the model said ]0;pwned");
   });
 });
