@@ -63,6 +63,7 @@ describe("jr2 show of a run whose fault carries a model's control characters", (
         {
           agent: "coder",
           state: "implement",
+          turnId: null,
           reason: "no-signal",
           detail: "\u009b2J gone",
           routed: false,
