@@ -79,16 +79,24 @@ export async function call<T>(target: CliTarget, method: string, path: string, b
 /**
  * Follows a run's feed (`GET /runs/:runId/events`, SSE) and yields each event until the
  * stream ends (the run settled). Reconnects after a dropped connection from the last seen seq.
+ * @throws Error `cannot reach the Orchestrator at …` when the first connection fails (no
+ *   Orchestrator: say so at once, as {@link call} does; retrying is for one that restarts)
  */
 export async function* followFeed(target: CliTarget, runId: string): AsyncGenerator<RunFeedEvent> {
   let since = 0;
+  let connected = false;
   for (let attempt = 0; attempt < 30; attempt++) {
     let res: Response;
     try {
       res = await fetch(`${target.url}/runs/${encodeURIComponent(runId)}/events?since=${since}`, {
         headers: { authorization: `Bearer ${target.token}`, accept: "text/event-stream" },
       });
-    } catch {
+      connected = true;
+    } catch (error) {
+      if (!connected)
+        throw new Error(
+          `cannot reach the Orchestrator at ${target.url} (${String((error as Error).cause ?? error)}); is it running?`,
+        );
       await new Promise((r) => setTimeout(r, 1000));
       continue;
     }

@@ -1,11 +1,19 @@
 import type { PickAnswer, RunFeedEvent } from "@jr2/wire";
 import { describeGate } from "./gate-text.js";
+import { stripControls } from "./transcript-text.js";
 
 /**
  * Renders one run-feed event as a line a person reads while a run goes: states entered, Turns
- * admitted, picks with their answers, cache hits per model request.
+ * admitted, picks with their answers, cache hits per model request. Stripped of control
+ * characters but newline and tab, as `jr2 transcript` is: tool names, arguments and reasons
+ * are the model's text (issue 11 rules).
  */
 export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
+  return stripControls(feedLine(event, runId));
+}
+
+/** The line of `event`, as received. */
+function feedLine(event: RunFeedEvent, runId: string): string {
   const time = event.at.slice(11, 19);
   switch (event.type) {
     case "status":

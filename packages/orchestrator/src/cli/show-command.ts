@@ -11,6 +11,7 @@ import { cachePercent } from "../durability/usage-totals.js";
 import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { formatValue } from "./feed-printer.js";
 import { describeGate } from "./gate-text.js";
+import { stripControls } from "./transcript-text.js";
 
 export const showUsage = "jr2 show <runId> [--json] [--url URL] [--token T]";
 
@@ -124,7 +125,8 @@ export function formatRun(
   lines.push(
     `usage     prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}${u.requests === undefined ? "" : `, ${u.requests} model requests`}`,
   );
-  return `${lines.join("\n")}\n`;
+  // Fault details and Gate questions may carry a model's text: stripped as `jr2 transcript` is.
+  return stripControls(`${lines.join("\n")}\n`);
 }
 
 /** The feed's events so far: a live run's up to now, a settled run's as stored. */

@@ -60,28 +60,30 @@ export function recordOfRow(row: TranscriptRow): TranscriptRecord {
 }
 
 /**
- * `entry` with each text field cut at `cap` UTF-8 bytes (never inside a character), and the
- * full byte count of each cut field by its path; `capped` is absent when nothing was cut.
+ * `entry` with each string, at any depth (its text, a tool call's arguments, a notice's
+ * fields), cut at `cap` UTF-8 bytes (never inside a character), and the full byte count of
+ * each cut field by its path (`text`, `toolCalls.0.rawArguments`, `notices.0.pick`); `capped`
+ * is absent when nothing was cut. The Harness writes every string of an entry.
  */
 export function capEntry(
   entry: TranscriptEntry,
   cap = TRANSCRIPT_FIELD_CAP_BYTES,
 ): { entry: TranscriptEntry; capped?: Record<string, number> } {
   const capped: Record<string, number> = {};
-  const cut = (path: string, text: string): string => {
-    const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes <= cap) return text;
-    capped[path] = bytes;
-    return cutUtf8(text, cap);
+  const walk = (value: unknown, path: string): unknown => {
+    const at = (key: string | number) => (path === "" ? String(key) : `${path}.${key}`);
+    if (typeof value === "string") {
+      const bytes = Buffer.byteLength(value, "utf8");
+      if (bytes <= cap) return value;
+      capped[path] = bytes;
+      return cutUtf8(value, cap);
+    }
+    if (Array.isArray(value)) return value.map((v, i) => walk(v, at(i)));
+    if (value !== null && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, at(k))]));
+    return value;
   };
-  const fields = <T extends Record<string, unknown>>(value: T, prefix: string): T => {
-    const out: Record<string, unknown> = { ...value };
-    for (const [k, v] of Object.entries(value)) if (typeof v === "string") out[k] = cut(`${prefix}${k}`, v);
-    return out as T;
-  };
-  let result = fields(entry, "");
-  if (result.kind === "answer")
-    result = { ...result, toolCalls: result.toolCalls.map((c, i) => fields(c, `toolCalls.${i}.`)) };
+  const result = walk(entry, "") as TranscriptEntry;
   return Object.keys(capped).length === 0 ? { entry: result } : { entry: result, capped };
 }
 

@@ -58,6 +58,11 @@ export class LiveRun {
   readonly usage = new Map<string, UsageRecord>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
+  /**
+   * The Turn of each Submission this run ledgered (submissionId → turnId): a Submission's late
+   * entries, read by the next Turn on its conversation, are still its own Turn's (ADR-0257).
+   */
+  readonly submissionTurns = new Map<string, string>();
   /** The run's Turn records by turnId (ADR-0257): loaded on restore, written to the store as they change. */
   readonly turns = new Map<string, TurnRecord>();
   /** The validated run input (saved in the RunBlob). */

@@ -244,15 +244,16 @@ function turnContext(
     watch: (onChange) => run.watch(onChange),
     telemetry: (event) => run.feed.append({ ...event, child } as never),
     recordUsage: (read) => {
-      // Named with its Turn, so each Turn's usage sums (ADR-0257).
-      const turnId = live.current.turnId;
+      // Named with its Submission's Turn, so each Turn's usage sums (ADR-0257).
+      const turnId = run.submissionTurns.get(read.submissionId) ?? live.current.turnId;
       const record = turnId === null ? read : { ...read, turnId };
       // Once per stream position (ADR-0255): a stream read again after a restart adds nothing.
       if (deps.recordUsage && !deps.recordUsage(run, record)) return;
       run.feed.append({ ...usageFeedEntry(record), child } as never);
     },
     recordTranscript: ({ submissionId, position, entry }) => {
-      const turnId = live.current.turnId;
+      // An ended Submission's last answer may come after the next Turn's admission (ADR-0159).
+      const turnId = run.submissionTurns.get(submissionId) ?? live.current.turnId;
       if (turnId === null) return;
       const at = new Date().toISOString();
       const row = { iid: live.current.iid, submissionId, position, turnId, at, ...capEntry(entry) };
@@ -273,6 +274,9 @@ function turnContext(
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
+      // Who each Submission belongs to, the one this entry replaces too (restored from the blob).
+      for (const e of [run.ledger.get(iid), entry])
+        if (e?.turnId && e.submissionId) run.submissionTurns.set(e.submissionId, e.turnId);
       // Where it was admitted: a restore reads the rest of an ended Turn's usage there (ADR-0255),
       // and puts it on the event log as this Turn's (ADR-0256).
       run.ledger.set(iid, {

@@ -72,7 +72,9 @@ export async function follow(
     }
     const pageStart = cursor;
     cursor = page.nextOffset;
-    for (const [index, event] of page.events.entries()) {
+    for (const [i, event] of page.events.entries()) {
+      // Its place in the page as sent: an unreadable event skipped before it still counts.
+      const index = page.indices?.[i] ?? i;
       if (tail) {
         // Only the aborted Submission's own last entries; anything else is another Submission's.
         if (event.submissionId !== entry.submissionId) return { kind: "stopped" };

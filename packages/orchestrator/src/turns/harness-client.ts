@@ -29,9 +29,14 @@ export type AdmitResult =
   | { kind: "unsent"; error: string }
   | { kind: "unknown"; error: string };
 
-/** One long-poll of the stream. Offsets are opaque strings, stored verbatim. */
+/**
+ * One long-poll of the stream. Offsets are opaque strings, stored verbatim. `indices`: each
+ * event's index in the page as the Harness sent it — an event this Orchestrator cannot read is
+ * skipped (§7.6) but keeps its place, so positions stay the same however the stream is paged
+ * (issue 11 "recorded once"); absent: `events` is the whole page.
+ */
 export type ReadResult =
-  | { kind: "events"; events: StreamEvent[]; nextOffset: string }
+  | { kind: "events"; events: StreamEvent[]; indices?: number[]; nextOffset: string }
   | { kind: "idle" } // 204: nothing new within `wait`
   | { kind: "lost" } // 404: unknown conversation (the Harness restarted)
   | { kind: "transport"; error: string };
@@ -116,8 +121,15 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
       if (typeof page.nextOffset !== "string" || !Array.isArray(page.events)) {
         return { kind: "transport", error: "malformed stream page" };
       }
-      const events = page.events.map(readStreamEvent).filter((e): e is StreamEvent => e !== undefined);
-      return { kind: "events", events, nextOffset: page.nextOffset };
+      const events: StreamEvent[] = [];
+      const indices: number[] = [];
+      for (const [index, raw] of page.events.entries()) {
+        const event = readStreamEvent(raw);
+        if (event === undefined) continue;
+        events.push(event);
+        indices.push(index);
+      }
+      return { kind: "events", events, indices, nextOffset: page.nextOffset };
     } catch (error) {
       return { kind: "transport", error: describe(error) };
     }

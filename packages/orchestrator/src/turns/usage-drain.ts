@@ -49,7 +49,8 @@ export async function drainUsage(
     }
     const start = cursor;
     cursor = page.nextOffset;
-    for (const [index, event] of page.events.entries()) {
+    for (const [i, event] of page.events.entries()) {
+      const index = page.indices?.[i] ?? i;
       if (tail && event.submissionId !== target.entry.submissionId) return;
       if (event.type === "usage")
         record({
