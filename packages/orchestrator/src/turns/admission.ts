@@ -39,6 +39,13 @@ export interface NextSubmission {
 export interface TurnStart {
   ledgered: LedgerEntry | undefined;
   next: NextSubmission;
+  /**
+   * Where the first admission's stream is read from when nothing of this Turn is ledgered:
+   * the last ledgered offset on this iid, or the stream's start. A Submission of this very
+   * Turn admitted just before a kill (the admit-sent window) ran unledgered; its usage and
+   * transcript sit between here and the new admission's offset (ADR-0257).
+   */
+  catchUpFrom: string | undefined;
 }
 
 /**
@@ -63,7 +70,21 @@ export function reattach(state: TurnState): TurnStart {
       notices: [],
       waitForRest: false,
     },
+    catchUpFrom: ledgered ? undefined : (earlier?.offset ?? "0"),
   };
+}
+
+/**
+ * The offset a Turn's first admission is followed from: `catchUpFrom` when it is an earlier
+ * place in the same stream (the Harness's offsets are event counts), else the admission's own.
+ * An offset from before a Harness restart (a larger count than the new stream holds) or an
+ * opaque one is never used: reading past a stream's end reads as a lost conversation.
+ */
+export function followFrom(admitted: LedgerEntry, catchUpFrom: string | undefined): string {
+  const counts = /^\d+$/;
+  if (catchUpFrom === undefined || !counts.test(catchUpFrom) || !counts.test(admitted.offset))
+    return admitted.offset;
+  return Number(catchUpFrom) <= Number(admitted.offset) ? catchUpFrom : admitted.offset;
 }
 
 /** The request body of `next` (§7.1). */

@@ -1,4 +1,4 @@
-import { admitNext, onConversationLost, reattach } from "./admission.js";
+import { admitNext, followFrom, onConversationLost, reattach } from "./admission.js";
 import { DRAIN_MS, follow } from "./follow.js";
 import { afterSettlement } from "./nudge-budget.js";
 import type { TurnHandle, TurnPorts } from "./turn-ports.js";
@@ -51,21 +51,25 @@ export function startTurn(ports: TurnPorts): TurnHandle {
  * admission or on the stream — admits the task again on a new one.
  */
 async function live(state: TurnState): Promise<void> {
-  let { ledgered, next } = reattach(state);
+  let { ledgered, next, catchUpFrom } = reattach(state);
   let budget = state.ports.config.nudgeBudget;
   while (!state.stopped) {
     let entry = ledgered;
     ledgered = undefined;
+    let from: string | undefined;
     if (!entry) {
       const admitted = await admitNext(state, next);
       if (admitted.kind === "ended") return;
       if (admitted.kind === "lost") {
         next = onConversationLost(state, admitted.reason);
+        catchUpFrom = undefined; // a new conversation: nothing earlier to read
         continue;
       }
       entry = admitted.entry;
+      from = followFrom(entry, catchUpFrom);
+      catchUpFrom = undefined;
     }
-    const followed = await follow(state, entry);
+    const followed = await follow(state, from === undefined ? entry : { ...entry, offset: from });
     if (followed.kind === "stopped") return;
     if (followed.kind === "lost") {
       next = onConversationLost(state);
