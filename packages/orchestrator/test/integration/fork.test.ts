@@ -17,6 +17,7 @@ import { promisify } from "node:util";
 import type { RunFeedEvent, RunHistory, RunVersion, TurnList } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import { conversationOpenings, repeatsWithChangedBytes } from "../crash/invariants.js";
 import { reviewModels } from "./example-models.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
@@ -154,6 +155,18 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
     for (const r of sent) expect(r.raw).not.toContain(IMPLEMENT);
     expect(sent[0]!.model).toBe("script:request_changes,approve");
     for (const r of sent) expect(r.raw).not.toContain(sourceId);
+    // A new conversation with its task, with the source's prefix bytes (system prompt and tools):
+    // the provider's prefix cache still covers them.
+    const prefix = (raw: string) => {
+      const body = JSON.parse(raw) as { messages: unknown[]; tools: unknown };
+      return JSON.stringify([body.messages[0], body.tools]);
+    };
+    const sourceReviewer = (await stack.requests())
+      .slice(0, sentBefore)
+      .find((r) => r.model === sent[0]!.model);
+    expect(prefix(sent[0]!.raw)).toBe(prefix(sourceReviewer!.raw));
+    expect(repeatsWithChangedBytes(sent)).toEqual([]);
+    for (const [model, opened] of conversationOpenings(sent)) expect(opened.renewed, model).toBe(0);
     const turns = await expectOwnTurns(forkId, sourceId, log);
     expect(turns[0]).toMatchObject({ agent: "reviewer", state: "review" });
 
@@ -173,6 +186,7 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
   }, 240_000);
 
   it("a kill right after a fork commits leaves the fork whole: restored at the next start, it runs to its end, no pick twice", async () => {
+    const sentBefore = (await stack.requests()).length;
     const started = await http("/workflows/review/runs", { method: "POST", body: '{"input":{}}' });
     const sourceId = started.body?.runId as string;
     expect((await finish(sourceId)).outcome).toBe("succeeded");
@@ -204,5 +218,7 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
     const log = await events(forkId);
     expect(log[0]).toMatchObject({ type: "forked-from", runId: sourceId, version: at.version });
     await expectOwnTurns(forkId, sourceId, log);
+    // The crash harness's model-side invariant: a request repeats only byte-identical.
+    expect(repeatsWithChangedBytes((await stack.requests()).slice(sentBefore))).toEqual([]);
   }, 240_000);
 });
