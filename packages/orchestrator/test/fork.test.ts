@@ -41,6 +41,18 @@ describe("a triage fork", () => {
     const detail = await host.getRun(fork.runId);
     expect(detail.turns[0]!.iid.startsWith(`${fork.runId}/`)).toBe(true);
     expect(JSON.stringify(first.blob.snapshot)).not.toContain(runId);
+    // The live source's log says where it was forked to; the fork's starts with where from.
+    await sleep(20); // facts are written batched, after the cascade
+    expect((await store.events(runId, 0, 100)).filter((e) => e.type === "forked-to")).toEqual([
+      expect.objectContaining({ runId: fork.runId, version: source.version, by: "http" }),
+    ]);
+    expect((await store.events(fork.runId, 0, 1))[0]).toMatchObject({
+      type: "forked-from",
+      seq: 0,
+      runId,
+      version: source.version,
+      context: { confirmed: false },
+    });
     await host.close();
   });
 });
