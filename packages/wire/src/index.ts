@@ -26,6 +26,15 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
+export {
+  ControlClient,
+  ForkAnswer,
+  ForkRequest,
+  RunHistory,
+  RunVersion,
+  RunVersionSummary,
+  VersionCause,
+} from "./operate.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";
 export type { RunFeedEntry } from "./runs.js";

@@ -4,6 +4,7 @@ import { Jr2Error } from "@jr2/wire";
 import { readServeConfig } from "../serve/config.js";
 import { startOrchestrator } from "../serve/main.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
+import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-command.js";
 import { printMenu } from "./menu.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";
@@ -66,6 +67,8 @@ const commands: Record<string, Command> = {
   run: { usage: runUsage, run: (args) => runCommand(args) },
   gate: { usage: gateUsage, run: (args) => gateCommand(args) },
   ...runsCommands,
+  history: { usage: historyUsage, run: (args) => historyCommand(args) },
+  fork: { usage: forkUsage, run: (args) => forkCommand(args) },
   ...storeCommands,
 };
 

@@ -30,6 +30,7 @@ import { jsonBodyPlugin } from "./plugins/json-body.js";
 import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
+import { historyRoutes } from "./routes/history.js";
 import { runRoutes } from "./routes/runs.js";
 import { turnRoutes } from "./routes/turns.js";
 import { workflowRoutes } from "./routes/workflows.js";
@@ -144,6 +145,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(workflowRoutes, { host });
   await app.register(runRoutes, { host });
   await app.register(turnRoutes, { host });
+  await app.register(historyRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(agentRoutes, { host });
   await app.register(machineChartRoute, { workflows: options.workflows ?? new Map() });

@@ -1,0 +1,69 @@
+/** `jr2 history` and `jr2 fork`'s text (ADR-0270): the version table, the causes, `--at <state>` matching, the fork lines. */
+import type { RunFeedEvent } from "@jr2/wire";
+import { describe, expect, it } from "vitest";
+import { formatFeedEvent } from "../src/cli/feed-printer.js";
+import { formatCause, formatFork, formatHistory, statesOf } from "../src/cli/history-command.js";
+
+const at = "2026-12-01T09:00:00.000Z";
+
+describe("jr2 history and jr2 fork", () => {
+  it("print one line per version with its time, status, state and cause", () => {
+    const text = formatHistory({
+      runId: "run-1",
+      versions: [
+        { version: 1, at, value: "working", status: "running", cause: { kind: "start" } },
+        {
+          version: 2,
+          at,
+          value: { work: "triaging", human: "asking" },
+          status: "running",
+          cause: { kind: "pick", child: "work.triaging#triager", agent: "triager", name: "assign" },
+        },
+      ],
+    });
+    expect(text).toBe(
+      "run-1: 2 versions kept\n" +
+        "     v  at        status    state                    cause\n" +
+        "     1  09:00:00  running   working                  start\n" +
+        "     2  09:00:00  running   work.triaging, human.asking pick assign (work.triaging#triager)\n",
+    );
+    expect(formatCause({ kind: "gate", gate: "merge_gate", event: "merge", by: "cli" })).toBe(
+      "Gate merge_gate ← merge (by cli)",
+    );
+    expect(formatCause({ kind: "fork", from: { runId: "run-0", version: 7 }, by: "http" })).toBe(
+      "forked from run-0@7 (by http)",
+    );
+  });
+
+  it("match --at <state> against every state a value names, nested or dotted", () => {
+    const states = statesOf({ work: { triaging: "waiting" }, human: "asking" });
+    for (const s of ["work", "triaging", "waiting", "work.triaging", "work.triaging.waiting", "human.asking"])
+      expect(states.has(s), s).toBe(true);
+    expect(states.has("assigned")).toBe(false);
+  });
+
+  it("say the fork's workspace starts empty, and print the fork lines of the feed", () => {
+    const text = formatFork({
+      runId: "run-2",
+      forkedFrom: { runId: "run-1", version: 7 },
+      workspaceEmpty: true,
+    });
+    expect(text).toContain("forked run-1@7 → run-2");
+    expect(text).toContain("its workspace starts EMPTY under run-2");
+    const to = { type: "forked-to", seq: 9, at, runId: "run-2", version: 7, by: "cli" } as RunFeedEvent;
+    expect(formatFeedEvent(to, "run-1")).toBe("09:00:00  forked    to run-2 from version 7 (by cli)");
+    const from = {
+      type: "forked-from",
+      seq: 0,
+      at,
+      runId: "run-1",
+      version: 7,
+      by: "cli",
+      value: "review",
+      context: {},
+    } as RunFeedEvent;
+    expect(formatFeedEvent(from, "run-2")).toBe(
+      "09:00:00  forked    from run-1@7 (by cli) at review; its workspace starts empty",
+    );
+  });
+});
