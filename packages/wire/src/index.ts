@@ -25,6 +25,14 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
+export {
+  ResumeAnswer,
+  ResumeMenu,
+  ResumeRequest,
+  ResumeState,
+  RetryAnswer,
+  RetryRequest,
+} from "./operate.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";
 export type { RunFeedEntry } from "./runs.js";

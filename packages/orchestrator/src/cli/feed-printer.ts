@@ -43,6 +43,10 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
       return `${time}  answered  ${event.gate} ← ${event.event} (by ${event.by})`;
     case "timer":
       return `${time}  timer     ${event.after} fired → ${formatValue(event.value)}`;
+    case "resumed":
+      return `${time}  resumed   drift accepted: ${event.accepted}${event.moved.length ? `; on a new conversation: ${event.moved.join(", ")}` : ""} (by ${event.by})`;
+    case "retried":
+      return `${time}  retried   ${event.child} from ${event.fromVersion === null ? "its last save before the fault" : `version ${event.fromVersion}`}, as Turn ${event.turnId} (by ${event.by})`;
   }
 }
 
