@@ -26,12 +26,19 @@ export {
   UsageField,
 } from "./harness.js";
 export {
+  ControlClient,
+  ForkAnswer,
+  ForkRequest,
   ResumeAnswer,
   ResumeMenu,
   ResumeRequest,
   ResumeState,
   RetryAnswer,
   RetryRequest,
+  RunHistory,
+  RunVersion,
+  RunVersionSummary,
+  VersionCause,
 } from "./operate.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";

@@ -1,10 +1,95 @@
 /**
- * Operator controls over a run (issue 13): the request and answer shapes of its routes. One
- * block per control; the saved history and fork live beside these in their own block.
- * @see docs/adr/0271-resume-and-retry.md
+ * Operator controls of issue 13: a run's saved history (its versions), forking a run from a
+ * version, retrying a faulted Turn and resuming a drifted run — the bodies and answers of
+ * their routes. Each block below belongs to one control.
+ * @see SPEC §8, ADR-0270
  */
 import { z } from "zod";
-import { RunStatus } from "./runs.js";
+import { RunStatus, UsageTotals } from "./runs.js";
+
+// ── History and fork (ADR-0270) ─────────────────────────────────────────────────────────
+
+/** Who asked for a control: the `x-jr2-client` header (`cli`, `console`; anything else `http`). */
+export const ControlClient = z.enum(["cli", "http", "console"]);
+export type ControlClient = z.infer<typeof ControlClient>;
+
+/**
+ * Why a version of a run was saved (ADR-0270): the pick (`child` = `<state path>#<agent>`,
+ * never an iid), the Gate answer, the timer (`after` = xstate's delayed event), a fault, the
+ * run's start, a cancel, its settling (`settled`, any other outcome), a Turn's admission
+ * (a ledger write), a fork (`from`: the source version), or any other save (`step`).
+ */
+export const VersionCause = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("start") }),
+  z.object({ kind: z.literal("pick"), child: z.string(), agent: z.string(), name: z.string() }),
+  z.object({ kind: z.literal("gate"), gate: z.string(), event: z.string(), by: ControlClient }),
+  z.object({ kind: z.literal("timer"), after: z.string() }),
+  z.object({ kind: z.literal("fault"), reason: z.string(), child: z.string().optional() }),
+  z.object({ kind: z.literal("cancel") }),
+  z.object({ kind: z.literal("settled"), status: RunStatus }),
+  z.object({ kind: z.literal("admission"), child: z.string(), agent: z.string() }),
+  z.object({
+    kind: z.literal("fork"),
+    from: z.object({ runId: z.string(), version: z.number().int().positive() }),
+    by: ControlClient,
+  }),
+  z.object({ kind: z.literal("step") }),
+]);
+export type VersionCause = z.infer<typeof VersionCause>;
+
+/** One saved version as `GET /runs/:runId/history` lists it (no snapshot). `at`: ISO-8601. */
+export const RunVersionSummary = z.object({
+  version: z.number().int().positive(),
+  at: z.string(),
+  /** The run root's state value in that version. */
+  value: z.unknown(),
+  status: RunStatus,
+  cause: VersionCause,
+});
+export type RunVersionSummary = z.infer<typeof RunVersionSummary>;
+
+/** `GET /runs/:runId/history`: the run's kept versions, oldest first. */
+export const RunHistory = z.object({ runId: z.string(), versions: z.array(RunVersionSummary) });
+export type RunHistory = z.infer<typeof RunHistory>;
+
+/**
+ * `GET /runs/:runId/history/:version`: the version whole — its xstate snapshot as stored, the
+ * context and state value, its timers (`dueAt` epoch ms) and its ledger in summary (one Turn
+ * per iid: where it ran, never the stream URL).
+ */
+export const RunVersion = RunVersionSummary.extend({
+  runId: z.string(),
+  workflow: z.string(),
+  machineFingerprint: z.string(),
+  snapshot: z.unknown(),
+  context: z.unknown(),
+  timers: z.array(z.object({ id: z.string(), event: z.unknown(), delay: z.number(), dueAt: z.number() })),
+  ledger: z.array(z.object({ iid: z.string(), turnId: z.string().nullable(), child: z.string().optional() })),
+  epochs: z.record(z.string(), z.number()),
+  usage: UsageTotals,
+});
+export type RunVersion = z.infer<typeof RunVersion>;
+
+/**
+ * `POST /runs/:runId/fork` body: the version to fork from, and an optional JSON merge patch
+ * (RFC 7396) applied to that version's context before the fork starts.
+ */
+export const ForkRequest = z.object({
+  at: z.number().int().positive(),
+  context: z.record(z.string(), z.unknown()).optional(),
+});
+export type ForkRequest = z.infer<typeof ForkRequest>;
+
+/** `POST /runs/:runId/fork` answer (201): the new run and where it came from. */
+export const ForkAnswer = z.object({
+  runId: z.string(),
+  forkedFrom: z.object({ runId: z.string(), version: z.number().int().positive() }),
+  /** Always true: the fork's workspace is a new, empty one under its own runId. */
+  workspaceEmpty: z.literal(true),
+});
+export type ForkAnswer = z.infer<typeof ForkAnswer>;
+
+// ── end of history and fork ─────────────────────────────────────────────────────────────
 
 // ── Resume a drifted run and retry a faulted Turn (ADR-0271) ──────────────────────────────
 

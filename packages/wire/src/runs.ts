@@ -337,6 +337,23 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     after: z.string(),
     value: z.unknown(),
   }),
+  z.object({
+    ...feedBase,
+    /** This run was forked (ADR-0270): `runId` is the new run, started from this run's `version`; `by` who asked. */
+    type: z.literal("forked-to"),
+    runId: z.string(),
+    version: z.number().int().positive(),
+    by: z.enum(["cli", "http", "console"]),
+  }),
+  z.object({
+    ...feedBase,
+    /** This run is a fork (ADR-0270) of `runId` at its `version`, started from that version's state; `by` who asked. */
+    type: z.literal("forked-from"),
+    runId: z.string(),
+    version: z.number().int().positive(),
+    by: z.enum(["cli", "http", "console"]),
+    value: z.unknown(),
+  }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;
 /** A feed event before the feed numbers and stamps it (`seq`, `at` are the feed's). */

@@ -43,6 +43,10 @@ export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
       return `${time}  answered  ${event.gate} ← ${event.event} (by ${event.by})`;
     case "timer":
       return `${time}  timer     ${event.after} fired → ${formatValue(event.value)}`;
+    case "forked-to":
+      return `${time}  forked    to ${event.runId} from version ${event.version} (by ${event.by})`;
+    case "forked-from":
+      return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}; its workspace starts empty`;
     case "resumed":
       return `${time}  resumed   drift accepted: ${event.accepted}${event.moved.length ? `; on a new conversation: ${event.moved.join(", ")}` : ""} (by ${event.by})`;
     case "retried":

@@ -101,7 +101,8 @@ describe.each(stores)("the %s store's event log (ADR-0256)", (_name, open) => {
     }
     await store.save(blob("done-new", "done", "2026-03-01T00:00:00.000Z"));
     await store.appendEvents("done-new", [status(0)]);
-    expect(await store.pruneEvents("2026-02-01T00:00:00.000Z")).toBe(4);
+    // 4 log rows and the 2 versions of the old settled runs (ADR-0270).
+    expect(await store.pruneEvents("2026-02-01T00:00:00.000Z")).toBe(6);
     expect(await store.events("done-old", 0, 10)).toEqual([]);
     expect(await store.events("faulted-old", 0, 10)).toEqual([]);
     expect(await store.events("live-old", 0, 10)).toHaveLength(2);

@@ -167,7 +167,7 @@ describe.each(stores)("transcripts in the %s store", (_name, open) => {
         { type: "status", status: "running", value: "x", seq: 0, at: "2026-01-01T00:00:00.000Z" },
       ]);
     }
-    expect(await store.pruneEvents("2026-03-01T00:00:00.000Z")).toBe(3);
+    expect(await store.pruneEvents("2026-03-01T00:00:00.000Z")).toBe(4); // and its version (ADR-0270)
     expect(await store.transcript("old", "t1")).toEqual([]);
     expect(await store.turns("old")).toEqual([]);
     expect(await store.events("old", 0, 10)).toEqual([]);

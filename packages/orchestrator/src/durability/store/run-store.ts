@@ -1,6 +1,25 @@
-import type { PickAnswer, RunFaultRecord, RunFeedEvent, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
+import type {
+  PickAnswer,
+  RunFaultRecord,
+  RunFeedEvent,
+  RunOutcome,
+  RunStatus,
+  UsageTotals,
+  VersionCause,
+} from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
 import { createMemoryTranscripts, type TranscriptStore } from "./transcript-store.js";
+import { causeOfSave } from "./version-cause.js";
+import {
+  createMemoryVersions,
+  DEFAULT_VERSIONS_KEPT,
+  isSettled,
+  type StoredVersion,
+  type StoredVersionSummary,
+} from "./versions.js";
+
+/** A kept version of a run whole (ADR-0270): its summary and its RunBlob as saved. */
+export type StoredRunVersion = StoredVersion<RunBlob>;
 
 /**
  * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
@@ -106,16 +125,26 @@ export interface PickKey {
  */
 export interface RunStore extends TranscriptStore {
   /**
-   * Writes the blob, the pick answers, usage records (each once by its key) and the run's feed
-   * events (each once by its `seq`: the state changes this blob holds, ADR-0256) in one
-   * transaction.
+   * Writes the blob, the pick answers, usage records (each once by its key), the run's feed
+   * events (each once by its `seq`: the state changes this blob holds, ADR-0256) and the blob
+   * again as the run's next version (ADR-0270) in one transaction. The version's cause is
+   * `cause`, else read from the events ({@link causeOfSave}). A save of a settled blob prunes
+   * the run's versions to the store's `versionsKept` newest.
    */
   save(
     blob: RunBlob,
     picks?: readonly StoredPickAnswer[],
     usage?: readonly UsageRecord[],
     events?: readonly RunFeedEvent[],
+    cause?: VersionCause,
   ): Promise<void>;
+  /** The run's kept versions, oldest first, without their blobs (ADR-0270); `[]` for an unknown run. */
+  versions(runId: string): Promise<StoredVersionSummary[]>;
+  /**
+   * One kept version whole, or undefined (never kept, or pruned).
+   * @throws DamagedRunError when its stored blob cannot be decoded
+   */
+  version(runId: string, version: number): Promise<StoredRunVersion | undefined>;
   /**
    * Appends feed events of `runId` to its event log, each once by its `seq` (one already stored is
    * ignored), with their original `seq` and `at`. Never touches the blob (ADR-0256).
@@ -126,9 +155,10 @@ export interface RunStore extends TranscriptStore {
   /** The highest stored `seq` of `runId`'s log; undefined when it has none. */
   lastEventSeq(runId: string): Promise<number | undefined>;
   /**
-   * Retention (ADR-0256, ADR-0257): deletes the event log, the transcript rows and the Turn
-   * records of every settled run (`done`, `faulted`, `cancelled`) last updated before `before`
-   * (ISO-8601), together. Live and drifted runs keep theirs. @returns the rows deleted
+   * Retention (ADR-0256, ADR-0257, ADR-0270): deletes the event log, the transcript rows, the
+   * Turn records and the versions of every settled run (`done`, `faulted`, `cancelled`) last
+   * updated before `before` (ISO-8601), together. Live and drifted runs keep theirs.
+   * @returns the rows deleted
    */
   pruneEvents(before: string): Promise<number>;
   /**
@@ -253,8 +283,14 @@ export function decodeRunBlob(runId: string, text: string): RunBlob {
   return value as RunBlob;
 }
 
+/** Options of a store (ADR-0270). */
+export interface StoreOptions {
+  /** Versions a settled run keeps (`JR2_VERSIONS_KEPT`); default 20. */
+  versionsKept?: number;
+}
+
 /** An in-memory store for tests and `--data-dir none`; same semantics, nothing survives the process. */
-export function createMemoryStore(): RunStore {
+export function createMemoryStore(options: StoreOptions = {}): RunStore {
   const runs = new Map<string, string>();
   // Insertion order is storage order: the newest answer of a key is the last one inserted.
   const picks = new Map<string, StoredPickAnswer & { runId: string }>();
@@ -271,6 +307,7 @@ export function createMemoryStore(): RunStore {
   };
   const log = createMemoryEventLog();
   const transcripts = createMemoryTranscripts();
+  const versions = createMemoryVersions<RunBlob>(options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
   return {
     recordTranscript: (runId, rows) => transcripts.recordTranscript(runId, rows),
     transcriptKeys: (runId) => transcripts.transcriptKeys(runId),
@@ -278,8 +315,9 @@ export function createMemoryStore(): RunStore {
     prefixes: (runId, iid) => transcripts.prefixes(runId, iid),
     recordTurns: (runId, turns) => transcripts.recordTurns(runId, turns),
     turns: (runId) => transcripts.turns(runId),
-    async save(blob, answers = [], records = [], events = []) {
+    async save(blob, answers = [], records = [], events = [], cause) {
       runs.set(blob.runId, JSON.stringify(blob));
+      versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first));
       log.append(blob.runId, events);
       for (const p of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
@@ -298,9 +336,14 @@ export function createMemoryStore(): RunStore {
     async pruneEvents(before) {
       const settled = [...runs.values()]
         .map((row) => JSON.parse(row) as RunBlob)
-        .filter((b) => b.status !== "running" && b.status !== "drifted" && b.updatedAt < before);
-      return settled.reduce((n, b) => n + log.drop(b.runId) + transcripts.drop(b.runId), 0);
+        .filter((b) => isSettled(b.status) && b.updatedAt < before);
+      return settled.reduce(
+        (n, b) => n + log.drop(b.runId) + transcripts.drop(b.runId) + versions.drop(b.runId),
+        0,
+      );
     },
+    versions: async (runId) => versions.list(runId),
+    version: async (runId, version) => versions.get(runId, version),
     async usage(runId) {
       return [...(usage.get(runId)?.values() ?? [])].map((r) => structuredClone(r));
     },

@@ -99,6 +99,18 @@ const migrations: readonly string[] = [
      PRIMARY KEY (run_id, turn_id)
    );
    ALTER TABLE usage_events ADD COLUMN turn_id TEXT;`,
+  // 8: a run's saved history (ADR-0270): each save's blob again as a numbered version, with its
+  // state value, status and cause, written in the save's transaction.
+  `CREATE TABLE run_versions (
+     run_id TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     at TEXT NOT NULL,
+     status TEXT NOT NULL,
+     value TEXT NOT NULL,
+     cause TEXT NOT NULL,
+     blob TEXT NOT NULL,
+     PRIMARY KEY (run_id, version)
+   );`,
 ];
 
 /**

@@ -10,11 +10,14 @@ import { join } from "node:path";
 import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { UsageRecord } from "../usage-totals.js";
-import { decodeRunBlob, type RunBlob, type RunStore, summaryOfBlob } from "./run-store.js";
+import { decodeRunBlob, type RunBlob, type RunStore, type StoreOptions, summaryOfBlob } from "./run-store.js";
 import { sqliteEventLog } from "./sqlite-events.js";
 import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
 import { sqliteTranscripts } from "./sqlite-transcripts.js";
+import { sqliteVersions } from "./sqlite-versions.js";
+import { causeOfSave } from "./version-cause.js";
+import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
 export const STORE_MARKER = "jr2-store.marker";
@@ -56,7 +59,7 @@ export interface SqliteRunStore extends RunStore {
 }
 
 /** Options of {@link openSqliteStore}. */
-export interface OpenStoreOptions {
+export interface OpenStoreOptions extends StoreOptions {
   /**
    * Start a new store although the data dir's marker says one existed and the file is empty
    * or gone (`jr2 serve --new-store`). Default false: refused.
@@ -83,7 +86,7 @@ export function openSqliteStore(dataDir: string, options: OpenStoreOptions = {})
     writeFileSync(marker, `${JSON.stringify({ store: STORE_FILE, createdAt: new Date().toISOString() })}\n`, {
       mode: 0o600,
     });
-  return sqliteRunStore(path, db);
+  return sqliteRunStore(path, db, options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
 }
 
 /** An empty or missing store file where the marker says one existed: its runs would be lost. */
@@ -118,7 +121,7 @@ function openDatabase(path: string): Database.Database {
 }
 
 /** The RunStore port over `db`'s prepared statements; a save is one transaction. */
-function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
+function sqliteRunStore(path: string, db: Database.Database, versionsKept: number): SqliteRunStore {
   const upsertRun = db.prepare(
     `INSERT INTO runs (run_id, workflow, status, updated_at, outcome, final_state, blob)
      VALUES (@runId, @workflow, @status, @updatedAt, @outcome, @finalState, @blob)
@@ -176,12 +179,14 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
   });
   const eventLog = sqliteEventLog(db);
   const transcripts = sqliteTranscripts(db);
+  const versions = sqliteVersions(db, versionsKept);
   const saveTx = db.transaction(
     (
       blob: RunBlob,
       picks: Parameters<RunStore["save"]>[1],
       usage: readonly UsageRecord[],
       events: Parameters<RunStore["appendEvents"]>[1],
+      cause: Parameters<RunStore["save"]>[4],
     ) => {
       const { outcome, finalState } = summaryOfBlob(blob);
       upsertRun.run({
@@ -194,22 +199,26 @@ function sqliteRunStore(path: string, db: Database.Database): SqliteRunStore {
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
       recordTx(blob.runId, usage);
       eventLog.insert(blob.runId, events);
+      versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first));
     },
   );
 
   return {
     path,
     db,
-    async save(blob, picks, usage = [], events = []) {
-      saveTx(blob, picks, usage, events);
+    async save(blob, picks, usage = [], events = [], cause) {
+      saveTx(blob, picks, usage, events, cause);
     },
+    versions: async (runId) => versions.list(runId),
+    version: async (runId, version) => versions.get(runId, version),
     async appendEvents(runId, events) {
       eventLog.append(runId, events);
     },
     events: async (runId, from, limit) => eventLog.page(runId, from, limit),
     lastEventSeq: async (runId) => eventLog.last(runId),
-    // Log, transcripts and Turn records of a settled run go together (ADR-0257).
-    pruneEvents: async (before) => db.transaction(() => eventLog.prune(before) + transcripts.prune(before))(),
+    // Log, transcripts, Turn records and versions of a settled run go together (ADR-0257, ADR-0270).
+    pruneEvents: async (before) =>
+      db.transaction(() => eventLog.prune(before) + transcripts.prune(before) + versions.prune(before))(),
     recordTranscript: transcripts.recordTranscript,
     transcriptKeys: transcripts.transcriptKeys,
     transcript: transcripts.transcript,
