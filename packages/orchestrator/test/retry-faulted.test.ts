@@ -29,9 +29,9 @@ function machine(routed: boolean) {
         invoke: { src: "worker", input: { prompt: "Do the work.", continue: true } },
         on: {
           finish: "done",
-          // Unrouted for `unavailable` when not `routed`: the guard takes only a budget fault.
+          // Unrouted for `unavailable` when not `routed`: the guard takes only a context overflow.
           "agent.fault": {
-            guard: routed ? faultCauseIs("unavailable") : faultCauseIs("budget"),
+            guard: routed ? faultCauseIs("unavailable") : faultCauseIs("context-overflow"),
             target: "failed",
           },
         },

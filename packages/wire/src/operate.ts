@@ -139,6 +139,8 @@ export const ResumeAnswer = z.object({
   menus: z.array(ResumeMenu),
   /** Live Turns moved onto a new conversation (their `<state path>#<agent>`). */
   moved: z.array(z.string()),
+  /** The `resumed` event's seq on the run's log (a follower reads on from it); null on a dry run. */
+  seq: z.number().int().nullable(),
 });
 export type ResumeAnswer = z.infer<typeof ResumeAnswer>;
 
@@ -158,6 +160,8 @@ export const RetryAnswer = z.object({
   turnId: z.string(),
   fromVersion: z.number().int().nullable(),
   value: z.unknown(),
+  /** The `retried` event's seq on the run's log: a follower reads on from it. */
+  seq: z.number().int(),
 });
 export type RetryAnswer = z.infer<typeof RetryAnswer>;
 

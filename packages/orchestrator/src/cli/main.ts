@@ -5,6 +5,7 @@ import { readServeConfig } from "../serve/config.js";
 import { startOrchestrator } from "../serve/main.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
 import { printMenu } from "./menu.js";
+import { resumeRetryCommands } from "./resume-retry-commands.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";
 import { storeCommands } from "./store-commands.js";
@@ -66,6 +67,7 @@ const commands: Record<string, Command> = {
   run: { usage: runUsage, run: (args) => runCommand(args) },
   gate: { usage: gateUsage, run: (args) => gateCommand(args) },
   ...runsCommands,
+  ...resumeRetryCommands,
   ...storeCommands,
 };
 

@@ -15,7 +15,7 @@ import { type SnapshotNode, snapshotAgents, snapshotMachines } from "./snapshot-
 
 /** The plan of a resume: the answer's facts and the Agents whose conversations move. */
 export interface ResumePlan {
-  answer: Omit<ResumeAnswer, "status" | "resumed" | "moved">;
+  answer: Omit<ResumeAnswer, "status" | "resumed" | "moved" | "seq">;
   /** Menu keys (`<machine path>/<agent>`) whose tools block changed. */
   changed: Set<string>;
   /** The live Turns (`<state path>#<agent>`) a resume admits again on a new conversation. */

@@ -40,7 +40,7 @@ export async function resumeRun(
     const digests = machineDigestsOf(machine);
     const plan = planResume(blob, machine, digests);
     if (!request.acceptDrift)
-      return { ...plan.answer, status: "drifted", resumed: false, moved: plan.moving };
+      return { ...plan.answer, status: "drifted", resumed: false, moved: plan.moving, seq: null };
     if (!plan.answer.resumable)
       throw new Jr2Error("JR2_ERR_RUN_RESUME_STATES_MISSING", {
         runId,
@@ -64,7 +64,7 @@ export async function resumeRun(
     state.log.info({ runId, moved, by }, "drifted run resumed");
     const outcome = await reviveStoredRun(state, next);
     const status = outcome.kind === "live" ? outcome.run.status : outcome.blob.status;
-    return { ...plan.answer, status, resumed: outcome.kind === "live", moved };
+    return { ...plan.answer, status, resumed: outcome.kind === "live", moved, seq: event.seq };
   });
 }
 

@@ -63,6 +63,7 @@ export async function retryRun(state: HostState, runId: string, by: GateClient):
       turnId: retried.turnId,
       fromVersion: before.version,
       value: (retried.blob.snapshot as { value?: unknown } | null)?.value ?? null,
+      seq: event.seq,
     };
   });
 }
