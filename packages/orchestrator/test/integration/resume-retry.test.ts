@@ -12,7 +12,7 @@
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer, type Server } from "node:net";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,15 +73,27 @@ export const machine = jr2Setup({ events: [approve] }).createMachine({
 `;
 }
 
-/** A TCP proxy on `port` to model-sim: the model endpoint coming back. */
-function proxyTo(port: number, target: URL): Promise<Server> {
-  const server = createServer((socket) => {
+/** A TCP proxy on `port` to model-sim: the model endpoint coming back; `close` takes it down again. */
+async function proxyTo(port: number, target: URL): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
     const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    }
     socket.pipe(upstream).pipe(socket);
     socket.on("error", () => upstream.destroy());
     upstream.on("error", () => socket.destroy());
   });
-  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 describe.skipIf(missing.length > 0)("resume and retry on the real stack (issue 13, ADR-0271)", () => {
@@ -89,7 +101,7 @@ describe.skipIf(missing.length > 0)("resume and retry on the real stack (issue 1
   let dataDir: string;
   let workflowsDir: string;
   let menderPort: number;
-  let proxy: Server | undefined;
+  let proxy: { close(): Promise<void> } | undefined;
 
   async function http(path: string, init: RequestInit = {}) {
     const res = await fetch(`${stack.orchestratorUrl}${path}`, {
@@ -162,7 +174,7 @@ describe.skipIf(missing.length > 0)("resume and retry on the real stack (issue 1
     });
   }, 120_000);
   afterAll(async () => {
-    proxy?.close();
+    await proxy?.close();
     await stack?.close();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(workflowsDir, { recursive: true, force: true });
@@ -206,7 +218,55 @@ describe.skipIf(missing.length > 0)("resume and retry on the real stack (issue 1
     const again = await jr2(["retry", runId]);
     expect(again.out).toContain("JR2_ERR_RUN_NOT_RETRYABLE");
     expect(again.code).not.toBe(0);
+    await proxy.close();
+    proxy = undefined;
   }, 120_000);
+
+  // The crash trial: the Orchestrator SIGKILLs itself at a crash point reached during the retry
+  // (the retried Turn's admission, or its pick delivered before the answer), then starts again.
+  it.each(["admit-sent", "pick-delivered"])(
+    "a kill at %s during a retry leaves no lost run and no duplicate pick",
+    async (phase) => {
+      const started = await http("/workflows/mend/runs", { method: "POST", body: JSON.stringify({}) });
+      const runId = started.body?.runId as string;
+      expect(await settled(runId)).toMatchObject({ outcome: "failed" });
+      // This life's first `phase` is the retry's.
+      await stack.killOrchestrator();
+      await stack.startOrchestrator({ JR2_CRASH_AT: phase });
+      const logStart = stack.orchestratorLog().length;
+      proxy = await proxyTo(menderPort, new URL(stack.simUrl));
+      await fetch(`${stack.orchestratorUrl}/runs/${runId}/retry`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+        body: "{}",
+      }).catch(() => undefined);
+      for (
+        let i = 0;
+        i < 200 && !stack.orchestratorLog().slice(logStart).includes(`jr2 crash-point ${phase}`);
+        i++
+      )
+        await sleep(100);
+      expect(stack.orchestratorLog().slice(logStart)).toContain(`jr2 crash-point ${phase}`);
+      await stack.killOrchestrator();
+      await stack.startOrchestrator();
+
+      const after = await settled(runId);
+      expect(after, stack.orchestratorLog().slice(-2000)).toMatchObject({
+        runId,
+        status: "done",
+        outcome: "succeeded",
+      });
+      const log = await events(runId);
+      expect(log.filter((e) => e.type === "retried")).toHaveLength(1);
+      const picks = log.filter((e) => e.type === "pick") as Array<{ name: string; answer: Json }>;
+      expect(picks.map((p) => p.name)).toEqual(["finish"]);
+      const turns = (await http(`/runs/${runId}/turns`)).body?.turns as Json[];
+      expect(turns.map((t) => t.outcome)).toEqual(["faulted", "picked"]);
+      await proxy.close();
+      proxy = undefined;
+    },
+    120_000,
+  );
 
   it("resumes a drifted run whose states still exist, and it finishes; refuses one whose state was removed, naming it", async () => {
     const first = (await http("/workflows/gated/runs", { method: "POST", body: "{}" })).body?.runId as string;
