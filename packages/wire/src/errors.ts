@@ -83,6 +83,21 @@ export const errorCodes = {
     status: 409,
     message: "run `{runId}` has nothing to retry: {why}",
   },
+  // A run's history and forks (ADR-0270)
+  JR2_ERR_RUN_VERSION_NOT_FOUND: {
+    status: 404,
+    message:
+      "run `{runId}` has no version {version}; kept versions: {kept} (`GET /runs/{runId}/history` lists them)",
+  },
+  JR2_ERR_FORK_DRIFTED: {
+    status: 409,
+    message:
+      "cannot fork run `{runId}` at version {version}: {reason}; fork a version saved by the Machine served now, or serve the workflow as it was",
+  },
+  JR2_ERR_FORK_CONTEXT_INVALID: {
+    status: 400,
+    message: "the context patch does not fit run `{runId}` at version {version}: {detail}",
+  },
   // Gates (§6)
   JR2_ERR_GATE_NOT_FOUND: {
     status: 404,

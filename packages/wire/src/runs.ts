@@ -352,7 +352,9 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     runId: z.string(),
     version: z.number().int().positive(),
     by: z.enum(["cli", "http", "console"]),
+    /** The version's root state value and context: where the fork starts. */
     value: z.unknown(),
+    context: z.unknown(),
   }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;

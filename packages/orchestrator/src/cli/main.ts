@@ -4,6 +4,7 @@ import { Jr2Error } from "@jr2/wire";
 import { readServeConfig } from "../serve/config.js";
 import { startOrchestrator } from "../serve/main.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
+import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-command.js";
 import { printMenu } from "./menu.js";
 import { resumeRetryCommands } from "./resume-retry-commands.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
@@ -67,6 +68,8 @@ const commands: Record<string, Command> = {
   run: { usage: runUsage, run: (args) => runCommand(args) },
   gate: { usage: gateUsage, run: (args) => gateCommand(args) },
   ...runsCommands,
+  history: { usage: historyUsage, run: (args) => historyCommand(args) },
+  fork: { usage: forkUsage, run: (args) => forkCommand(args) },
   ...resumeRetryCommands,
   ...storeCommands,
 };

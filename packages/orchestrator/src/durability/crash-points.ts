@@ -8,7 +8,15 @@
 import { writeSync } from "node:fs";
 
 /** The phases the crash harness kills at. */
-export const CRASH_PHASES = ["admit-sent", "ledgered", "pick-delivered", "gate-open", "timer-armed"] as const;
+export const CRASH_PHASES = [
+  "admit-sent",
+  "ledgered",
+  "pick-delivered",
+  "gate-open",
+  "timer-armed",
+  // A fork's run row, first version and `forked-from` entry committed; nothing else yet (ADR-0270).
+  "fork-committed",
+] as const;
 export type CrashPhase = (typeof CRASH_PHASES)[number];
 
 const [wanted, nth] = (process.env.JR2_CRASH_AT ?? "").split(":");

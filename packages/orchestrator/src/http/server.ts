@@ -28,6 +28,7 @@ import { jsonBodyPlugin } from "./plugins/json-body.js";
 import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
+import { historyRoutes } from "./routes/history.js";
 import { resumeRetryRoutes } from "./routes/resume-retry.js";
 import { runRoutes } from "./routes/runs.js";
 import { turnRoutes } from "./routes/turns.js";
@@ -140,6 +141,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(workflowRoutes, { host });
   await app.register(runRoutes, { host });
   await app.register(turnRoutes, { host });
+  await app.register(historyRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(resumeRetryRoutes, { host });
   await app.register(agentRoutes, { host });

@@ -100,8 +100,8 @@ export async function reviveStoredRun(state: HostState, blob: RunBlob): Promise<
   return outcome;
 }
 
-/** What restore needs from this host: its store, Machines, run hooks and clock. */
-function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
+/** What restore needs from this host: its store, Machines, run hooks and clock (a fork restores with it too, ADR-0270). */
+export function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
   const { store, log, hooks, now } = state;
   return {
     store,

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Context } from "@jr2/telemetry";
 import type {
   CancelAnswer,
+  ForkAnswer,
   Gate,
   GateEventAnswer,
   PickAnswer,
@@ -19,10 +20,12 @@ import type {
   RetryAnswer,
   RunDetail,
   RunFeedEvent,
+  RunHistory,
   RunListQuery,
   RunPage,
   RunStatus,
   RunSummary,
+  RunVersion,
   Surface,
   TurnList,
   TurnTranscript,
@@ -39,8 +42,10 @@ import { createRegistrationTable, type RegistrationTable } from "../turns/regist
 import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
 import { type OrchestratorTelemetry, traceTurns } from "../turns/turn-spans.js";
 import type { RunFeed } from "./feed.js";
+import { type ForkAsk, forkRun } from "./fork.js";
 import { createFrozenRuns } from "./frozen-runs.js";
 import { announceGates, type GateClient, listGates, sendGateEvent } from "./gate-delivery.js";
+import { runHistory, runVersion } from "./history-views.js";
 import { closeHost, reloadFrozenRun, replaceFrozenRun, restoreHostRuns } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
 import { readSurface, startTurn } from "./live-turns.js";
@@ -131,6 +136,20 @@ export interface RunHost {
    * (ADR-0257). @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_TURN_NOT_FOUND
    */
   turnTranscript(runId: string, turnId: string): Promise<TurnTranscript>;
+  /** `GET /runs/:runId/history`: its kept versions, oldest first (ADR-0270). @throws JR2_ERR_RUN_NOT_FOUND */
+  history(runId: string): Promise<RunHistory>;
+  /**
+   * `GET /runs/:runId/history/:version`: one version whole (ADR-0270).
+   * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_VERSION_NOT_FOUND
+   */
+  historyVersion(runId: string, version: number): Promise<RunVersion>;
+  /**
+   * `POST /runs/:runId/fork`: a new run restored from version `ask.at`, with new identities and
+   * an empty workspace (ADR-0270); resolves once it is committed and restored.
+   * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_VERSION_NOT_FOUND, JR2_ERR_FORK_DRIFTED,
+   *   JR2_ERR_FORK_CONTEXT_INVALID, JR2_ERR_SERVICE_STOPPING
+   */
+  forkRun(runId: string, ask: ForkAsk): Promise<ForkAnswer>;
   /** True while the run is in memory and `running` (no store read: the feed route's check). */
   isLive(runId: string): boolean;
   /** What the host holds in memory (the soak bench and the memory regression test read it). */
@@ -210,6 +229,9 @@ export function createRunHost(options: RunHostOptions): RunHost {
     eventLog: (runId, from, limit) => eventLogPage(state, runId, from, limit),
     turns: (runId) => listTurns(state, runId),
     turnTranscript: (runId, turnId) => turnTranscript(state, runId, turnId),
+    history: (runId) => runHistory(state, runId),
+    historyVersion: (runId, version) => runVersion(state, runId, version),
+    forkRun: (runId, ask) => forkRun(state, runId, ask),
     isLive: (runId) => state.runs.get(runId)?.status === "running",
     resident: () => ({ runs: state.runs.size, settledFeeds: state.settledFeeds.size }),
     readSurface: (iid, caller) => readSurface(state, iid, caller),

@@ -1,0 +1,164 @@
+/**
+ * `jr2 history <runId>` and `jr2 fork <runId> --at <version|state> [--context JSON]`
+ * (issue 13 items 1, 2, ADR-0270): a run's saved versions, and a new run forked from one.
+ * Read `GET /runs/:runId/history(/:version)`, send `POST /runs/:runId/fork`. `--at <state>`
+ * picks the newest version whose state value contains that state — the root's value, or a
+ * nested Machine's (a `workspace()` body's) in the version's snapshot.
+ * @see SPEC §4.1, §8
+ */
+import { parseArgs } from "node:util";
+import type { ForkAnswer, RunHistory, RunVersion, RunVersionSummary, VersionCause } from "@jr2/wire";
+import { type CliTarget, call, resolveTarget } from "./client.js";
+import { formatValue } from "./feed-printer.js";
+
+export const historyUsage = "jr2 history <runId> [--json] [--url URL] [--token T]";
+export const forkUsage = "jr2 fork <runId> --at <version|state> [--context JSON] [--url URL] [--token T]";
+
+const targetOptions = { url: { type: "string" }, token: { type: "string" } } as const;
+
+/** `jr2 history`: one line per kept version. @returns 0, or throws (main prints it) */
+export async function historyCommand(
+  args: string[],
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...targetOptions, json: { type: "boolean", default: false } },
+  });
+  const runId = positionals[0];
+  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${historyUsage}`);
+  const history = await call<RunHistory>(resolveTarget(values, process.env), "GET", historyPath(runId));
+  out.write(values.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
+  return 0;
+}
+
+/** `jr2 fork`: forks and says where the fork is, and that its workspace starts empty. */
+export async function forkCommand(
+  args: string[],
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...targetOptions, at: { type: "string" }, context: { type: "string" } },
+  });
+  const runId = positionals[0];
+  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${forkUsage}`);
+  if (!values.at)
+    throw new Error(`missing --at <version|state>; \`jr2 history ${runId}\` lists them\nusage: ${forkUsage}`);
+  const context = values.context === undefined ? undefined : parseContext(values.context);
+  const target = resolveTarget(values, process.env);
+  const at = await versionAt(target, runId, values.at);
+  const answer = await call<ForkAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/fork`, {
+    at,
+    ...(context === undefined ? {} : { context }),
+  });
+  out.write(formatFork(answer));
+  return 0;
+}
+
+/** The fork's answer in words: where it came from, how to follow it, and the empty workspace. */
+export function formatFork(answer: ForkAnswer): string {
+  const { runId, forkedFrom } = answer;
+  return (
+    `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n` +
+    `  its workspace starts EMPTY under ${runId}: files the source's Agents wrote are not copied\n` +
+    `  follow it: jr2 follow ${runId}\n`
+  );
+}
+
+/** The history as a table: version, time, status, state value, cause. */
+export function formatHistory(history: RunHistory): string {
+  const head = `${history.runId}: ${history.versions.length} version${history.versions.length === 1 ? "" : "s"} kept\n`;
+  const rows = history.versions.map(
+    (v) =>
+      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${formatValue(v.value).padEnd(24)} ${formatCause(v.cause)}`,
+  );
+  return `${head}${rows.length > 0 ? `     v  at        status    state                    cause\n${rows.join("\n")}\n` : ""}`;
+}
+
+/** A version's cause in a few words. */
+export function formatCause(cause: VersionCause): string {
+  switch (cause.kind) {
+    case "pick":
+      return `pick ${cause.name} (${cause.child})`;
+    case "gate":
+      return `Gate ${cause.gate} ← ${cause.event} (by ${cause.by})`;
+    case "timer":
+      return `timer ${cause.after}`;
+    case "fault":
+      return `fault${cause.child ? ` (${cause.child})` : ""}: ${cause.reason}`;
+    case "settled":
+      return `settled ${cause.status}`;
+    case "admission":
+      return `Turn admitted (${cause.child})`;
+    case "fork":
+      return `forked from ${cause.from.runId}@${cause.from.version} (by ${cause.by})`;
+    default:
+      return cause.kind;
+  }
+}
+
+/**
+ * The version `at` names: a number as it is; a state name → the newest version whose state
+ * value (the root's, then a nested Machine's) contains it.
+ * @throws Error naming the state and the states the history holds
+ */
+export async function versionAt(target: CliTarget, runId: string, at: string): Promise<number> {
+  if (/^\d+$/.test(at)) return Number(at);
+  const { versions } = await call<RunHistory>(target, "GET", historyPath(runId));
+  const newestFirst = [...versions].reverse();
+  const byRoot = newestFirst.find((v) => statesOf(v.value).has(at));
+  if (byRoot) return byRoot.version;
+  for (const v of newestFirst) {
+    const whole = await call<RunVersion>(target, "GET", `${historyPath(runId)}/${v.version}`);
+    if (nestedValues(whole.snapshot).some((value) => statesOf(value).has(at))) return v.version;
+  }
+  const seen = [...new Set(versions.flatMap((v: RunVersionSummary) => [...statesOf(v.value)]))].join(", ");
+  throw new Error(
+    `no kept version of ${runId} is in state \`${at}\` (its versions' states: ${seen || "none"})`,
+  );
+}
+
+/** Every state a value names: `{ working: "idle" }` → working, idle, working.idle. */
+export function statesOf(value: unknown, prefix = ""): Set<string> {
+  const found = new Set<string>();
+  const add = (name: string) => {
+    found.add(name);
+    if (prefix) found.add(`${prefix}.${name}`);
+  };
+  if (typeof value === "string") add(value);
+  else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) {
+      add(k);
+      for (const s of statesOf(v, prefix ? `${prefix}.${k}` : k)) found.add(s);
+    }
+  return found;
+}
+
+/** The state values of the nested Machines in a persisted snapshot (children's `snapshot.value`). */
+function nestedValues(snapshot: unknown): unknown[] {
+  const children = (snapshot as { children?: Record<string, { snapshot?: unknown }> } | null)?.children ?? {};
+  return Object.values(children).flatMap((c) => {
+    const s = c.snapshot as { value?: unknown } | undefined;
+    return [...(s?.value === undefined ? [] : [s.value]), ...nestedValues(s)];
+  });
+}
+
+/** `--context`: a JSON object (a merge patch). @throws Error naming the flag */
+function parseContext(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `--context is not JSON (${(error as Error).message}); give a JSON object, e.g. '{"task":"…"}'`,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new Error("--context must be a JSON object (a merge patch of the run's context)");
+  return value as Record<string, unknown>;
+}
+
+const historyPath = (runId: string) => `/runs/${encodeURIComponent(runId)}/history`;

@@ -1,0 +1,114 @@
+/**
+ * `POST /runs/:runId/fork` (ADR-0270): a new run restored from a saved version of another, in
+ * phases — read the version (refusing one saved by another Machine than the one served now) →
+ * rewrite it under a new runId (`fork-snapshot.ts`: new iids and turnIds, empty ledger and
+ * epochs, timers' remaining delay) and apply the context patch → commit its run row, its first
+ * version and its `forked-from` entry in one save → record `forked-to` on the source's log →
+ * restore it like a run at start-up (its live Turns admitted afresh, each on a new conversation
+ * with its task). Killed before the commit: no fork; after it: the next start restores it.
+ * The fork's workspace starts empty under its own runId; working directories are never copied.
+ * @see SPEC §8; issue 13 item 2
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { type ControlClient, type ForkAnswer, Jr2Error, type RunFeedEvent } from "@jr2/wire";
+import { crashPoint } from "../durability/crash-points.js";
+import { restoreRun } from "../durability/restore.js";
+import type { StoredRunVersion } from "../durability/store/run-store.js";
+import { applyContextPatch } from "./context-patch.js";
+import { forkBlob } from "./fork-snapshot.js";
+import { storedVersion } from "./history-views.js";
+import { restoreDeps } from "./host-restore.js";
+import type { HostState } from "./host-state.js";
+import { evictWhenSaved } from "./run-table.js";
+
+/** What a fork asks for: the version, an optional context merge patch, and who asked. */
+export interface ForkAsk {
+  at: number;
+  context?: Record<string, unknown>;
+  by: ControlClient;
+}
+
+/**
+ * Forks `runId` at version `ask.at`; resolves once the fork is committed and restored.
+ * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_VERSION_NOT_FOUND, JR2_ERR_FORK_DRIFTED (the
+ *   version's Machine is not the one served now), JR2_ERR_FORK_CONTEXT_INVALID,
+ *   JR2_ERR_SERVICE_STOPPING, what the store throws
+ */
+export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Promise<ForkAnswer> {
+  const version = await storedVersion(state, runId, ask.at);
+  refuseDrift(state, runId, version);
+  if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
+  const newRunId = state.mintRunId();
+  const now = state.now();
+  const { blob, turns } = forkBlob(
+    { blob: version.blob, savedAtMs: Date.parse(version.at), newRunId, nowMs: now.getTime() },
+    { hex: () => randomBytes(4).toString("hex"), turnId: randomUUID },
+  );
+  const snapshot = blob.snapshot as { value?: unknown; context?: unknown };
+  if (ask.context !== undefined) snapshot.context = patched(runId, ask, snapshot.context);
+  const from = { runId, version: ask.at };
+  const forkedFrom: RunFeedEvent = {
+    type: "forked-from",
+    ...from,
+    by: ask.by,
+    value: snapshot.value ?? null,
+    context: snapshot.context ?? null,
+    seq: 0,
+    at: now.toISOString(),
+  };
+  await state.store.save(blob, [], [], [forkedFrom], { kind: "fork", from, by: ask.by });
+  crashPoint("fork-committed");
+  state.log.info({ runId: newRunId, forkedFrom: from, turns }, "run forked");
+  await recordForkedTo(state, runId, { type: "forked-to", runId: newRunId, version: ask.at, by: ask.by });
+  await startFork(state, newRunId);
+  return { runId: newRunId, forkedFrom: from, workspaceEmpty: true };
+}
+
+/** A version saved by another Machine than the one served now is refused (the resume rule is issue 13 item 4's). */
+function refuseDrift(state: HostState, runId: string, version: StoredRunVersion): void {
+  const { blob } = version;
+  const info = state.infos.get(blob.workflow);
+  const reason = !info
+    ? `workflow \`${blob.workflow}\` is no longer served`
+    : info.fingerprint !== blob.machineFingerprint
+      ? `the Machine of \`${blob.workflow}\` changed shape since that version (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${info.fingerprint.slice(0, 12)})`
+      : undefined;
+  if (reason !== undefined)
+    throw new Jr2Error("JR2_ERR_FORK_DRIFTED", { runId, version: version.version, reason });
+}
+
+/** The version's context with the patch applied. @throws JR2_ERR_FORK_CONTEXT_INVALID */
+function patched(runId: string, ask: ForkAsk, context: unknown): unknown {
+  try {
+    return applyContextPatch(context, ask.context ?? {});
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Jr2Error("JR2_ERR_FORK_CONTEXT_INVALID", { runId, version: ask.at, detail });
+  }
+}
+
+/** `forked-to` on the source's log: through its feed while it is live, else appended after its last event. */
+async function recordForkedTo(
+  state: HostState,
+  runId: string,
+  entry: Extract<RunFeedEvent, { type: "forked-to" }> extends infer E ? Omit<E, "seq" | "at"> : never,
+): Promise<void> {
+  const live = state.runs.get(runId);
+  if (live) {
+    live.feed.append(entry);
+    return;
+  }
+  const last = await state.store.lastEventSeq(runId);
+  const event = { ...entry, seq: last === undefined ? 0 : last + 1, at: state.now().toISOString() };
+  await state.store.appendEvents(runId, [event as RunFeedEvent]);
+}
+
+/** Restores the committed fork into memory like a run at start-up (a failure keeps it faulted, saved). */
+async function startFork(state: HostState, runId: string): Promise<void> {
+  const blob = await state.store.load(runId);
+  if (!blob) return;
+  const outcome = await restoreRun(blob, restoreDeps(state));
+  if (outcome.kind !== "live") return;
+  state.runs.set(runId, outcome.run);
+  evictWhenSaved(state, outcome.run);
+}
