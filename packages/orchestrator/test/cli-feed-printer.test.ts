@@ -87,9 +87,16 @@ describe("the CLI feed printer", () => {
 describe("the CLI feed printer's operator controls (ADR-0271)", () => {
   it("a resume says what drift was accepted, which Turns moved and who asked", () => {
     expect(
-      line({ type: "resumed", accepted: "Machine `(top)` 15b5 → 7c0e; no Menu changed", moved: [], by: "cli" }),
+      line({
+        type: "resumed",
+        accepted: "Machine `(top)` 15b5 → 7c0e; no Menu changed",
+        moved: [],
+        by: "cli",
+      }),
     ).toBe("09:00:00  resumed   drift accepted: Machine `(top)` 15b5 → 7c0e; no Menu changed (by cli)");
-    expect(line({ type: "resumed", accepted: "Menus changed: coder", moved: ["implement#coder"], by: "http" })).toBe(
+    expect(
+      line({ type: "resumed", accepted: "Menus changed: coder", moved: ["implement#coder"], by: "http" }),
+    ).toBe(
       "09:00:00  resumed   drift accepted: Menus changed: coder; on a new conversation: implement#coder (by http)",
     );
   });

@@ -21,6 +21,7 @@ import {
   defineEvent,
   INSTANCE_CALLER,
   jr2Setup,
+  workspace,
 } from "../src/index.js";
 import type { HarnessClient } from "../src/turns/harness-client.js";
 
@@ -210,7 +211,61 @@ describe("resuming a drifted run (ADR-0271)", () => {
   });
 });
 
+/** A run whose work is a `workspace()` body; `changed` adds a state to the body only. */
+function nested(changed: boolean) {
+  const body = jr2Setup({
+    events: [finish],
+    actors: { worker: agent({ model: "m", instructions: "work" }) },
+  }).createMachine({
+    id: "nested-body",
+    initial: "working",
+    states: {
+      working: {
+        invoke: { src: "worker", input: { prompt: "Do the work.", continue: true } },
+        on: { finish: "done", "agent.fault": "done" },
+      },
+      done: { type: "final" },
+      ...(changed ? { extra: {} } : {}),
+    },
+  });
+  return jr2Setup({ events: [], actors: { work: workspace(body, { name: "w" }) } }).createMachine({
+    id: "nested",
+    initial: "running",
+    states: { running: { invoke: { src: "work", onDone: "done" } }, done: { type: "final" } },
+  });
+}
+
 describe("drift of a nested Machine (ADR-0271)", () => {
+  it("a changed workspace() body is drift on restore, naming that Machine; resume restores it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jr2-resume-"));
+    dirs.push(dir);
+    const hostOf = (changed: boolean) =>
+      createRunHost({ workflows: new Map([["nested", nested(changed)]]), store: openSqliteStore(dir) });
+    const first = hostOf(false);
+    await first.restore();
+    const { runId } = await first.startRun("nested", {});
+    await first.close();
+    const second = hostOf(true);
+    const report = await second.restore();
+    expect(report.drifted).toEqual([
+      expect.objectContaining({
+        runId,
+        reason: expect.stringContaining("the Machine at `running/body` of `nested` changed shape"),
+      }),
+    ]);
+    const plan = await second.resumeRun(runId, {});
+    expect(plan.machines.map((m) => m.machine)).toEqual(["", "running/body"]);
+    expect(plan.states).toEqual([
+      { machine: "", state: "running", present: true },
+      { machine: "running/body", state: "working", present: true },
+    ]);
+    expect(await second.resumeRun(runId, { acceptDrift: true })).toMatchObject({
+      resumed: true,
+      status: "running",
+    });
+    await second.close();
+  });
+
   const blob = (nested?: Record<string, string>) =>
     ({ workflow: "review", machineFingerprint: "top", machineFingerprints: nested }) as unknown as RunBlob;
   const served = {
