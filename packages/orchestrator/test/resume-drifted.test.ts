@@ -179,6 +179,12 @@ describe("resuming a drifted run (ADR-0271)", () => {
     expect(again.body.kept).toBeUndefined();
     expect(again.body.turnId).not.toBe(firstTurnId);
     expect(second.registrations.get(iid)).toBeUndefined();
+    // The moved Turn is not continued: its record ended as left; the new one runs.
+    const turns = await second.turns(runId);
+    expect(turns.turns.map((t) => [t.turnId, t.outcome])).toEqual([
+      [firstTurnId, "left"],
+      [again.body.turnId, "running"],
+    ]);
     const pick = await second.deliverPick(`${iid}/1`, INSTANCE_CALLER, {
       name: "finish",
       arguments: {},

@@ -20,6 +20,8 @@ export interface ResumePlan {
   changed: Set<string>;
   /** The live Turns (`<state path>#<agent>`) a resume admits again on a new conversation. */
   moving: string[];
+  /** Their turnIds now: each Turn record ends as `left` (the Turn is not continued). */
+  movingTurnIds: string[];
 }
 
 /** Plans resuming `blob` onto `served` (its digests `now`): states present, Menus changed. */
@@ -36,6 +38,7 @@ export function planResume(blob: RunBlob, served: AnyStateMachine, now: MachineD
   }
   const menus = menuChanges(blob.menuDigests, now.menuDigests);
   const changed = new Set(menus.filter((m) => m.changed).map((m) => menuKey(m.machine, m.agent)));
+  const moving = snapshotAgents(blob.snapshot).filter((a) => changed.has(menuKey(a.path, a.input.agentName)));
   return {
     answer: {
       runId: blob.runId,
@@ -46,9 +49,8 @@ export function planResume(blob: RunBlob, served: AnyStateMachine, now: MachineD
       menus,
     },
     changed,
-    moving: snapshotAgents(blob.snapshot)
-      .filter((a) => changed.has(menuKey(a.path, a.input.agentName)))
-      .map((a) => `${a.statePath}#${a.input.agentName}`),
+    moving: moving.map((a) => `${a.statePath}#${a.input.agentName}`),
+    movingTurnIds: moving.flatMap((a) => (a.input.turnId === null ? [] : [a.input.turnId])),
   };
 }
 

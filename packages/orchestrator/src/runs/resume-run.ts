@@ -61,11 +61,21 @@ export async function resumeRun(
     };
     // The rewrite and its log entry together: a kill before leaves it drifted, after it restores running.
     await state.store.save(next, [], [], [event]);
+    await endMovedTurns(state, runId, plan.movingTurnIds, at);
     state.log.info({ runId, moved, by }, "drifted run resumed");
     const outcome = await reviveStoredRun(state, next);
     const status = outcome.kind === "live" ? outcome.run.status : outcome.blob.status;
     return { ...plan.answer, status, resumed: outcome.kind === "live", moved, seq: event.seq };
   });
+}
+
+/** The Turn records of the moved Turns end as `left`: they are not continued (a new Turn is). */
+async function endMovedTurns(state: HostState, runId: string, turnIds: readonly string[], at: string) {
+  if (turnIds.length === 0) return;
+  const ended = (await state.store.turns(runId))
+    .filter((t) => turnIds.includes(t.turnId) && t.endedAt === null)
+    .map((t) => ({ ...t, endedAt: at, outcome: "left" as const }));
+  if (ended.length > 0) await state.store.recordTurns(runId, ended);
 }
 
 /** The drift accepted, in words: which Machines' fingerprints and which Agents' Menus changed. */
