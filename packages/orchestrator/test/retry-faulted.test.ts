@@ -70,12 +70,13 @@ function hostOf(routed: boolean, faults = 1) {
   const dir = mkdtempSync(join(tmpdir(), "jr2-retry-"));
   dirs.push(dir);
   const turns = faultingDriver(faults);
+  const store = openSqliteStore(dir);
   const host = createRunHost({
     workflows: new Map([["retryable", machine(routed)]]),
-    store: openSqliteStore(dir),
+    store,
     turnDriver: turns.driver,
   });
-  return { host, turns };
+  return { host, turns, store };
 }
 
 describe.each([
@@ -83,7 +84,7 @@ describe.each([
   ["routed to a failed outcome", true, "done"],
 ] as const)("retrying a Turn fault %s", (_label, routed, endedAs) => {
   it("sets the run back in place and admits the Turn again on its next epoch; the run succeeds", async () => {
-    const { host, turns } = hostOf(routed);
+    const { host, turns, store } = hostOf(routed);
     const { runId } = await host.startRun("retryable", {});
     await until(async () => (await host.getRun(runId)).status === endedAs, "the fault");
     const faulted = turns.started[0]!.registration;
@@ -116,6 +117,13 @@ describe.each([
       turnId: answer.turnId,
       fromVersion: answer.fromVersion,
       by: "cli",
+    });
+    // The set-back run is kept as the run's next version, with its cause.
+    const history = await store.versions(runId);
+    expect(history.find((v) => v.cause.kind === "retry")).toMatchObject({
+      status: "running",
+      value: "working",
+      cause: { kind: "retry", child: "working#worker", from: answer.fromVersion, by: "cli" },
     });
     // A succeeded run has nothing to retry.
     await expect(host.retryRun(runId)).rejects.toMatchObject({ code: "JR2_ERR_RUN_NOT_RETRYABLE" });

@@ -34,6 +34,14 @@ export const VersionCause = z.discriminatedUnion("kind", [
     by: ControlClient,
   }),
   z.object({ kind: z.literal("step") }),
+  // An operator's resume of the drifted run, and retry of its faulted Turn `child` from version `from` (ADR-0271).
+  z.object({ kind: z.literal("resume"), by: ControlClient }),
+  z.object({
+    kind: z.literal("retry"),
+    child: z.string(),
+    from: z.number().int().positive(),
+    by: ControlClient,
+  }),
 ]);
 export type VersionCause = z.infer<typeof VersionCause>;
 

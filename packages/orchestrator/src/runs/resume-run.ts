@@ -60,7 +60,7 @@ export async function resumeRun(
       by,
     };
     // The rewrite and its log entry together: a kill before leaves it drifted, after it restores running.
-    await state.store.save(next, [], [], [event]);
+    await state.store.save(next, [], [], [event], { kind: "resume", by });
     await endMovedTurns(state, runId, plan.movingTurnIds, at);
     state.log.info({ runId, moved, by }, "drifted run resumed");
     const outcome = await reviveStoredRun(state, next);

@@ -52,7 +52,12 @@ export async function retryRun(state: HostState, runId: string, by: GateClient):
       by,
     };
     // Set back and logged together: a kill before leaves the run as it ended, after it restores running.
-    await state.store.save(retried.blob, [], [], [event]);
+    await state.store.save(retried.blob, [], [], [event], {
+      kind: "retry",
+      child: retried.child,
+      from: before.version,
+      by,
+    });
     if (live) state.runs.delete(runId);
     state.log.info({ runId, child: retried.child, fromVersion: before.version, by }, "faulted Turn retried");
     const outcome = await reviveStoredRun(state, retried.blob);
