@@ -73,6 +73,30 @@ export const machine = jr2Setup({ events: [approve] }).createMachine({
 `;
 }
 
+/** `coded`: a continued \`coder\` Turn; "wider" adds \`note\` to the coder's Menu (its tools block changes). */
+function coded(variant: "v1" | "wider"): string {
+  return `
+import { agent, defineEvent, jr2Setup } from "@jr2/orchestrator";
+const finish = defineEvent({ name: "finish", description: "Say the code is done.", audience: "agent" });
+const note = defineEvent({ name: "note", description: "Note something; the Turn goes on.", audience: "agent" });
+export const machine = jr2Setup({
+  events: [finish, note],
+  actors: { coder: agent({ model: "coder", instructions: "You write code." }) },
+}).createMachine({
+  id: "coded",
+  initial: "coding",
+  states: {
+    coding: {
+      invoke: { src: "coder", input: { prompt: "Write the code.", continue: true } },
+      on: { finish: "done", ${variant === "wider" ? "note: {}, " : ""}"agent.fault": "failed" },
+    },
+    done: { type: "final", meta: { outcome: "succeeded" } },
+    failed: { type: "final", meta: { outcome: "failed" } },
+  },
+});
+`;
+}
+
 /** A TCP proxy on `port` to model-sim: the model endpoint coming back; `close` takes it down again. */
 async function proxyTo(port: number, target: URL): Promise<{ close(): Promise<void> }> {
   const sockets = new Set<Socket>();
@@ -155,13 +179,16 @@ describe.skipIf(missing.length > 0)("resume and retry on the real stack (issue 1
     workflowsDir = mkdtempSync(join(here, ".tmp", "operate-"));
     writeFileSync(join(workflowsDir, "mend.ts"), MEND);
     writeFileSync(join(workflowsDir, "gated.ts"), gated("v1"));
+    writeFileSync(join(workflowsDir, "coded.ts"), coded("v1"));
     // Nothing listens here until the test opens the proxy: the endpoint is unreachable.
     menderPort = await freePort();
     stack = await startStack("process", {
       repoRoot,
       workflowsDir,
       orchestratorEnv: { JR2_DATA_DIR: dataDir },
-      models: () => ({
+      models: (sim) => ({
+        // Slow to answer, so a Turn is still live when the Orchestrator is stopped.
+        coder: { baseUrl: sim, id: "worker:1+latency:2500", contextWindow: 32768, maxTokens: 1024 },
         mender: {
           baseUrl: `http://127.0.0.1:${menderPort}/v1`,
           id: "worker:1",
@@ -296,5 +323,38 @@ describe.skipIf(missing.length > 0)("resume and retry on the real stack (issue 1
     expect(refused.out).toContain("state `waiting` (Machine `(top)`)");
     expect(refused.code).not.toBe(0);
     expect((await http(`/runs/${second}`)).body?.status).toBe("drifted");
+  }, 120_000);
+
+  it("resumes a live Turn whose Agent's Menu changed on a new conversation with its task, told so; the run succeeds", async () => {
+    const runId = (await http("/workflows/coded/runs", { method: "POST", body: "{}" })).body?.runId as string;
+    // Its Turn is admitted and its model request in flight: stop, deploy the wider Menu, start.
+    for (let i = 0; i < 100 && !((await http(`/runs/${runId}`)).body?.turns?.length > 0); i++)
+      await sleep(50);
+    await sleep(700); // admitted by now; model-sim answers after 2.5 s
+    const before = (await stack.requests()).length;
+    await stack.killOrchestrator();
+    writeFileSync(join(workflowsDir, "coded.ts"), coded("wider"));
+    await stack.startOrchestrator();
+    expect((await http(`/runs/${runId}`)).body?.status).toBe("drifted");
+
+    const dry = await jr2(["resume", runId]);
+    expect(dry.out).toContain("Menu of coder: changed (bytes-differ)");
+    expect(dry.out).toContain("would move onto a new conversation: coding#coder");
+    const resumed = await jr2(["resume", runId, "--accept-drift", "--follow"]);
+    expect(resumed.out).toContain("moved onto a new conversation: coding#coder");
+    expect(resumed.code, resumed.out).toBe(0);
+    expect(await settled(runId)).toMatchObject({ status: "done", outcome: "succeeded" });
+
+    // The new conversation's first request: the task, the notice, and the wider tools block.
+    const after = (await stack.requests()).slice(before).map((r) => r.raw);
+    const opening = after.find((raw) => raw.includes("This is a new conversation"));
+    expect(opening, after.join("\n")).toBeDefined();
+    expect(opening).toContain("Write the code.");
+    expect(opening).toContain('"note"');
+    const turns = (await http(`/runs/${runId}/turns`)).body?.turns as Json[];
+    expect(turns.map((t) => t.outcome)).toEqual(["left", "picked"]);
+    const log = await events(runId);
+    expect(log.find((e) => e.type === "resumed")).toMatchObject({ moved: ["coding#coder"], by: "cli" });
+    expect(log.filter((e) => e.type === "pick").map((e) => (e as { name: string }).name)).toEqual(["finish"]);
   }, 120_000);
 });
