@@ -10,8 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunBlob } from "../src/durability/store/run-store.js";
 import { openSqliteStore } from "../src/durability/store/sqlite.js";
 import { agent, createRunHost, defineEvent, faultCauseIs, INSTANCE_CALLER, jr2Setup } from "../src/index.js";
+import { faultToRetry } from "../src/runs/retry-plan.js";
 import type { TurnContext, TurnDriver } from "../src/turns/turn-driver.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
@@ -146,5 +148,34 @@ describe("retry refusals (ADR-0271)", () => {
     });
     await expect(host.retryRun("run-nope")).rejects.toMatchObject({ code: "JR2_ERR_RUN_NOT_FOUND" });
     await host.close();
+  });
+});
+
+describe("what has a fault to retry (faultToRetry)", () => {
+  const record = (routed: boolean) => ({
+    agent: "worker",
+    state: "working",
+    turnId: "t1",
+    reason: "infra",
+    routed,
+    at: "",
+  });
+  const blob = (over: Partial<RunBlob>) => ({ status: "faulted", faults: [], ...over }) as unknown as RunBlob;
+
+  it("takes an unrouted fault that faulted the run, and a routed one that reached a failed outcome", () => {
+    expect(faultToRetry(blob({ faults: [record(false)] }))).toMatchObject({ fault: { turnId: "t1" } });
+    expect(faultToRetry(blob({ status: "done", outcome: "failed", faults: [record(true)] }))).toMatchObject({
+      fault: { routed: true },
+    });
+  });
+
+  it("refuses a Machine error after a routed fault, a failed outcome no fault reached, and a succeeded run", () => {
+    expect(faultToRetry(blob({ faults: [record(true)], fault: { reason: "boom" } }))).toEqual({
+      why: "it faulted without an unrouted Turn fault (boom)",
+    });
+    expect(faultToRetry(blob({ status: "done", outcome: "failed", faults: [] }))).toEqual({
+      why: "its failed outcome was not reached through a Turn fault",
+    });
+    expect(faultToRetry(blob({ status: "done", outcome: "succeeded" }))).toEqual({ why: "it succeeded" });
   });
 });

@@ -56,6 +56,7 @@ export const resumeRetryCommands: Record<string, Command> = {
     usage: "jr2 retry <runId> [--follow] [--url URL] [--token T]",
     async run(args) {
       const { runId, values, target } = parsed(args);
+      if (values["accept-drift"]) throw new Error("--accept-drift is `jr2 resume`'s; `jr2 retry` takes none");
       const answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, {});
       const from =
         answer.fromVersion === null ? "its last save before the fault" : `version ${answer.fromVersion}`;

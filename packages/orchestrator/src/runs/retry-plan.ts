@@ -19,13 +19,15 @@ export function faultToRetry(blob: RunBlob): { fault: RunFaultRecord } | { why: 
   if (blob.status === "cancelled") return { why: "it was cancelled" };
   if (blob.status === "done" && blob.outcome !== "failed")
     return { why: `it ${blob.outcome ?? "succeeded"}` };
-  const fault = [...(blob.faults ?? [])].reverse().find((f) => f.turnId !== null);
-  if (!fault)
+  // The newest Turn fault must be what ended the run: unrouted for `faulted`, routed for `failed`.
+  const fault = blob.faults?.at(-1);
+  if (!fault || fault.turnId === null || fault.routed !== (blob.status === "done"))
     return {
-      why: `it is ${blob.status} without a Turn fault (${blob.fault?.reason ?? "no fault recorded"})`,
+      why:
+        blob.status === "done"
+          ? "its failed outcome was not reached through a Turn fault"
+          : `it faulted without an unrouted Turn fault (${blob.fault?.reason ?? "no fault recorded"})`,
     };
-  if (blob.status === "done" && !fault.routed)
-    return { why: "its failed outcome was not reached through a fault" };
   return { fault };
 }
 
