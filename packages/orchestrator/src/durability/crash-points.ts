@@ -8,16 +8,16 @@
 import { writeSync } from "node:fs";
 
 /** The phases the crash harness kills at. */
-export const CRASH_PHASES = [
-  "admit-sent",
-  "ledgered",
-  "pick-delivered",
-  "gate-open",
-  "timer-armed",
-  // A fork's run row, first version and `forked-from` entry committed; nothing else yet (ADR-0270).
-  "fork-committed",
-] as const;
+export const CRASH_PHASES = ["admit-sent", "ledgered", "pick-delivered", "gate-open", "timer-armed"] as const;
 export type CrashPhase = (typeof CRASH_PHASES)[number];
+
+/**
+ * Crash points of the operator controls (ADR-0270), killed at by their integration tests, not
+ * by the crash harness's trials (a trial never forks): `fork-committed` — a fork's run row,
+ * first version and `forked-from` entry committed, nothing else done yet.
+ */
+export const CONTROL_CRASH_PHASES = ["fork-committed"] as const;
+export type ControlCrashPhase = (typeof CONTROL_CRASH_PHASES)[number];
 
 const [wanted, nth] = (process.env.JR2_CRASH_AT ?? "").split(":");
 let remaining = nth ? Math.max(1, Number(nth) || 1) : 1;
@@ -34,7 +34,7 @@ export function onCrash(flush: () => void): void {
  * writes `jr2 crash-point <phase>` to stderr synchronously and SIGKILLs this very process
  * (no cleanup, no flush: what a power cut leaves).
  */
-export function crashPoint(phase: CrashPhase): void {
+export function crashPoint(phase: CrashPhase | ControlCrashPhase): void {
   if (wanted !== phase) return;
   if (--remaining > 0) return;
   for (const flush of flushes) {

@@ -101,6 +101,9 @@ async function recordForkedTo(
   const last = await state.store.lastEventSeq(runId);
   const event = { ...entry, seq: last === undefined ? 0 : last + 1, at: state.now().toISOString() };
   await state.store.appendEvents(runId, [event as RunFeedEvent]);
+  // A recently settled run's feed is served from memory (ADR-0260): it gets the entry too.
+  const kept = state.settledFeeds.get(runId);
+  if (kept) state.settledFeeds.remember(runId, [...kept, event as RunFeedEvent]);
 }
 
 /** Restores the committed fork into memory like a run at start-up (a failure keeps it faulted, saved). */
