@@ -83,3 +83,27 @@ describe("the CLI feed printer", () => {
     ).toBe("09:00:00  gate      merge_gate is open (waiting since 08:59:00); accepts now: merge");
   });
 });
+
+describe("the CLI feed printer's operator controls (ADR-0271)", () => {
+  it("a resume says what drift was accepted, which Turns moved and who asked", () => {
+    expect(
+      line({
+        type: "resumed",
+        accepted: "Machine `(top)` 15b5 → 7c0e; no Menu changed",
+        moved: [],
+        by: "cli",
+      }),
+    ).toBe("09:00:00  resumed   drift accepted: Machine `(top)` 15b5 → 7c0e; no Menu changed (by cli)");
+    expect(
+      line({ type: "resumed", accepted: "Menus changed: coder", moved: ["implement#coder"], by: "http" }),
+    ).toBe(
+      "09:00:00  resumed   drift accepted: Menus changed: coder; on a new conversation: implement#coder (by http)",
+    );
+  });
+
+  it("a retry names the Turn, the version it was set back to and its new turnId", () => {
+    expect(line({ type: "retried", turnId: "t-2", fromVersion: 3, by: "console" })).toBe(
+      "09:00:00  retried   review#reviewer from version 3, as Turn t-2 (by console)",
+    );
+  });
+});

@@ -69,6 +69,20 @@ export const errorCodes = {
     status: 404,
     message: "run `{runId}` has no Turn `{turnId}`; `GET /runs/{runId}/turns` lists its Turns",
   },
+  // Resume and retry (issue 13, ADR-0271)
+  JR2_ERR_RUN_NOT_DRIFTED: {
+    status: 409,
+    message: "run `{runId}` is {status}, not drifted; only a drifted run is resumed",
+  },
+  JR2_ERR_RUN_RESUME_STATES_MISSING: {
+    status: 409,
+    message:
+      "run `{runId}` cannot resume: the served Machine of `{workflow}` has no {missing}; serve a workflow that has them, or start a new run",
+  },
+  JR2_ERR_RUN_NOT_RETRYABLE: {
+    status: 409,
+    message: "run `{runId}` has nothing to retry: {why}",
+  },
   // A run's history and forks (ADR-0270)
   JR2_ERR_RUN_VERSION_NOT_FOUND: {
     status: 404,

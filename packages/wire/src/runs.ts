@@ -305,6 +305,31 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
   z.object({
     ...feedBase,
     /**
+     * An operator resumed the drifted run against the Machine served now (ADR-0271): `accepted`
+     * says in words what drift was accepted; `moved` lists the live Turns (`<state path>#<agent>`)
+     * admitted again on a new conversation because their Agent's Menu changed. `by` as `gate-answered`'s.
+     */
+    type: z.literal("resumed"),
+    accepted: z.string(),
+    moved: z.array(z.string()),
+    by: z.enum(["cli", "http", "console"]),
+  }),
+  z.object({
+    ...feedBase,
+    /**
+     * An operator retried the faulted Turn `child` (`<state path>#<agent>`) in place (ADR-0271):
+     * the run was set back to version `fromVersion` (null: its last save before the fault) and the
+     * Turn admitted again as `turnId` on a new conversation. `by` as `gate-answered`'s.
+     */
+    type: z.literal("retried"),
+    child: z.string(),
+    turnId: z.string(),
+    fromVersion: z.number().int().nullable(),
+    by: z.enum(["cli", "http", "console"]),
+  }),
+  z.object({
+    ...feedBase,
+    /**
      * A timer fired: `after` is xstate's delayed event, naming the delay and the state that armed
      * it (e.g. `xstate.after.1h.triage.waiting`); `value` is the state it moved that Machine to.
      */

@@ -79,11 +79,12 @@ export async function call<T>(target: CliTarget, method: string, path: string, b
 /**
  * Follows a run's feed (`GET /runs/:runId/events`, SSE) and yields each event until the
  * stream ends (the run settled). Reconnects after a dropped connection from the last seen seq.
+ * @param from - the first seq to read (a control's own log entry: what came before is not followed)
  * @throws Error `cannot reach the Orchestrator at …` when the first connection fails (no
  *   Orchestrator: say so at once, as {@link call} does; retrying is for one that restarts)
  */
-export async function* followFeed(target: CliTarget, runId: string): AsyncGenerator<RunFeedEvent> {
-  let since = 0;
+export async function* followFeed(target: CliTarget, runId: string, from = 0): AsyncGenerator<RunFeedEvent> {
+  let since = from;
   let connected = false;
   for (let attempt = 0; attempt < 30; attempt++) {
     let res: Response;

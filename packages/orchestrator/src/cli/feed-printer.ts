@@ -55,6 +55,10 @@ function feedLine(event: RunFeedEvent, runId: string): string {
       return `${time}  forked    to ${event.runId} from version ${event.version} (by ${event.by})`;
     case "forked-from":
       return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}; its workspace starts empty`;
+    case "resumed":
+      return `${time}  resumed   drift accepted: ${event.accepted}${event.moved.length ? `; on a new conversation: ${event.moved.join(", ")}` : ""} (by ${event.by})`;
+    case "retried":
+      return `${time}  retried   ${event.child} from ${event.fromVersion === null ? "its last save before the fault" : `version ${event.fromVersion}`}, as Turn ${event.turnId} (by ${event.by})`;
   }
 }
 

@@ -95,6 +95,10 @@ export function formatCause(cause: VersionCause): string {
       return `Turn admitted (${cause.child})`;
     case "fork":
       return `forked from ${cause.from.runId}@${cause.from.version} (by ${cause.by})`;
+    case "resume":
+      return `resumed, drift accepted (by ${cause.by})`;
+    case "retry":
+      return `retried ${cause.child} from version ${cause.from} (by ${cause.by})`;
     default:
       return cause.kind;
   }

@@ -6,6 +6,7 @@ import { startOrchestrator } from "../serve/main.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
 import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-command.js";
 import { printMenu } from "./menu.js";
+import { resumeRetryCommands } from "./resume-retry-commands.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";
 import { storeCommands } from "./store-commands.js";
@@ -69,6 +70,7 @@ const commands: Record<string, Command> = {
   ...runsCommands,
   history: { usage: historyUsage, run: (args) => historyCommand(args) },
   fork: { usage: forkUsage, run: (args) => forkCommand(args) },
+  ...resumeRetryCommands,
   ...storeCommands,
 };
 

@@ -86,10 +86,11 @@ export async function followRun(
   runId: string,
   autoAnswers: readonly (GateAnswer | string)[],
   out: NodeJS.WritableStream = process.stdout,
+  from = 0,
 ): Promise<number> {
   // A string is an `--answer-gates` value as written (the signature before ADR-0062 took those).
   const answers = autoAnswers.flatMap((a) => (typeof a === "string" ? parseGateAnswers([a]) : [a]));
-  for await (const event of followFeed(target, runId)) {
+  for await (const event of followFeed(target, runId, from)) {
     out.write(`${formatFeedEvent(event, runId)}\n`);
     if (event.type === "gate") await answerGate(target, runId, event.gate, answers, out);
   }

@@ -31,8 +31,8 @@ export interface RestoreReport {
 /** What restoring needs from the run host. */
 export interface RestoreDeps<R extends RestorableRun = RestorableRun> {
   store: RunStore;
-  /** The served workflows' Machines and their fingerprints now. */
-  machineOf(workflow: string): { machine: AnyStateMachine; fingerprint: string } | undefined;
+  /** The served workflows' Machines and their fingerprints now (nested ones by path, ADR-0271). */
+  machineOf(workflow: string): ServedMachine | undefined;
   /**
    * Recreates a live run from its blob's parts, not yet started: the host's run with its hooks
    * (Turns, Gate announcements, saves). Throws like the Machine does (the run is kept faulted).
@@ -43,6 +43,13 @@ export interface RestoreDeps<R extends RestorableRun = RestorableRun> {
   nowMs(): number;
   /** Called once a live run is restored and settled (the host reads ended Turns' usage, ADR-0255). */
   restored?(run: R): void;
+}
+
+/** A served Machine: its fingerprint and every Machine's by path (`""` = its own). */
+export interface ServedMachine {
+  machine: AnyStateMachine;
+  fingerprint: string;
+  machineFingerprints?: Record<string, string>;
 }
 
 /** What {@link RestoreDeps.revive} recreates a run from. */
@@ -165,14 +172,27 @@ export async function restoreRun<R extends RestorableRun>(
   }
 }
 
-/** Why `blob` cannot be restored onto the Machine served now; undefined when it can. */
-function driftReason(
-  blob: RunBlob,
-  served: { machine: AnyStateMachine; fingerprint: string } | undefined,
-): string | undefined {
+/**
+ * Why `blob` cannot be restored onto the Machine served now; undefined when it can. The top
+ * fingerprint first, then each nested Machine's the blob saved (ADR-0271): a changed
+ * `workspace()` body or invoked child Machine is drift too. A blob saved before nested
+ * fingerprints were kept is compared by the top one alone.
+ */
+export function driftReason(blob: RunBlob, served: ServedMachine | undefined): string | undefined {
   if (!served) return `workflow \`${blob.workflow}\` is no longer served`;
   if (served.fingerprint !== blob.machineFingerprint)
     return `the Machine of \`${blob.workflow}\` changed shape (fingerprint ${blob.machineFingerprint.slice(0, 12)} → ${served.fingerprint.slice(0, 12)})`;
+  const now = served.machineFingerprints;
+  if (!blob.machineFingerprints || !now) return undefined;
+  for (const path of new Set([...Object.keys(blob.machineFingerprints), ...Object.keys(now)])) {
+    const saved = blob.machineFingerprints[path];
+    const served = now[path];
+    if (saved === served) continue;
+    const which = `the Machine at \`${path}\` of \`${blob.workflow}\``;
+    if (saved === undefined) return `${which} is new`;
+    if (served === undefined) return `${which} is no longer invoked`;
+    return `${which} changed shape (fingerprint ${saved.slice(0, 12)} → ${served.slice(0, 12)})`;
+  }
   return undefined;
 }
 

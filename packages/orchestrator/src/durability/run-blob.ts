@@ -99,6 +99,7 @@ export function blobOf(ctx: SaveContext, snapshots: Snapshots, run: SavedRun): R
     usage: sumUsage(run.usage.values()),
     ...((hold ? hold.fault : run.fault) ? { fault: hold ? hold.fault : run.fault } : {}),
     ...settledFields(hold ? hold.outcome : run.outcome, run.faults),
+    ...(run.digests ?? {}),
     createdAt: run.createdAt.toISOString(),
     updatedAt: ctx.now().toISOString(),
   };

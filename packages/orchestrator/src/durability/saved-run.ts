@@ -41,6 +41,8 @@ export interface SavedRun {
   readonly outcome?: RunOutcome | undefined;
   /** Every `agent.fault` of the run (ADR-0062); restore re-seeds it from the blob. */
   readonly faults?: RunFaultRecord[];
+  /** Every Machine's fingerprint and Agent's Menu digest (ADR-0271); saved with the blob. */
+  readonly digests?: { machineFingerprints: Record<string, string>; menuDigests: Record<string, string> };
   /** Ends the run as faulted with `reason` (a snapshot that cannot be persisted). */
   faultRun(reason: string): void;
 }

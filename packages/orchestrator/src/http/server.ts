@@ -31,6 +31,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
 import { historyRoutes } from "./routes/history.js";
+import { resumeRetryRoutes } from "./routes/resume-retry.js";
 import { runRoutes } from "./routes/runs.js";
 import { turnRoutes } from "./routes/turns.js";
 import { workflowRoutes } from "./routes/workflows.js";
@@ -147,6 +148,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(turnRoutes, { host });
   await app.register(historyRoutes, { host });
   await app.register(gateRoutes, { host });
+  await app.register(resumeRetryRoutes, { host });
   await app.register(agentRoutes, { host });
   await app.register(machineChartRoute, { workflows: options.workflows ?? new Map() });
   await app.register(consoleRoutes, {});

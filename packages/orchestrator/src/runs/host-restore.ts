@@ -21,6 +21,7 @@ import { toolCallLines } from "../turns/tool-call-lines.js";
 import { type TranscriptEvent, usageFeedEntry } from "../turns/turn-driver.js";
 import type { HostState } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
+import { machineDigestsOf } from "./machine-digests.js";
 import { evictWhenSaved } from "./run-table.js";
 
 /**
@@ -86,6 +87,19 @@ export function replaceFrozenRun(
   else state.runs.delete(runId);
 }
 
+/**
+ * An operator's control (resume, retry; ADR-0271) revives a stored `running` blob through the
+ * host as restore does: into memory when it went live (it leaves again once settled, ADR-0260).
+ */
+export async function reviveStoredRun(state: HostState, blob: RunBlob): Promise<RestoreOutcome<LiveRun>> {
+  const outcome = await restoreRun(blob, restoreDeps(state));
+  if (outcome.kind === "live") {
+    state.runs.set(blob.runId, outcome.run);
+    evictWhenSaved(state, outcome.run);
+  }
+  return outcome;
+}
+
 /** What restore needs from this host: its store, Machines, run hooks and clock (a fork restores with it too, ADR-0270). */
 export function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
   const { store, log, hooks, now } = state;
@@ -94,7 +108,9 @@ export function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
     machineOf(workflow: string) {
       const machine = state.workflows.get(workflow);
       const info = state.infos.get(workflow);
-      return machine && info ? { machine, fingerprint: info.fingerprint } : undefined;
+      if (!machine || !info) return undefined;
+      const { machineFingerprints } = machineDigestsOf(machine);
+      return { machine, fingerprint: info.fingerprint, machineFingerprints };
     },
     revive: (init: RunRevival) => new LiveRun({ ...init, log, hooks }),
     log,

@@ -13,6 +13,7 @@ import { turnSeatOf } from "../menu/menu.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
 import { bindRun, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
 import { createRunFeed, type RunFeed } from "./feed.js";
+import { type MachineDigests, machineDigestsOf } from "./machine-digests.js";
 import { type OpenGate, openGate } from "./open-gates.js";
 import { RunChanges } from "./run-changes.js";
 import { errorText, type RunFault, unroutedFault } from "./run-faults.js";
@@ -69,6 +70,8 @@ export class LiveRun {
   readonly input: unknown;
   /** The Machine's fingerprint when the run started (§8). */
   readonly fingerprint: string;
+  /** Every Machine's fingerprint and Agent's Menu digest of the Machine it runs (ADR-0271). */
+  readonly digests: MachineDigests;
   readonly createdAt: Date;
   /**
    * A foreground save of the run failed (ADR-0253): its actors are stopped, it takes nothing and
@@ -114,6 +117,7 @@ export class LiveRun {
     this.workflow = options.workflow;
     this.input = options.input;
     this.fingerprint = options.fingerprint;
+    this.digests = machineDigestsOf(options.machine);
     this.#hooks = options.hooks;
     this.#machine = options.machine;
     this.#log = options.log;

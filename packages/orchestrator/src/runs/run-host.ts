@@ -15,6 +15,9 @@ import type {
   GateEventAnswer,
   PickAnswer,
   PickRequest,
+  ResumeAnswer,
+  ResumeRequest,
+  RetryAnswer,
   RunDetail,
   RunFeedEvent,
   RunHistory,
@@ -47,6 +50,8 @@ import { closeHost, reloadFrozenRun, replaceFrozenRun, restoreHostRuns } from ".
 import { type HostState, serialized } from "./host-state.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
+import { resumeRun } from "./resume-run.js";
+import { retryRun } from "./retry-run.js";
 import { listRuns, pageRuns } from "./run-list.js";
 import { cancelRun, eventLogPage, evictWhenSaved, feedOf, getRun, startRun } from "./run-table.js";
 import { countingUsage, countRunSettled, readRunsGauge } from "./run-telemetry.js";
@@ -173,6 +178,17 @@ export interface RunHost {
   /** `POST /runs/:runId/cancel`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE */
   cancelRun(runId: string): Promise<CancelAnswer>;
   /**
+   * `POST /runs/:runId/resume` (ADR-0271): a drifted run against the served Machine; a dry run
+   * without `acceptDrift`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_DRIFTED,
+   *   JR2_ERR_WORKFLOW_NOT_FOUND, JR2_ERR_RUN_RESUME_STATES_MISSING
+   */
+  resumeRun(runId: string, request: ResumeRequest, by?: GateClient): Promise<ResumeAnswer>;
+  /**
+   * `POST /runs/:runId/retry` (ADR-0271): the faulted Turn retried in place from the last kept
+   * version before its fault. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_RETRYABLE
+   */
+  retryRun(runId: string, by?: GateClient): Promise<RetryAnswer>;
+  /**
    * Restores the store's runs (§8): live runs recreated from their snapshots (Turns re-attach,
    * Gates re-open, timers re-armed), changed Machines marked `drifted`, settled runs readable.
    * Call once, before serving. Never throws for one bad run (it is kept as faulted).
@@ -223,6 +239,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
     listGates: (runId) => listGates(state, runId),
     sendGateEvent: (runId, gateId, body, by) => sendGateEvent(state, runId, gateId, body, by),
     cancelRun: (runId) => cancelRun(state, runId),
+    resumeRun: (runId, request, by) => resumeRun(state, runId, request, by ?? "http"),
+    retryRun: (runId, by) => retryRun(state, runId, by ?? "http"),
     restore: () => restoreHostRuns(state),
     close: () => closeHost(state),
   };

@@ -67,7 +67,8 @@ export function reattach(state: TurnState): TurnStart {
     next: {
       kind: "task",
       kept: input.continuation && earlier !== undefined,
-      notices: [],
+      // An operator moved the Turn onto a new conversation (ADR-0271): it is told so.
+      notices: input.fresh && earlier === undefined ? [{ type: "conversation-new" }] : [],
       waitForRest: false,
     },
     catchUpFrom: ledgered ? undefined : (earlier?.offset ?? "0"),

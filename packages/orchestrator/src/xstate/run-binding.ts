@@ -38,6 +38,11 @@ export interface TurnInput {
   endpoint?: string;
   /** Never authored: filled from the enclosing `workspace()` by placement (§5.2). */
   sandbox?: string;
+  /**
+   * Never authored: an operator moved this Turn onto a new conversation (a resume under a
+   * changed Menu, a retry; ADR-0271), so its first admission says `conversation-new`.
+   */
+  fresh?: boolean;
 }
 
 /** What the Agent slot's callback actor hands the run host when its Turn starts. */

@@ -80,6 +80,13 @@ export interface RunBlob {
   outcome?: RunOutcome;
   /** Every `agent.fault` of the run, routed or not (ADR-0062). */
   faults?: RunFaultRecord[];
+  /**
+   * Every Machine's fingerprint by path (`""` = the workflow's own, e.g. `working/body`), so a
+   * nested Machine's change is drift too (ADR-0271). Absent in rows saved before it.
+   */
+  machineFingerprints?: Record<string, string>;
+  /** Each Agent's Menu sha256 by `<machine path>/<agent>`: what resume compares (ADR-0271). */
+  menuDigests?: Record<string, string>;
   /** ISO-8601. */
   createdAt: string;
   updatedAt: string;

@@ -1,0 +1,98 @@
+/**
+ * `jr2 resume` and `jr2 retry` (issue 13, ADR-0271): the operator's controls over a drifted or a
+ * faulted run, over `POST /runs/:runId/resume` and `POST /runs/:runId/retry`.
+ * @see docs/adr/0271-resume-and-retry.md, README "Resume and retry"
+ */
+import { parseArgs } from "node:util";
+import type { ResumeAnswer, RetryAnswer } from "@jr2/wire";
+import { type CliTarget, call, resolveTarget } from "./client.js";
+import { followRun } from "./run-command.js";
+
+/** A `jr2` command: usage line and body (exit code). */
+interface Command {
+  usage: string;
+  run(args: string[]): Promise<number>;
+}
+
+const options = {
+  url: { type: "string" },
+  token: { type: "string" },
+  follow: { type: "boolean" },
+  "accept-drift": { type: "boolean" },
+} as const;
+
+/** The runId and target of a command line. @throws Error when the runId is missing */
+function parsed(args: string[]) {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
+  const runId = positionals[0];
+  if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
+  return { runId, values, target: resolveTarget(values, process.env) };
+}
+
+/** `--follow`: the run's feed from the control's own entry until it settles, exiting by its outcome; else 0. */
+function thenFollow(
+  target: CliTarget,
+  runId: string,
+  follow: boolean | undefined,
+  from: number,
+): Promise<number> | number {
+  return follow ? followRun(target, runId, [], process.stdout, from) : 0;
+}
+
+export const resumeRetryCommands: Record<string, Command> = {
+  resume: {
+    usage: "jr2 resume <runId> [--accept-drift] [--follow] [--url URL] [--token T]",
+    async run(args) {
+      const { runId, values, target } = parsed(args);
+      const accept = values["accept-drift"] === true;
+      const path = `/runs/${encodeURIComponent(runId)}/resume`;
+      const answer = await call<ResumeAnswer>(target, "POST", path, { acceptDrift: accept });
+      process.stdout.write(formatResume(answer));
+      if (!answer.resumed) return answer.resumable ? 0 : 1;
+      return thenFollow(target, runId, values.follow, answer.seq ?? 0);
+    },
+  },
+  retry: {
+    usage: "jr2 retry <runId> [--follow] [--url URL] [--token T]",
+    async run(args) {
+      const { runId, values, target } = parsed(args);
+      if (values["accept-drift"]) throw new Error("--accept-drift is `jr2 resume`'s; `jr2 retry` takes none");
+      const answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, {});
+      const from =
+        answer.fromVersion === null ? "its last save before the fault" : `version ${answer.fromVersion}`;
+      process.stdout.write(
+        `run ${answer.runId} retried ${answer.child} from ${from} as Turn ${answer.turnId} (a new conversation); ${answer.status}\n`,
+      );
+      return thenFollow(target, runId, values.follow, answer.seq);
+    },
+  },
+};
+
+/** What a resume did or would do, one fact a line. */
+export function formatResume(a: ResumeAnswer): string {
+  const lines = [`run ${a.runId} (workflow ${a.workflow}) ${a.resumed ? "resumed" : a.status}`];
+  for (const m of a.machines)
+    lines.push(`  Machine ${m.machine || "(top)"}: ${short(m.saved)} → ${short(m.served)}`);
+  for (const s of a.states)
+    lines.push(
+      `  state ${s.state} (Machine ${s.machine || "(top)"}): ${s.present ? "still there" : "MISSING"}`,
+    );
+  for (const m of a.menus)
+    lines.push(
+      `  Menu of ${m.agent}${m.machine ? ` (${m.machine})` : ""}: ${m.changed ? `changed (${m.why})` : "unchanged"}`,
+    );
+  if (a.moved.length)
+    lines.push(`  ${a.resumed ? "moved" : "would move"} onto a new conversation: ${a.moved.join(", ")}`);
+  if (!a.resumed)
+    lines.push(
+      a.resumable
+        ? `dry run, nothing changed: resume with \`jr2 resume ${a.runId} --accept-drift\``
+        : "cannot resume: the served Machine lacks a state the run is in (MISSING above)",
+    );
+  else lines.push(`status ${a.status}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function short(fingerprint: string | null): string {
+  return fingerprint ? fingerprint.slice(0, 12) : "none";
+}

@@ -1,0 +1,85 @@
+/**
+ * Retrying a faulted Turn in place, decided (issue 13 item 3, ADR-0271): whether a stored run
+ * has a fault to retry, which kept version is the last before it, and the blob that sets the
+ * run back there — pure functions over stored blobs. The effects are `retry-run.ts`'s.
+ * @see SPEC §5.3, §5.6, §8; ADR-0062, ADR-0270
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import type { RunFaultRecord } from "@jr2/wire";
+import type { RunBlob } from "../durability/store/run-store.js";
+import { snapshotAgents } from "./snapshot-walk.js";
+
+/**
+ * Why `blob` has nothing to retry, or the fault to retry: the newest Turn fault of a run that
+ * faulted (unrouted) or reached a `failed` outcome through a routed one.
+ */
+export function faultToRetry(blob: RunBlob): { fault: RunFaultRecord } | { why: string } {
+  if (blob.status === "running") return { why: "it is running" };
+  if (blob.status === "drifted") return { why: "it is drifted; resume it (`jr2 resume --accept-drift`)" };
+  if (blob.status === "cancelled") return { why: "it was cancelled" };
+  if (blob.status === "done" && blob.outcome !== "failed")
+    return { why: `it ${blob.outcome ?? "succeeded"}` };
+  // The newest Turn fault must be what ended the run: unrouted for `faulted`, routed for `failed`.
+  const fault = blob.faults?.at(-1);
+  if (!fault || fault.turnId === null || fault.routed !== (blob.status === "done"))
+    return {
+      why:
+        blob.status === "done"
+          ? "its failed outcome was not reached through a Turn fault"
+          : `it faulted without an unrouted Turn fault (${blob.fault?.reason ?? "no fault recorded"})`,
+    };
+  return { fault };
+}
+
+/** Whether a kept version's blob is the run before the fault: running, with the faulted Turn live. */
+export function holdsTurn(blob: RunBlob, turnId: string): boolean {
+  return blob.status === "running" && snapshotAgents(blob.snapshot).some((a) => a.input.turnId === turnId);
+}
+
+/**
+ * The blob that retries: `before` (the last version before the fault) running again under the
+ * same runId, with the faulted Turn on a new conversation — a new turnId, its ledger entry
+ * dropped, a continued conversation at its next epoch (epochs never go back: each is the newest
+ * of `before`'s and `now`'s, the faulted one past both) — and `now`'s fault records and usage.
+ * @returns the blob, the Turn (`<state path>#<agent>`) and its new turnId
+ */
+export function retriedBlob(
+  before: RunBlob,
+  now: RunBlob,
+  turnId: string,
+  at: string,
+): { blob: RunBlob; child: string; turnId: string } {
+  const snapshot = structuredClone(before.snapshot);
+  const turn = snapshotAgents(snapshot).find((a) => a.input.turnId === turnId);
+  if (!turn) throw new Error(`the version holds no Turn ${turnId}`);
+  const epochs: Record<string, number> = { ...before.epochs };
+  for (const [address, epoch] of Object.entries(now.epochs))
+    epochs[address] = Math.max(epochs[address] ?? 0, epoch);
+  const { input } = turn;
+  const oldIid = input.iid;
+  const address = [before.runId, turn.path, input.agentName].filter((p) => p.length > 0).join("/");
+  if (input.continuation) {
+    const faulted = oldIid === address ? 0 : Number(oldIid.slice(address.length + 1)) || 0;
+    epochs[address] = Math.max(epochs[address] ?? 0, faulted + 1);
+    input.iid = `${address}/${epochs[address]}`;
+  } else input.iid = `${address}/${randomBytes(4).toString("hex")}`;
+  input.turnId = randomUUID();
+  input.fresh = true;
+  const ledger = { ...before.ledger };
+  delete ledger[oldIid];
+  const { fault: _fault, outcome: _outcome, ...rest } = before;
+  return {
+    blob: {
+      ...rest,
+      status: "running",
+      snapshot,
+      ledger,
+      epochs,
+      usage: now.usage,
+      ...(now.faults ? { faults: now.faults } : {}),
+      updatedAt: at,
+    },
+    child: `${turn.statePath}#${input.agentName}`,
+    turnId: input.turnId,
+  };
+}
