@@ -30,6 +30,14 @@ export function describe(e: RunFeedEvent): string {
       return `Gate ${e.gate} answered ${e.event} by ${e.by}`;
     case "timer":
       return `timer ${e.after} → ${stateText(e.value)}`;
+    case "resumed":
+      return `resumed by ${e.by}, drift accepted: ${e.accepted}${e.moved.length ? `; new conversations: ${e.moved.join(", ")}` : ""}`;
+    case "retried":
+      return `${e.child}: retried by ${e.by}${e.fromVersion === null ? "" : ` from version ${e.fromVersion}`} as Turn ${e.turnId}`;
+    case "forked-to":
+      return `forked by ${e.by} at version ${e.version} → run ${e.runId}`;
+    case "forked-from":
+      return `a fork of run ${e.runId} at version ${e.version} (by ${e.by}), starting at ${stateText(e.value)}`;
   }
 }
 
