@@ -54,12 +54,16 @@ await host.close();
 
 const db = new Database(join(dir, "jr2.sqlite"), { readonly: true });
 const tables = db
-  .prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name NOT LIKE 'sqlite_%' GROUP BY name ORDER BY bytes DESC")
+  .prepare(
+    "SELECT name, SUM(pgsize) AS bytes FROM dbstat WHERE name NOT LIKE 'sqlite_%' GROUP BY name ORDER BY bytes DESC",
+  )
   .all();
 db.close();
 const total = statSync(join(dir, "jr2.sqlite")).size;
 const per1000 = (bytes) => `${((bytes * 1000) / RUNS / 1024 / 1024).toFixed(1)} MiB`;
-console.log(`${RUNS} review runs in ${((Date.now() - started) / 1000).toFixed(1)} s; ${versions / RUNS} versions kept per settled run (JR2_VERSIONS_KEPT=${KEPT})`);
+console.log(
+  `${RUNS} review runs in ${((Date.now() - started) / 1000).toFixed(1)} s; ${versions / RUNS} versions kept per settled run (JR2_VERSIONS_KEPT=${KEPT})`,
+);
 console.log(`store file: ${per1000(total)} per 1,000 runs`);
 for (const t of tables) console.log(`  ${t.name.padEnd(32)} ${per1000(t.bytes)} per 1,000 runs`);
 rmSync(dir, { recursive: true, force: true });

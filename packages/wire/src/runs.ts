@@ -90,6 +90,24 @@ export const RunFaultRecord = z.object({
 });
 export type RunFaultRecord = z.infer<typeof RunFaultRecord>;
 
+const tokens = z.number().int().nonnegative();
+
+/**
+ * Token totals over a run's recorded model requests (ADR-0400). A total is `null` when any
+ * request left that field unreported; `unreportedRequests` counts those requests; the cache
+ * hit rate is `reported.cachedTokens / reported.promptTokens`, over the requests that reported
+ * both. `requests` counts every recorded model request.
+ */
+export const UsageTotals = z.object({
+  promptTokens: tokens.nullable(),
+  cachedTokens: tokens.nullable(),
+  completionTokens: tokens.nullable(),
+  requests: tokens.optional(),
+  unreportedRequests: tokens.optional(),
+  reported: z.object({ promptTokens: tokens, cachedTokens: tokens }).optional(),
+});
+export type UsageTotals = z.infer<typeof UsageTotals>;
+
 /**
  * `GET /runs` item. `updatedAt` is ISO-8601. `outcome` and `finalState` (the root's state value
  * when it settled) once settled (ADR-0062); `gates`: the ids of a running run's open Gates.
@@ -102,6 +120,11 @@ export const RunSummary = z.object({
   outcome: RunOutcome.optional(),
   finalState: z.unknown().optional(),
   gates: z.array(z.string()).optional(),
+  /**
+   * Token totals of its recorded model requests (ADR-0255), on a paged answer's items: a list
+   * shows prompt, cached and cache % with one call (issue 12), never one call per run.
+   */
+  usage: UsageTotals.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -132,24 +155,6 @@ export const Gate = z.object({
   meta: z.unknown().optional(),
 });
 export type Gate = z.infer<typeof Gate>;
-
-const tokens = z.number().int().nonnegative();
-
-/**
- * Token totals over a run's recorded model requests (ADR-0400). A total is `null` when any
- * request left that field unreported; `unreportedRequests` counts those requests; the cache
- * hit rate is `reported.cachedTokens / reported.promptTokens`, over the requests that reported
- * both. `requests` counts every recorded model request.
- */
-export const UsageTotals = z.object({
-  promptTokens: tokens.nullable(),
-  cachedTokens: tokens.nullable(),
-  completionTokens: tokens.nullable(),
-  requests: tokens.optional(),
-  unreportedRequests: tokens.optional(),
-  reported: z.object({ promptTokens: tokens, cachedTokens: tokens }).optional(),
-});
-export type UsageTotals = z.infer<typeof UsageTotals>;
 
 /** `GET /runs/:runId` (§4.1). */
 export const RunDetail = z.object({

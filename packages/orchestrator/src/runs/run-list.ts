@@ -12,6 +12,7 @@ import {
   type StoredRunSummary,
   summaryOfBlob,
 } from "../durability/store/run-store.js";
+import { sumUsage } from "../durability/usage-totals.js";
 import type { HostState } from "./host-state.js";
 import { runSummaryOf } from "./run-views.js";
 
@@ -60,10 +61,20 @@ export async function pageRuns(state: HostState, query: RunListQuery): Promise<R
   const rows = await state.store.list({ ...filter, limit: limit + 1, ...(after ? { after } : {}) });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  const runs = page.map((row) => servedAs(state, row)).filter((s) => matchesFilter(s, filter));
   return {
-    runs: page.map((row) => servedAs(state, row)).filter((s) => matchesFilter(s, filter)),
+    runs: await Promise.all(runs.map((summary) => withUsage(state, summary))),
     nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
   };
+}
+
+/** A page item with its token totals: a live run's from memory, else summed from its usage rows. */
+async function withUsage(state: HostState, summary: RunSummary): Promise<RunSummary> {
+  const live = state.runs.get(summary.runId);
+  if (live) return { ...summary, usage: sumUsage(live.usage.values()) };
+  if (state.damaged.has(summary.runId)) return summary;
+  const rows = await state.store.usage(summary.runId).catch(() => undefined);
+  return rows ? { ...summary, usage: sumUsage(rows) } : summary;
 }
 
 /** The cursor after `row`: base64url of `[updatedAt, runId]`. */
