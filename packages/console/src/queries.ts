@@ -18,6 +18,7 @@ import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { ApiError, api, seg } from "./api.js";
 import { isFinalStatus } from "./feed-end.js";
+import { isMissingRoute } from "./missing-route.js";
 import { followStream } from "./sse.js";
 
 /** Runs list filters (the query string of `GET /runs`). */
@@ -78,12 +79,15 @@ export const useRun = (runId: string) =>
     queryFn: ({ signal }) => api(`/runs/${seg(runId)}`, RunDetail, { signal }),
   });
 
-/** A 404 means "this Orchestrator serves no transcripts yet" (issue 11's routes): null, no retry. */
+/**
+ * A 404 for a route this Orchestrator lacks means "it serves no transcripts yet" (issue 11's
+ * routes): null. A 404 about the data (no such run or Turn) stays an error the page shows.
+ */
 async function orNullOn404<T>(call: Promise<T>): Promise<T | null> {
   try {
     return await call;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (error instanceof ApiError && isMissingRoute(error.status, error.code)) return null;
     throw error;
   }
 }

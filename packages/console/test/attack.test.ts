@@ -7,6 +7,7 @@ import { TRANSCRIPT_FIELD_CAP_BYTES } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { isFinalStatus } from "../src/feed-end.js";
 import { escapeMarkdown } from "../src/form-text.js";
+import { isMissingRoute } from "../src/missing-route.js";
 import { unseg } from "../src/route-param.js";
 import { tokenProblem } from "../src/token-check.js";
 import { cappedText } from "../src/transcript-text.js";
@@ -73,5 +74,15 @@ describe("Markdown escaping of rjsf's messages", () => {
       "\\[a\\]\\(javascript\\:x\\) \\!\\[i\\]\\(y\\) \\<b\\>",
     );
     expect(escapeMarkdown("plain words 42")).toBe("plain words 42");
+  });
+});
+
+describe("a 404 from the transcript routes", () => {
+  it("reads as 'no transcripts served' only when the route is missing, not the run or Turn", () => {
+    expect(isMissingRoute(404, "JR2_ERR_ROUTE_NOT_FOUND")).toBe(true);
+    expect(isMissingRoute(404, "HTTP")).toBe(true);
+    expect(isMissingRoute(404, "JR2_ERR_RUN_NOT_FOUND")).toBe(false);
+    expect(isMissingRoute(404, "JR2_ERR_TURN_NOT_FOUND")).toBe(false);
+    expect(isMissingRoute(400, "JR2_ERR_ROUTE_NOT_FOUND")).toBe(false);
   });
 });
