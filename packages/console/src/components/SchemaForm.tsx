@@ -9,6 +9,7 @@ import Form from "@rjsf/core/lib/components/Form.js";
 import type { RJSFSchema } from "@rjsf/utils";
 import { useState } from "react";
 import { textOnlyFormProps } from "../form-text.js";
+import { FormBoundary } from "./FormBoundary.js";
 
 /** Strips keys rjsf would try to resolve remotely or that mean nothing to a form. */
 function formSchema(schema: Record<string, unknown>): RJSFSchema {
@@ -16,7 +17,16 @@ function formSchema(schema: Record<string, unknown>): RJSFSchema {
   return { type: "object", ...rest } as RJSFSchema;
 }
 
-export function SchemaForm(props: {
+/** A schema's form, inside a {@link FormBoundary} (a schema rjsf cannot draw is shown as an error). */
+export function SchemaForm(props: Parameters<typeof SchemaFormInner>[0]) {
+  return (
+    <FormBoundary>
+      <SchemaFormInner {...props} />
+    </FormBoundary>
+  );
+}
+
+function SchemaFormInner(props: {
   schema: Record<string, unknown> | null;
   submitLabel: string;
   onSubmit(data: unknown): Promise<void> | void;

@@ -282,6 +282,17 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await tab.goto(`${stack.orchestratorUrl}/ui/`);
     await tab.selectOption("#start-workflow", "review");
     await tab.waitForSelector(".start-run #start_task");
+    // An input schema rjsf cannot draw (a `$ref` to nowhere) is an error on the form, not a blank page.
+    await tab.route(`${stack.orchestratorUrl}/workflows`, async (route) => {
+      const list = (await (await route.fetch()).json()) as { name: string; input: unknown }[];
+      const bad = { type: "object", properties: { task: { $ref: "#/$defs/missing" } } };
+      await route.fulfill({ json: list.map((w) => (w.name === "review" ? { ...w, input: bad } : w)) });
+    });
+    await tab.reload();
+    await tab.selectOption("#start-workflow", "review");
+    await tab.waitForSelector(".start-run .form-error >> text=#/$defs/missing");
+    await tab.waitForSelector("header.top >> text=Runs");
+    await tab.unrouteAll();
     expect(await tab.evaluate("window.__csp ?? []")).toEqual([]);
     await tab.close();
     expect(violations).toEqual([]);
