@@ -12,9 +12,8 @@ import { RunsPage } from "./pages/RunsPage.js";
 import { TokenPage } from "./pages/TokenPage.js";
 import { TurnPage } from "./pages/TurnPage.js";
 import { WorkflowsPage } from "./pages/WorkflowsPage.js";
+import { unseg as param } from "./route-param.js";
 import { forgetToken, readToken } from "./token.js";
-
-const param = (s: string | undefined): string => decodeURIComponent(s ?? "");
 
 export function App() {
   const [signedIn, setSignedIn] = useState(() => readToken() !== null);

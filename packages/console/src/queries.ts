@@ -17,6 +17,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { ApiError, api, seg } from "./api.js";
+import { isFinalStatus } from "./feed-end.js";
+import { isMissingRoute } from "./missing-route.js";
 import { followStream } from "./sse.js";
 
 /** Runs list filters (the query string of `GET /runs`). */
@@ -77,12 +79,15 @@ export const useRun = (runId: string) =>
     queryFn: ({ signal }) => api(`/runs/${seg(runId)}`, RunDetail, { signal }),
   });
 
-/** A 404 means "this Orchestrator serves no transcripts yet" (issue 11's routes): null, no retry. */
+/**
+ * A 404 for a route this Orchestrator lacks means "it serves no transcripts yet" (issue 11's
+ * routes): null. A 404 about the data (no such run or Turn) stays an error the page shows.
+ */
 async function orNullOn404<T>(call: Promise<T>): Promise<T | null> {
   try {
     return await call;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (error instanceof ApiError && isMissingRoute(error.status, error.code)) return null;
     throw error;
   }
 }
@@ -99,6 +104,15 @@ export const useTranscript = (runId: string, turnId: string) =>
     queryFn: ({ signal }) =>
       orNullOn404(api(`/runs/${seg(runId)}/turns/${seg(turnId)}`, TurnTranscript, { signal })),
   });
+
+/** A message's JSON, or null when it is not JSON (then the schema refuses it and it is skipped). */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 
 /** The run's event log: replayed, then followed live; each event parsed with {@link RunFeedEvent}. */
 export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: string } {
@@ -123,14 +137,14 @@ export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: stri
     };
     const stop = followStream(`/runs/${seg(runId)}/events`, {
       onMessage: (message) => {
-        const parsed = RunFeedEvent.safeParse(JSON.parse(message.data));
+        const parsed = RunFeedEvent.safeParse(jsonOrNull(message.data));
         if (!parsed.success || seen.current.has(parsed.data.seq)) return;
         seen.current.add(parsed.data.seq);
         pending.push(parsed.data);
         timer ??= setTimeout(flush, 150);
       },
       onState: (s, detail) => setState(detail ? `${s} (${detail})` : s),
-      isLast: (message) => message.event === "status" && !/"status":"running"/.test(message.data),
+      isLast: isFinalStatus,
     });
     return () => {
       stop();

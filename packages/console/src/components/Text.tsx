@@ -4,7 +4,6 @@
  * text nodes only: no innerHTML, no Markdown, no href or src from data. `<bdi>` isolates a
  * right-to-left override so it cannot reorder the page around it.
  */
-
 /** A block of untrusted text, whitespace kept. */
 export function TextBlock({ text, className }: { text: string; className?: string }) {
   return (

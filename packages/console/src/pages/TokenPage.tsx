@@ -1,23 +1,35 @@
 /** The token page: the instance token entered once, checked with one call, kept for the tab. */
 import { RunPage } from "@jr2/wire";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, api } from "../api.js";
-import { saveToken } from "../token.js";
+import { forgetToken, saveToken } from "../token.js";
+import { tokenProblem } from "../token-check.js";
 
 export function TokenPage({ refused, onSignedIn }: { refused: boolean; onSignedIn(): void }) {
-  const [token, setToken] = useState("");
+  // Uncontrolled: React would copy a controlled value into the input's `value` attribute, where
+  // the token would sit in the page's markup.
+  const input = useRef<HTMLInputElement>(null);
+  const [empty, setEmpty] = useState(true);
   const [problem, setProblem] = useState<string | null>(
     refused ? "The Orchestrator refused the token: enter the instance token (JR2_INSTANCE_TOKEN)." : null,
   );
   const [busy, setBusy] = useState(false);
   const submit = async () => {
+    const token = (input.current?.value ?? "").trim();
+    const bad = tokenProblem(token);
+    if (bad) {
+      setProblem(bad);
+      return;
+    }
     setBusy(true);
     setProblem(null);
-    saveToken(token.trim());
+    saveToken(token);
     try {
       await api("/runs?limit=1", RunPage);
+      if (input.current) input.current.value = "";
       onSignedIn();
     } catch (error) {
+      forgetToken(); // unchecked: a reload must not sign in with it
       setProblem(
         error instanceof ApiError && error.status === 401
           ? "Wrong token: the Orchestrator refused it. Enter the instance token (JR2_INSTANCE_TOKEN)."
@@ -42,11 +54,11 @@ export function TokenPage({ refused, onSignedIn }: { refused: boolean; onSignedI
           name="token"
           type="password"
           autoComplete="off"
-          value={token}
-          onChange={(e) => setToken(e.target.value)}
+          ref={input}
+          onChange={(e) => setEmpty(e.target.value.trim() === "")}
           required
         />
-        <button type="submit" disabled={busy || token.trim() === ""}>
+        <button type="submit" disabled={busy || empty}>
           Sign in
         </button>
       </form>

@@ -8,6 +8,7 @@ import { Link } from "wouter";
 import { seg } from "../api.js";
 import { count, Inline, JsonText, TextBlock } from "../components/Text.js";
 import { useRunFeed, useTranscript } from "../queries.js";
+import { cappedText } from "../transcript-text.js";
 
 type Admission = Extract<RunFeedEvent, { type: "admission" }>;
 
@@ -25,7 +26,22 @@ export function admissionsOf(events: readonly RunFeedEvent[], turn: TurnTranscri
   );
 }
 
+/** A capped record says so above its text (the stored text is not all of it). */
 function Entry({ record }: { record: TranscriptRecord }) {
+  const note = cappedText(record.capped);
+  return (
+    <>
+      {note ? (
+        <p className="capped muted" role="note">
+          <Inline text={note} />
+        </p>
+      ) : null}
+      <EntryBody record={record} />
+    </>
+  );
+}
+
+function EntryBody({ record }: { record: TranscriptRecord }) {
   const e = record.entry;
   if (e.kind === "prefix")
     return (

@@ -6,7 +6,8 @@
  * (its task carries planted script), reaches the merge Gate live, is answered from the Gate's
  * form, shows on the timeline; a run page and a Turn page survive a reload; nothing planted
  * runs or loads; no CSP violation; no request leaves the origin; the token is in no log line
- * and in no URL (`?token=` answers 400). Needs the built binaries and console (`pnpm build`).
+ * and in no URL (`?token=` answers 400), nor in the page's markup or localStorage; a token a
+ * header cannot carry is refused before it is sent; a malformed page URL is a page. Needs the built binaries and console (`pnpm build`).
  */
 import { fileURLToPath } from "node:url";
 import { type RunFeedEvent, TurnList } from "@jr2/wire";
@@ -247,6 +248,55 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await page.waitForSelector(".workflow[data-workflow='planted'] .menu");
     expect(await page.locator(".menu li pre").first().textContent()).toBe(`Publish the text. ${PLANTED}`);
     await nothingRanOrLoaded();
+  });
+
+  it("keeps the token out of the page, refuses one a header cannot carry, survives a bad URL", async () => {
+    // A fresh tab: nothing signed in. Its page's errors and CSP reports join the suite's.
+    const tab = await page.context().newPage();
+    tab.on("pageerror", (e) => pageErrors.push(String(e.stack ?? e)));
+    tab.on("console", (m) => {
+      if (m.text().startsWith("CSP violation")) violations.push(m.text());
+    });
+    const calls: string[] = [];
+    tab.on("request", (r) => calls.push(r.url()));
+    await tab.goto(`${stack.orchestratorUrl}/ui/`);
+    await tab.fill("#token", "tök-🔑-token");
+    await tab.click("text=Sign in");
+    await tab.waitForSelector("text=cannot be sent");
+    expect(calls.filter((u) => u.includes("/runs"))).toEqual([]);
+    await tab.fill("#token", stack.instanceToken);
+    expect(await tab.getAttribute("#token", "value")).toBeNull();
+    await tab.click("text=Sign in");
+    await tab.waitForSelector("h1:text('Runs')");
+    expect(await tab.content()).not.toContain(stack.instanceToken);
+    expect(await tab.evaluate("localStorage.length")).toBe(0);
+    // `%25` reaches the router decoded (`100%`): a page that says "no run", not a blank one.
+    for (const path of ["/ui/runs/100%25", "/ui/runs/r/turns/50%25"]) {
+      await tab.goto(`${stack.orchestratorUrl}${path}`);
+      await tab.waitForSelector("main [role='alert']");
+      await tab.waitForSelector("header.top >> text=Runs");
+    }
+    // Pages the run above did not visit: the workflows list, the start form (not sent).
+    await tab.goto(`${stack.orchestratorUrl}/ui/workflows`);
+    await tab.waitForSelector(".workflow[data-workflow='review'] svg.chart g.state");
+    await tab.goto(`${stack.orchestratorUrl}/ui/`);
+    await tab.selectOption("#start-workflow", "review");
+    await tab.waitForSelector(".start-run #start_task");
+    // An input schema rjsf cannot draw (a `$ref` to nowhere) is an error on the form, not a blank page.
+    await tab.route(`${stack.orchestratorUrl}/workflows`, async (route) => {
+      const list = (await (await route.fetch()).json()) as { name: string; input: unknown }[];
+      const bad = { type: "object", properties: { task: { $ref: "#/$defs/missing" } } };
+      await route.fulfill({ json: list.map((w) => (w.name === "review" ? { ...w, input: bad } : w)) });
+    });
+    await tab.reload();
+    await tab.selectOption("#start-workflow", "review");
+    await tab.waitForSelector(".start-run .form-error >> text=#/$defs/missing");
+    await tab.waitForSelector("header.top >> text=Runs");
+    await tab.unrouteAll();
+    expect(await tab.evaluate("window.__csp ?? []")).toEqual([]);
+    await tab.close();
+    expect(violations).toEqual([]);
+    expect(pageErrors).toEqual([]);
   });
 
   it("leaves the token in no line of the Orchestrator's log", () => {
