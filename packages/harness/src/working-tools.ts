@@ -30,6 +30,9 @@ export function insideCwd(cwd: string, path: string): boolean {
  * `spawnHook`), and every tool's result and error text reaches its caller with the Harness's
  * secret values replaced by `[redacted]` (`secrets`, built once by buildHarness; ADR-0158).
  * Loaded lazily: pi-coding-agent is large and `workspace: "none"` never needs it.
+ * pi's grep and find download ripgrep / fd from GitHub when the machine lacks them; a Harness
+ * never fetches binaries at run time (offline machines, no traffic outside the model table):
+ * `PI_OFFLINE` is set unless the operator set it. Install `ripgrep` and `fd-find` (the image has them).
  * @see SPEC §7.2, §13
  */
 export async function createWorkingTools(
@@ -39,6 +42,7 @@ export async function createWorkingTools(
 ): Promise<AgentTool[]> {
   const names = WORKING_TOOLS_BY_ACCESS[access];
   if (names.length === 0) return [];
+  process.env.PI_OFFLINE ??= "1";
   const pi = await import("@mariozechner/pi-coding-agent");
   const factories: Record<string, (cwd: string) => AgentTool> = {
     read: (c) => pi.createReadTool(c) as unknown as AgentTool,

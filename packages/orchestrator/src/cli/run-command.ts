@@ -92,7 +92,15 @@ export async function followRun(
   const answers = autoAnswers.flatMap((a) => (typeof a === "string" ? parseGateAnswers([a]) : [a]));
   for await (const event of followFeed(target, runId, from)) {
     out.write(`${formatFeedEvent(event, runId)}\n`);
-    if (event.type === "gate") await answerGate(target, runId, event.gate, answers, out);
+    if (event.type !== "gate") continue;
+    const answered = await answerGate(target, runId, event.gate, answers, out);
+    // A script's answer was refused and nobody is at a terminal: waiting on would hang it.
+    if (answered === "refused" && !process.stdin.isTTY) {
+      out.write(
+        `run ${runId} still waits at Gate ${event.gate.id}: the --answer-gates answer was refused; stopped following (follow it again: jr2 follow ${runId})\n`,
+      );
+      return EXIT.usage;
+    }
   }
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
   const u = detail.usage;
@@ -113,13 +121,19 @@ export async function followRun(
   return exitCodeOf(detail.status, detail.outcome);
 }
 
+/**
+ * Answers a Gate the feed announced: from `auto` (`--answer-gates`), else at the terminal, else
+ * says how to answer it. A Gate no longer open (a settled run's log replayed) is left alone.
+ * @returns `moved` / `refused` for an automatic answer, `past` for a Gate closed since, else `waits`
+ */
 async function answerGate(
   target: CliTarget,
   runId: string,
   gate: Gate,
   auto: readonly GateAnswer[],
   out: NodeJS.WritableStream,
-) {
+): Promise<"moved" | "refused" | "past" | "waits"> {
+  if (!(await stillOpen(target, runId, gate.id))) return "past";
   const chosen = answerFor(gate, auto);
   if (chosen) {
     const sent = await sendGateAnswer(target, runId, gate.id, chosen);
@@ -128,7 +142,7 @@ async function answerGate(
         ? `          gate      ${gate.id} ← ${chosen.event} (moved)\n`
         : `          gate      ${gate.id} refused ${chosen.event}: ${sent.why}; answer it with: jr2 gate ${runId} ${gate.id} <event> [--payload JSON]\n`,
     );
-    return;
+    return sent.moved ? "moved" : "refused";
   }
   if (!process.stdin.isTTY || auto.length > 0) {
     // Nothing will answer here: say so once per Gate, and how to answer it from elsewhere.
@@ -139,7 +153,7 @@ async function answerGate(
     out.write(
       `          gate      ${gate.id} waits: ${why}; answer it with: jr2 gate ${runId} ${gate.id} <event>\n`,
     );
-    return;
+    return "waits";
   }
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
@@ -147,6 +161,15 @@ async function answerGate(
   } finally {
     rl.close();
   }
+  return "waits";
+}
+
+/** Is Gate `gateId` of the run open now? (A failed read says yes: better one line too many.) */
+async function stillOpen(target: CliTarget, runId: string, gateId: string): Promise<boolean> {
+  const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`).catch(
+    () => undefined,
+  );
+  return detail === undefined || detail.gates.some((g) => g.id === gateId);
 }
 
 /** `jr2 gate <runId> <gateId> <event> [--payload JSON]`: answers a Gate (§6). */

@@ -100,18 +100,18 @@ describe("jr2 run --follow exits by the run's outcome", () => {
     expect(code).toBe(0);
   }, 30_000);
 
-  it("a payload refusal names the field; a cancelled run exits 4; jr2 runs and jr2 show say how each ended", async () => {
-    let runId = "";
-    let cancelled: Promise<{ code: number; out: string }> | undefined;
-    const follow = jr2(url, ["run", "decide", "--follow", "--answer-gates", "approve:{}"], (out) => {
-      const id = /run (\S+) started/.exec(out)?.[1];
-      if (id && !runId) runId = id;
-      if (runId && !cancelled && out.includes("refused approve")) cancelled = jr2(url, ["cancel", runId]);
-    });
-    const { code, out } = await follow;
+  it("a payload refusal names the field and, with no terminal, stops following (exit 2); a cancelled run exits 4; jr2 runs and jr2 show say how each ended", async () => {
+    // A script's refused answer would otherwise wait at the Gate for ever (found by a newcomer).
+    const { code, out } = await jr2(url, ["run", "decide", "--follow", "--answer-gates", "approve:{}"]);
     expect(out).toContain("field `note`");
-    expect(code).toBe(4);
-    expect((await cancelled)?.code).toBe(0);
+    expect(out).toContain("the --answer-gates answer was refused; stopped following");
+    expect(code).toBe(2);
+    const runId = /run (\S+) started/.exec(out)![1]!;
+    expect((await jr2(url, ["cancel", runId])).code).toBe(0);
+    const replay = await jr2(url, ["follow", runId]);
+    expect(replay.code).toBe(4);
+    // The log replayed: its Gate is closed now, so no advice to answer it.
+    expect(replay.out).not.toContain("waits:");
 
     const runs = await jr2(url, ["runs"]);
     expect(runs.out).toMatch(new RegExp(`${runId}\\s+decide\\s+cancelled\\s+cancelled`));
