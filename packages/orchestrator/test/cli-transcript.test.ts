@@ -100,6 +100,30 @@ describe("jr2 show's Turn table", () => {
   });
 });
 
+describe("a replayed answer in jr2 transcript", () => {
+  it("reads as one line naming what it called, not a second copy of the answer (found by a newcomer)", () => {
+    const json = JSON.stringify({
+      role: "assistant",
+      content: "I will look",
+      tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }],
+    });
+    const text = formatTranscript({
+      ...transcript,
+      entries: [
+        ...transcript.entries,
+        {
+          at: "2026-01-01T10:00:03.000Z",
+          submissionId: "s1",
+          entry: { kind: "message", role: "assistant", part: "answer", text: "I will look", json },
+        },
+      ],
+    });
+    expect(text).toContain("[10:00:03] assistant · answer replayed as sent: bash");
+    expect(text.match(/I will look/g) ?? []).toHaveLength(0);
+    expect(text.match(/"command":"ls"/g) ?? []).toHaveLength(1);
+  });
+});
+
 describe("tool-call feed lines", () => {
   it("one per non-pick call, its raw arguments folded and cut at 200 characters", async () => {
     const { toolCallLines } = await import("../src/turns/tool-call-lines.js");

@@ -66,8 +66,14 @@ function entryLines(record: TranscriptRecord): string[] {
       const notices = entry.notices?.length
         ? [`    notices: ${entry.notices.map((n) => n.type).join(", ")}`]
         : [];
-      const calls = entry.part === "answer" ? replayedCalls(entry.json) : [];
-      return [head, ...(entry.text || calls.length === 0 ? block(entry.text) : []), ...calls, ...notices];
+      if (entry.part === "answer") {
+        // The model's answer as the next request replays it: shown in full as its `answer`
+        // entry already, so one line saying it went back (and what it called), not a copy.
+        const calls = replayedCalls(entry.json);
+        const called = calls.length ? `: ${calls.map((c) => c.trim().split(" ")[1]).join(", ")}` : "";
+        return [`[${at}] assistant · answer replayed as sent${stripControls(called)}${capped}`];
+      }
+      return [head, ...block(entry.text), ...notices];
     }
     case "answer": {
       const u = entry.usage;
