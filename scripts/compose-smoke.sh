@@ -114,6 +114,9 @@ created=$(docker network ls --filter "label=com.docker.compose.project=$project"
 extra=$(echo "$networks_during" | grep -vxE 'bridge|host|none' || true)
 [ -z "$extra" ] || fail "networks beyond bridge/host/none: $extra"
 
+# The image serves the web console under its CSP (issue 12): the page, and a bundle it names.
+node scripts/console-served.mjs "$url" || fail "the Orchestrator image does not serve the web console at $url/ui/"
+
 log "running review to done (timeout ${run_timeout} s)"
 run_started=$SECONDS
 timeout "$run_timeout" node "$cli" run review --follow --answer-gates merge --url "$url" --token "$token" ||

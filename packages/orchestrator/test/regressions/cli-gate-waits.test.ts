@@ -26,8 +26,13 @@ const at = "2026-12-01T10:00:00.000Z";
 let server: Server | undefined;
 afterEach(() => server?.close());
 
-/** An Orchestrator that streams one open Gate, then the run's end (as if answered elsewhere). */
+/**
+ * An Orchestrator that streams one open Gate, then the run's end (as if answered elsewhere);
+ * `GET /runs/:id` shows the Gate open the first time it is read (while the CLI decides), then
+ * the run done.
+ */
 async function orchestrator(): Promise<string> {
+  let reads = 0;
   const listening = createServer((req, res) => {
     if (req.url?.startsWith(`/runs/${RUN}/events`)) {
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -37,15 +42,16 @@ async function orchestrator(): Promise<string> {
       );
       return;
     }
+    const open = reads++ === 0;
     res.writeHead(200, { "content-type": "application/json" });
     res.end(
       JSON.stringify({
         runId: RUN,
         workflow: "review",
-        status: "done",
-        value: "done",
+        status: open ? "running" : "done",
+        value: open ? { review: "awaitingMerge" } : "done",
         context: {},
-        gates: [],
+        gates: open ? [gate] : [],
         turns: [],
         usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
         updatedAt: at,
