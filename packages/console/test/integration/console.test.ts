@@ -6,10 +6,12 @@
  * (its task carries planted script), reaches the merge Gate live, is answered from the Gate's
  * form, shows on the timeline; a run page and a Turn page survive a reload; nothing planted
  * runs or loads; no CSP violation; no request leaves the origin; the token is in no log line
- * and in no URL (`?token=` answers 400). Needs the built binaries and console (`pnpm build`).
+ * and in no URL (`?token=` answers 400). A finished `review` run is forked from its History by the
+ * button (issue 13 item 5): the fork's page opens with its `forked-from` line, the source's log
+ * gains `forked-to … by console`. Needs the built binaries and console (`pnpm build`).
  */
 import { fileURLToPath } from "node:url";
-import { type RunFeedEvent, TurnList } from "@jr2/wire";
+import { RunDetail, type RunFeedEvent, RunHistory, TurnList } from "@jr2/wire";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
@@ -246,6 +248,74 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await page.goto(`${stack.orchestratorUrl}/ui/workflows/planted`);
     await page.waitForSelector(".workflow[data-workflow='planted'] .menu");
     expect(await page.locator(".menu li pre").first().textContent()).toBe(`Publish the text. ${PLANTED}`);
+    await nothingRanOrLoaded();
+  });
+
+  it("forks a finished review run from a version in its History, by the button, onto a new run page", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${stack.orchestratorUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const started = await post("/workflows/review/runs", { task: "the source task" });
+    expect(started.status).toBe(201);
+    const { runId } = (await started.json()) as { runId: string };
+    const runOf = async () => RunDetail.parse(await (await api(`/runs/${runId}`)).json());
+    await expect
+      .poll(async () => (await runOf()).gates.map((g) => g.id), { timeout: 90_000 })
+      .toEqual(["merge_gate"]);
+    expect((await post(`/runs/${runId}/gates/merge_gate/events`, { type: "merge" })).status).toBe(200);
+    await expect.poll(async () => (await runOf()).outcome, { timeout: 30_000 }).toBe("succeeded");
+    const history = RunHistory.parse(await (await api(`/runs/${runId}/history`)).json());
+    const atGate = history.versions.findLast((v) => v.status === "running" && v.value === "awaitingMerge");
+    expect(atGate).toBeDefined();
+    const version = atGate?.version ?? 0;
+
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
+    const row = page.locator(`section.history tr[data-version="${version}"]`);
+    expect(await row.textContent()).toContain("awaitingMerge");
+    await row.locator("button.fork").click();
+    const confirm = page.locator(`.fork-confirm[data-version="${version}"]`);
+    expect(await confirm.locator(".warning").textContent()).toContain("workspace starts EMPTY");
+    const forks: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/fork")) forks.push(String(r.postData()));
+    });
+    // Not JSON: refused in the browser, nothing sent.
+    await confirm.locator("textarea").fill("{task: 1}");
+    await confirm.locator("button.fork-confirm-button").click();
+    await confirm.locator(".error >> text=not JSON").waitFor();
+    expect(forks).toEqual([]);
+    // A key the context lacks: the server's 400 names it.
+    await confirm.locator("textarea").fill('{"nope": 1}');
+    await confirm.locator("button.fork-confirm-button").click();
+    await confirm.locator(".error >> text=context.nope").waitFor();
+    expect(await confirm.locator(".error").textContent()).toContain("is not in the context");
+    // A good patch: the fork starts and its page opens, starting at the Gate with the patched task.
+    await confirm.locator("textarea").fill('{"task": "the forked task"}');
+    await confirm.locator("button.fork-confirm-button").click();
+    await page.waitForSelector(`main.run:not([data-run="${runId}"])`);
+    const forkId = (await page.getAttribute("main.run", "data-run")) ?? "";
+    expect(forks).toEqual([
+      JSON.stringify({ at: version, context: { nope: 1 } }),
+      JSON.stringify({ at: version, context: { task: "the forked task" } }),
+    ]);
+    expect(page.url()).toBe(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(forkId)}`);
+    const from = page.locator(".timeline li[data-type='forked-from']");
+    await from.waitFor();
+    expect(await from.textContent()).toContain(`a fork of run ${runId} at version ${version} (by console)`);
+    await page.waitForSelector(".gate[data-gate='merge_gate']");
+    expect((await runOf()).outcome).toBe("succeeded");
+    const fork = RunDetail.parse(await (await api(`/runs/${forkId}`)).json());
+    expect(fork.context).toMatchObject({ task: "the forked task" });
+
+    // The source's log gained the fork, by the console.
+    await page.goBack();
+    await page.waitForSelector(`main.run[data-run="${runId}"]`);
+    const to = page.locator(".timeline li[data-type='forked-to']");
+    await to.waitFor();
+    expect(await to.textContent()).toContain(`forked by console at version ${version} → run ${forkId}`);
     await nothingRanOrLoaded();
   });
 
