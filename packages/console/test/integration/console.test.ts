@@ -258,7 +258,7 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
         headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       });
-    const started = await post("/workflows/review/runs", { task: "the source task" });
+    const started = await post("/workflows/review/runs", { input: { task: "the source task" } });
     expect(started.status).toBe(201);
     const { runId } = (await started.json()) as { runId: string };
     const runOf = async () => RunDetail.parse(await (await api(`/runs/${runId}`)).json());
