@@ -8,13 +8,20 @@
  * runs or loads; no CSP violation; no request leaves the origin; the token is in no log line
  * and in no URL (`?token=` answers 400). A finished `review` run is forked from its History by the
  * button (issue 13 item 5): the fork's page opens with its `forked-from` line, the source's log
- * gains `forked-to … by console`. Needs the built binaries and console (`pnpm build`).
+ * gains `forked-to … by console`; a `mend` run failed through a routed fault (its model endpoint a
+ * closed port) is retried by its button and the log, which had ended, gains `retried … by console`. Needs the built binaries and console (`pnpm build`).
  */
 import { fileURLToPath } from "node:url";
 import { RunDetail, type RunFeedEvent, RunHistory, TurnList } from "@jr2/wire";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import {
+  freePort,
+  type ModelEntry,
+  missingBinaries,
+  type Stack,
+  startStack,
+} from "../../../conformance/src/index.js";
 import { reviewModels } from "../../../orchestrator/test/integration/example-models.js";
 import { browserMissing, launchChromium } from "./browser.js";
 import { plantedTranscript, routeTurns } from "./turn-fixture.js";
@@ -28,10 +35,20 @@ const CSP =
 /** Planted in review's task (the Turn's prompt, the context) and by `planted.mjs` (a pick's argument, a Gate's meta). */
 const PLANTED =
   'fix <script>window.__xss=1</script><img src=x onerror="window.__xss=2"> [link](https://example.com/x) javascript:window.__xss=3 \u202Eevil';
-/** The model table: review's coder and reviewer, and planted's writer (obedient: it writes the `const` argument). */
-const models = (baseUrl: string) => ({
+/**
+ * The model table: review's coder and reviewer, planted's writer (obedient: it writes the `const`
+ * argument), and mend's mender at `closedPort`, where nothing listens: it waits briefly, then faults.
+ */
+const models = (closedPort: number) => (baseUrl: string) => ({
   ...reviewModels(baseUrl),
   writer: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
+  mender: {
+    baseUrl: `http://127.0.0.1:${closedPort}/v1`,
+    id: "worker:1",
+    contextWindow: 32768,
+    maxTokens: 1024,
+    retry: { maxWaitMs: 1000, initialBackoffMs: 100, maxBackoffMs: 300 },
+  } as ModelEntry,
 });
 
 const missing = [...missingBinaries(repoRoot, "process"), ...(browserMissing() ? [browserMissing()] : [])];
@@ -46,7 +63,7 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack("process", { repoRoot, workflowsDir, models });
+    stack = await startStack("process", { repoRoot, workflowsDir, models: models(await freePort()) });
     browser = await launchChromium();
     const context = await browser.newContext();
     // Runs before any page script: the page reports every CSP violation here.
@@ -316,6 +333,33 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     const to = page.locator(".timeline li[data-type='forked-to']");
     await to.waitFor();
     expect(await to.textContent()).toContain(`forked by console at version ${version} → run ${forkId}`);
+    await nothingRanOrLoaded();
+  });
+
+  it("retries a run that failed through a routed fault, by the button: the log gains `retried … by console`", async () => {
+    const started = await fetch(`${stack.orchestratorUrl}/workflows/mend/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(started.status).toBe(201);
+    const { runId } = (await started.json()) as { runId: string };
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
+    await page.waitForSelector(".facts .outcome >> text=failed", { timeout: 30_000 });
+    // A failed run offers no Resume; it is not drifted.
+    expect(await page.locator("button.resume-plan").count()).toBe(0);
+    await page.click("section.controls button.retry");
+    const retried = page.locator(".timeline li[data-type='retried']");
+    await retried.waitFor({ timeout: 30_000 });
+    expect(await retried.textContent()).toMatch(
+      /mending#mender: retried by console from version \d+ as Turn \S+/,
+    );
+    // The endpoint is still down: the retried Turn faults again, routed to failed, and Retry is back.
+    const outcomes = async () =>
+      TurnList.parse(await (await api(`/runs/${runId}/turns`)).json()).turns.map((t) => t.outcome);
+    await expect.poll(outcomes, { timeout: 30_000 }).toEqual(["faulted", "faulted"]);
+    await page.waitForSelector(".facts .outcome >> text=failed", { timeout: 30_000 });
+    await page.locator("section.controls button.retry").waitFor();
     await nothingRanOrLoaded();
   });
 
