@@ -7,6 +7,7 @@ import {
   MachineChart,
   RunDetail,
   RunFeedEvent,
+  RunHistory,
   RunPage,
   TurnList,
   TurnTranscript,
@@ -14,7 +15,7 @@ import {
   WorkflowSummary,
 } from "@jr2/wire";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { ApiError, api, seg } from "./api.js";
 import { isFinalStatus } from "./feed-end.js";
@@ -114,12 +115,25 @@ function jsonOrNull(text: string): unknown {
   }
 }
 
-/** The run's event log: replayed, then followed live; each event parsed with {@link RunFeedEvent}. */
-export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: string } {
+/** The run's kept versions, oldest first (ADR-0270); null where this Orchestrator has no history route. */
+export const useHistory = (runId: string) =>
+  useQuery({
+    queryKey: ["history", runId],
+    queryFn: ({ signal }) => orNullOn404(api(`/runs/${seg(runId)}/history`, RunHistory, { signal })),
+  });
+
+/**
+ * The run's event log: replayed, then followed live; each event parsed with {@link RunFeedEvent}.
+ * `refollow()` reads it again from the start — after a control (retry, resume) sets a settled
+ * run running again, since the stream ended at its final status.
+ */
+export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: string; refollow: () => void } {
   const [events, setEvents] = useState<RunFeedEvent[]>([]);
   const [state, setState] = useState("connecting");
+  const [generation, setGeneration] = useState(0);
   const client = useQueryClient();
   const seen = useRef(new Set<number>());
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `generation` is the refollow trigger
   useEffect(() => {
     seen.current = new Set();
     setEvents([]);
@@ -134,6 +148,7 @@ export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: stri
       void client.invalidateQueries({ queryKey: ["run", runId] });
       void client.invalidateQueries({ queryKey: ["turns", runId] });
       void client.invalidateQueries({ queryKey: ["transcript", runId] });
+      void client.invalidateQueries({ queryKey: ["history", runId] });
     };
     const stop = followStream(`/runs/${seg(runId)}/events`, {
       onMessage: (message) => {
@@ -150,6 +165,6 @@ export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: stri
       stop();
       if (timer) clearTimeout(timer);
     };
-  }, [runId, client]);
-  return { events, state };
+  }, [runId, client, generation]);
+  return { events, state, refollow: useCallback(() => setGeneration((g) => g + 1), []) };
 }

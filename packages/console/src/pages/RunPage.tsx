@@ -1,6 +1,7 @@
 /**
  * A run (issue 12): its Machines as state charts with the active states highlighted, open
- * Gates with their forms, the prompt-vs-cached chart, its Turns, and the event log following
+ * Gates with their forms, the prompt-vs-cached chart, its Turns, its History (versions, each
+ * forkable), Retry / Resume where the run offers them (issue 13), and the event log following
  * live. Refreshed by the event stream (each event re-reads the run), never by a timer.
  */
 import type { MachineChart, RunDetail, RunFeedEvent, WorkflowMenu } from "@jr2/wire";
@@ -8,7 +9,9 @@ import { useMemo } from "react";
 import { Link } from "wouter";
 import { seg } from "../api.js";
 import { activePaths } from "../chart-model.js";
+import { Controls } from "../components/Controls.js";
 import { Gates } from "../components/Gates.js";
+import { History } from "../components/History.js";
 import { StateChart } from "../components/StateChart.js";
 import { count, Inline, Json, stateText } from "../components/Text.js";
 import { Timeline } from "../components/Timeline.js";
@@ -158,6 +161,7 @@ export function RunPage({ runId }: { runId: string }) {
           Fault: <Inline text={`${r.fault.reason}${r.fault.detail ? ` — ${r.fault.detail}` : ""}`} />
         </p>
       ) : null}
+      <Controls run={r} onDone={feed.refollow} />
       <Gates runId={r.runId} gates={r.gates} />
       {chart.data ? <Charts chart={chart.data} run={r} menu={menu.data} /> : null}
       {chart.error ? <p className="muted">No state chart: {chart.error.message}</p> : null}
@@ -166,6 +170,7 @@ export function RunPage({ runId }: { runId: string }) {
         <UsageChart usage={usage} />
       </section>
       <Turns runId={r.runId} run={r} />
+      <History runId={r.runId} />
       <Timeline events={feed.events} state={feed.state} />
       <details>
         <summary>input and context</summary>

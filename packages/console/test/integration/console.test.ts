@@ -7,13 +7,22 @@
  * form, shows on the timeline; a run page and a Turn page survive a reload; nothing planted
  * runs or loads; no CSP violation; no request leaves the origin; the token is in no log line
  * and in no URL (`?token=` answers 400), nor in the page's markup or localStorage; a token a
- * header cannot carry is refused before it is sent; a malformed page URL is a page. Needs the built binaries and console (`pnpm build`).
+ * header cannot carry is refused before it is sent; a malformed page URL is a page. A finished `review` run is forked from its History by the
+ * button (issue 13 item 5): the fork's page opens with its `forked-from` line, the source's log
+ * gains `forked-to … by console`; a `mend` run failed through a routed fault (its model endpoint a
+ * closed port) is retried by its button and the log, which had ended, gains `retried … by console`. Needs the built binaries and console (`pnpm build`).
  */
 import { fileURLToPath } from "node:url";
-import { type RunFeedEvent, TurnList } from "@jr2/wire";
+import { RunDetail, type RunFeedEvent, RunHistory, TurnList } from "@jr2/wire";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import {
+  freePort,
+  type ModelEntry,
+  missingBinaries,
+  type Stack,
+  startStack,
+} from "../../../conformance/src/index.js";
 import { reviewModels } from "../../../orchestrator/test/integration/example-models.js";
 import { browserMissing, launchChromium } from "./browser.js";
 import { plantedTranscript, routeTurns } from "./turn-fixture.js";
@@ -27,10 +36,20 @@ const CSP =
 /** Planted in review's task (the Turn's prompt, the context) and by `planted.mjs` (a pick's argument, a Gate's meta). */
 const PLANTED =
   'fix <script>window.__xss=1</script><img src=x onerror="window.__xss=2"> [link](https://example.com/x) javascript:window.__xss=3 \u202Eevil';
-/** The model table: review's coder and reviewer, and planted's writer (obedient: it writes the `const` argument). */
-const models = (baseUrl: string) => ({
+/**
+ * The model table: review's coder and reviewer, planted's writer (obedient: it writes the `const`
+ * argument), and mend's mender at `closedPort`, where nothing listens: it waits briefly, then faults.
+ */
+const models = (closedPort: number) => (baseUrl: string) => ({
   ...reviewModels(baseUrl),
   writer: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
+  mender: {
+    baseUrl: `http://127.0.0.1:${closedPort}/v1`,
+    id: "worker:1",
+    contextWindow: 32768,
+    maxTokens: 1024,
+    retry: { maxWaitMs: 1000, initialBackoffMs: 100, maxBackoffMs: 300 },
+  } as ModelEntry,
 });
 
 const missing = [...missingBinaries(repoRoot, "process"), ...(browserMissing() ? [browserMissing()] : [])];
@@ -45,7 +64,7 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack("process", { repoRoot, workflowsDir, models });
+    stack = await startStack("process", { repoRoot, workflowsDir, models: models(await freePort()) });
     browser = await launchChromium();
     const context = await browser.newContext();
     // Runs before any page script: the page reports every CSP violation here.
@@ -297,6 +316,101 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await tab.close();
     expect(violations).toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("forks a finished review run from a version in its History, by the button, onto a new run page", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${stack.orchestratorUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const started = await post("/workflows/review/runs", { input: { task: "the source task" } });
+    expect(started.status).toBe(201);
+    const { runId } = (await started.json()) as { runId: string };
+    const runOf = async () => RunDetail.parse(await (await api(`/runs/${runId}`)).json());
+    await expect
+      .poll(async () => (await runOf()).gates.map((g) => g.id), { timeout: 90_000 })
+      .toEqual(["merge_gate"]);
+    expect((await post(`/runs/${runId}/gates/merge_gate/events`, { type: "merge" })).status).toBe(200);
+    await expect.poll(async () => (await runOf()).outcome, { timeout: 30_000 }).toBe("succeeded");
+    const history = RunHistory.parse(await (await api(`/runs/${runId}/history`)).json());
+    const atGate = history.versions.findLast((v) => v.status === "running" && v.value === "awaitingMerge");
+    expect(atGate).toBeDefined();
+    const version = atGate?.version ?? 0;
+
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
+    const row = page.locator(`section.history tr[data-version="${version}"]`);
+    expect(await row.textContent()).toContain("awaitingMerge");
+    await row.locator("button.fork").click();
+    const confirm = page.locator(`.fork-confirm[data-version="${version}"]`);
+    expect(await confirm.locator(".warning").textContent()).toContain("workspace starts EMPTY");
+    const forks: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/fork")) forks.push(String(r.postData()));
+    });
+    // Not JSON: refused in the browser, nothing sent.
+    await confirm.locator("textarea").fill("{task: 1}");
+    await confirm.locator("button.fork-confirm-button").click();
+    await confirm.locator(".error >> text=not JSON").waitFor();
+    expect(forks).toEqual([]);
+    // A key the context lacks: the server's 400 names it.
+    await confirm.locator("textarea").fill('{"nope": 1}');
+    await confirm.locator("button.fork-confirm-button").click();
+    await confirm.locator(".error >> text=context.nope").waitFor();
+    expect(await confirm.locator(".error").textContent()).toContain("is not in the context");
+    // A good patch: the fork starts and its page opens, starting at the Gate with the patched task.
+    await confirm.locator("textarea").fill('{"task": "the forked task"}');
+    await confirm.locator("button.fork-confirm-button").click();
+    await page.waitForSelector(`main.run:not([data-run="${runId}"])`);
+    const forkId = (await page.getAttribute("main.run", "data-run")) ?? "";
+    expect(forks).toEqual([
+      JSON.stringify({ at: version, context: { nope: 1 } }),
+      JSON.stringify({ at: version, context: { task: "the forked task" } }),
+    ]);
+    expect(page.url()).toBe(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(forkId)}`);
+    const from = page.locator(".timeline li[data-type='forked-from']");
+    await from.waitFor();
+    expect(await from.textContent()).toContain(`a fork of run ${runId} at version ${version} (by console)`);
+    await page.waitForSelector(".gate[data-gate='merge_gate']");
+    expect((await runOf()).outcome).toBe("succeeded");
+    const fork = RunDetail.parse(await (await api(`/runs/${forkId}`)).json());
+    expect(fork.context).toMatchObject({ task: "the forked task" });
+
+    // The source's log gained the fork, by the console.
+    await page.goBack();
+    await page.waitForSelector(`main.run[data-run="${runId}"]`);
+    const to = page.locator(".timeline li[data-type='forked-to']");
+    await to.waitFor();
+    expect(await to.textContent()).toContain(`forked by console at version ${version} → run ${forkId}`);
+    await nothingRanOrLoaded();
+  });
+
+  it("retries a run that failed through a routed fault, by the button: the log gains `retried … by console`", async () => {
+    const started = await fetch(`${stack.orchestratorUrl}/workflows/mend/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(started.status).toBe(201);
+    const { runId } = (await started.json()) as { runId: string };
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
+    await page.waitForSelector(".facts .outcome >> text=failed", { timeout: 30_000 });
+    // A failed run offers no Resume; it is not drifted.
+    expect(await page.locator("button.resume-plan").count()).toBe(0);
+    await page.click("section.controls button.retry");
+    const retried = page.locator(".timeline li[data-type='retried']");
+    await retried.waitFor({ timeout: 30_000 });
+    expect(await retried.textContent()).toMatch(
+      /mending#mender: retried by console from version \d+ as Turn \S+/,
+    );
+    // The endpoint is still down: the retried Turn faults again, routed to failed, and Retry is back.
+    const outcomes = async () =>
+      TurnList.parse(await (await api(`/runs/${runId}/turns`)).json()).turns.map((t) => t.outcome);
+    await expect.poll(outcomes, { timeout: 30_000 }).toEqual(["faulted", "faulted"]);
+    await page.waitForSelector(".facts .outcome >> text=failed", { timeout: 30_000 });
+    await page.locator("section.controls button.retry").waitFor();
+    await nothingRanOrLoaded();
   });
 
   it("leaves the token in no line of the Orchestrator's log", () => {

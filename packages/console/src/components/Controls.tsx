@@ -1,0 +1,160 @@
+/**
+ * A run's Retry and Resume buttons (issue 13 item 5, ADR-0271). Retry posts at once and shows
+ * the server's refusal (`JR2_ERR_RUN_NOT_RETRYABLE`, saying why) in its words. Resume first asks
+ * for the dry-run plan (each state fine or missing, Agents whose Menu changed, Turns moved to a
+ * new conversation) and only then offers "Resume, accepting the drift". Both calls carry
+ * `x-jr2-client: console` (api.ts), so the log's `retried` / `resumed` line says `by console`;
+ * `onDone` refollows the event log, which had ended at the run's final status.
+ */
+import { ResumeAnswer, RetryAnswer, type RunDetail } from "@jr2/wire";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, seg } from "../api.js";
+import { controlsFor, resumePlanText } from "../controls.js";
+import { Inline } from "./Text.js";
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Invalidates what a control changed and refollows the log. */
+function useAfterControl(runId: string, onDone: () => void): () => void {
+  const client = useQueryClient();
+  return () => {
+    for (const key of ["run", "turns", "history"]) void client.invalidateQueries({ queryKey: [key, runId] });
+    onDone();
+  };
+}
+
+function RetryControl({ runId, onDone }: { runId: string; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
+  const after = useAfterControl(runId, onDone);
+  const retry = async () => {
+    setBusy(true);
+    setSaid(null);
+    try {
+      const answer = await api(`/runs/${seg(runId)}/retry`, RetryAnswer, { method: "POST", body: {} });
+      const from = answer.fromVersion === null ? "" : ` from version ${answer.fromVersion}`;
+      setSaid({
+        ok: true,
+        text: `Retried ${answer.child}${from} as Turn ${answer.turnId}; ${answer.status}.`,
+      });
+      after();
+    } catch (error) {
+      setSaid({ ok: false, text: messageOf(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="control retry">
+      <button type="button" className="retry" disabled={busy} onClick={() => void retry()}>
+        Retry the faulted Turn
+      </button>{" "}
+      <span className="muted">
+        sets the run back to its last version with that Turn live and admits it again on a new conversation
+      </span>
+      {said ? (
+        <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
+          <Inline text={said.text} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function PlanView({ plan }: { plan: ResumeAnswer }) {
+  const t = resumePlanText(plan);
+  const list = (title: string, lines: string[], empty: string) => (
+    <>
+      <h4>{title}</h4>
+      {lines.length ? (
+        <ul>
+          {lines.map((line) => (
+            <li key={line}>
+              <Inline text={line} />
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">{empty}</p>
+      )}
+    </>
+  );
+  return (
+    <div className="resume-plan">
+      {list("Machines changed", t.machines, "none")}
+      {list("States the run is in", t.states, "none")}
+      {list("Agents whose Menu changed", t.menus, "none: every Agent keeps its conversation")}
+      {list("Turns moved to a new conversation", t.moved, "none")}
+      {t.missing.length ? (
+        <p className="error" role="alert">
+          Cannot resume: the served Machine has no <Inline text={t.missing.join(", ")} />. Serve a workflow
+          that has them, or start a new run.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function ResumeControl({ runId, onDone }: { runId: string; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [plan, setPlan] = useState<ResumeAnswer | null>(null);
+  const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
+  const after = useAfterControl(runId, onDone);
+  const call = async (acceptDrift: boolean) => {
+    setBusy(true);
+    setSaid(null);
+    try {
+      const answer = await api(`/runs/${seg(runId)}/resume`, ResumeAnswer, {
+        method: "POST",
+        body: acceptDrift ? { acceptDrift: true } : {},
+      });
+      if (!acceptDrift) setPlan(answer);
+      else {
+        setPlan(null);
+        setSaid({ ok: true, text: `Resumed; ${answer.status}.` });
+        after();
+      }
+    } catch (error) {
+      setSaid({ ok: false, text: messageOf(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="control resume">
+      <button type="button" className="resume-plan" disabled={busy} onClick={() => void call(false)}>
+        {plan ? "Check again what resuming would change" : "Resume… (see what would change first)"}
+      </button>
+      {plan ? (
+        <>
+          <p className="muted">A dry run: nothing was changed.</p>
+          <PlanView plan={plan} />
+          {plan.resumable ? (
+            <button type="button" className="resume-accept" disabled={busy} onClick={() => void call(true)}>
+              Resume, accepting the drift
+            </button>
+          ) : null}
+        </>
+      ) : null}
+      {said ? (
+        <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
+          <Inline text={said.text} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The run's operator controls, or nothing when it offers none ({@link controlsFor}). */
+export function Controls({ run, onDone }: { run: RunDetail; onDone: () => void }) {
+  const offered = controlsFor(run);
+  if (!offered.retry && !offered.resume) return null;
+  return (
+    <section className="controls">
+      <h2>Operator controls</h2>
+      {offered.retry ? <RetryControl runId={run.runId} onDone={onDone} /> : null}
+      {offered.resume ? <ResumeControl runId={run.runId} onDone={onDone} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+/**
+ * A run's History (issue 13 item 5, ADR-0270): its kept versions — version, time, state, cause —
+ * from `GET /runs/:runId/history`, each with "Fork from here". The button opens a confirmation
+ * that says the fork's workspace starts EMPTY and takes an optional context patch (JSON, parsed
+ * in the browser first; the server's 400 names a bad key and is shown as it says it); confirmed,
+ * it posts `POST /runs/:runId/fork` and goes to the new run's page.
+ */
+import { ForkAnswer, type RunVersionSummary } from "@jr2/wire";
+import { useState } from "react";
+import { useLocation } from "wouter";
+import { api, seg } from "../api.js";
+import { causeText, parseContextPatch } from "../controls.js";
+import { useHistory } from "../queries.js";
+import { Inline, stateText } from "./Text.js";
+
+function ForkConfirm({ runId, version, onCancel }: { runId: string; version: number; onCancel: () => void }) {
+  const [patchText, setPatchText] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [, navigate] = useLocation();
+  const fork = async () => {
+    const parsed = parseContextPatch(patchText);
+    if (!parsed.ok) return setProblem(parsed.error);
+    setProblem(null);
+    setBusy(true);
+    try {
+      const answer = await api(`/runs/${seg(runId)}/fork`, ForkAnswer, {
+        method: "POST",
+        body: { at: version, ...(parsed.patch ? { context: parsed.patch } : {}) },
+      });
+      navigate(`/runs/${seg(answer.runId)}`);
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+      setBusy(false);
+    }
+  };
+  const id = `fork-context-${version}`;
+  return (
+    <div className="fork-confirm" data-version={version}>
+      <p>
+        Fork run <Inline text={runId} /> at version {version}: a new run starts in that version's state and
+        context; this run is untouched.
+      </p>
+      <p className="warning">
+        <strong>The fork's workspace starts EMPTY:</strong> files this run's Agents wrote are not copied.
+      </p>
+      <label htmlFor={id}>
+        Context patch (optional, a JSON object merged into version {version}'s context; only keys it has, each
+        keeping its JSON kind):
+      </label>
+      <textarea
+        id={id}
+        className="fork-context"
+        rows={3}
+        placeholder='{"task": "…"}'
+        value={patchText}
+        onChange={(e) => setPatchText(e.target.value)}
+      />
+      <div>
+        <button type="button" className="fork-confirm-button" disabled={busy} onClick={() => void fork()}>
+          Fork at version {version}
+        </button>{" "}
+        <button type="button" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      {problem ? (
+        <p className="error" role="alert">
+          <Inline text={problem} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function VersionRow({
+  runId,
+  v,
+  open,
+  onOpen,
+}: {
+  runId: string;
+  v: RunVersionSummary;
+  open: boolean;
+  onOpen: (version: number | null) => void;
+}) {
+  return (
+    <>
+      <tr data-version={v.version}>
+        <td>{v.version}</td>
+        <td>
+          <time dateTime={v.at}>{new Date(v.at).toLocaleTimeString()}</time>
+        </td>
+        <td className={`status ${v.status}`}>{v.status}</td>
+        <td>
+          <Inline text={stateText(v.value)} />
+        </td>
+        <td>
+          <Inline text={causeText(v.cause)} />
+        </td>
+        <td>
+          <button type="button" className="fork" onClick={() => onOpen(open ? null : v.version)}>
+            Fork from here
+          </button>
+        </td>
+      </tr>
+      {open ? (
+        <tr className="fork-row">
+          <td colSpan={6}>
+            <ForkConfirm runId={runId} version={v.version} onCancel={() => onOpen(null)} />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
+/** The History section of a run page; says so when this Orchestrator keeps no history (404). */
+export function History({ runId }: { runId: string }) {
+  const history = useHistory(runId);
+  const [open, setOpen] = useState<number | null>(null);
+  return (
+    <section className="history">
+      <h2>History</h2>
+      {history.error ? (
+        <p className="error">
+          <Inline text={history.error.message} />
+        </p>
+      ) : null}
+      {history.data === null ? (
+        <p className="muted">
+          This Orchestrator keeps no run history (GET /runs/:runId/history answered 404).
+        </p>
+      ) : null}
+      {history.data?.versions.length === 0 ? <p className="muted">No versions kept.</p> : null}
+      {history.data?.versions.length ? (
+        <table>
+          <thead>
+            <tr>
+              <th>version</th>
+              <th>time</th>
+              <th>status</th>
+              <th>state</th>
+              <th>cause</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {history.data.versions.map((v) => (
+              <VersionRow key={v.version} runId={runId} v={v} open={open === v.version} onOpen={setOpen} />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}
