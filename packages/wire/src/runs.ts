@@ -125,6 +125,8 @@ export const RunSummary = z.object({
    * shows prompt, cached and cache % with one call (issue 12), never one call per run.
    */
   usage: UsageTotals.optional(),
+  /** The root's state value now (a live run's current one, a settled run's final one), on a paged answer's items. */
+  value: z.unknown().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 

@@ -3,7 +3,14 @@
  * by workflow, status and outcome; start a run from a form generated from the workflow's input
  * schema; cancel a running run.
  */
-import { CancelAnswer, RunOutcome, RunStatus, StartRunAnswer } from "@jr2/wire";
+import {
+  CancelAnswer,
+  RunOutcome,
+  RunStatus,
+  type RunSummary,
+  StartRunAnswer,
+  type UsageTotals,
+} from "@jr2/wire";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
@@ -13,8 +20,31 @@ import { count, Inline, stateText } from "../components/Text.js";
 import { type RunFilters, useRowRun, useRunPage, useWorkflows } from "../queries.js";
 import { cacheRate } from "../usage.js";
 
-/** A row's current state and tokens, from its run detail (unknown usage reads "unknown", never 0). */
-function RowDetail({ runId, running }: { runId: string; running: boolean }) {
+/** A row's current state and tokens (unknown usage reads "unknown", never 0). */
+function RowCells({ value, usage }: { value: unknown; usage: UsageTotals }) {
+  return (
+    <>
+      <td>
+        <Inline text={stateText(value)} />
+      </td>
+      <td className="tokens prompt">{count(usage.promptTokens)}</td>
+      <td className="tokens cached">{count(usage.cachedTokens)}</td>
+      <td className="tokens rate">{cacheRate(usage)}</td>
+    </>
+  );
+}
+
+/**
+ * A row's state and tokens: from the page's own item (an Orchestrator whose `GET /runs` pages
+ * carry `usage` and `value`: one call for the whole list), else from the run's detail.
+ */
+function RowDetail({ summary }: { summary: RunSummary }) {
+  if (summary.usage && summary.value !== undefined)
+    return <RowCells value={summary.value} usage={summary.usage} />;
+  return <RowFromDetail runId={summary.runId} running={summary.status === "running"} />;
+}
+
+function RowFromDetail({ runId, running }: { runId: string; running: boolean }) {
   const run = useRowRun(runId, running);
   if (!run.data)
     return (
@@ -25,17 +55,7 @@ function RowDetail({ runId, running }: { runId: string; running: boolean }) {
         <td className="muted">…</td>
       </>
     );
-  const u = run.data.usage;
-  return (
-    <>
-      <td>
-        <Inline text={stateText(run.data.value)} />
-      </td>
-      <td className="tokens prompt">{count(u.promptTokens)}</td>
-      <td className="tokens cached">{count(u.cachedTokens)}</td>
-      <td className="tokens rate">{cacheRate(u)}</td>
-    </>
-  );
+  return <RowCells value={run.data.value} usage={run.data.usage} />;
 }
 
 function StartRun() {
@@ -194,7 +214,7 @@ export function RunsPage() {
               </td>
               <td className={`status ${r.status}`}>{r.status}</td>
               <td className={`outcome ${r.outcome ?? ""}`}>{r.outcome ?? "—"}</td>
-              <RowDetail runId={r.runId} running={r.status === "running"} />
+              <RowDetail summary={r} />
               <td>{r.gates?.length ? r.gates.map((g) => `Gate ${g}`).join(", ") : "—"}</td>
               <td>{new Date(r.updatedAt).toLocaleString()}</td>
               <td>

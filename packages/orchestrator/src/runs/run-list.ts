@@ -68,13 +68,22 @@ export async function pageRuns(state: HostState, query: RunListQuery): Promise<R
   };
 }
 
-/** A page item with its token totals: a live run's from memory, else summed from its usage rows. */
+/**
+ * A page item with its token totals and its state now, so a list needs no call per run: a live
+ * run's from memory, else its usage rows summed and its final state.
+ */
 async function withUsage(state: HostState, summary: RunSummary): Promise<RunSummary> {
   const live = state.runs.get(summary.runId);
-  if (live) return { ...summary, usage: sumUsage(live.usage.values()) };
+  if (live)
+    return {
+      ...summary,
+      usage: sumUsage(live.usage.values()),
+      value: (live.actor.getSnapshot() as { value?: unknown }).value,
+    };
   if (state.damaged.has(summary.runId)) return summary;
   const rows = await state.store.usage(summary.runId).catch(() => undefined);
-  return rows ? { ...summary, usage: sumUsage(rows) } : summary;
+  const value = summary.finalState === undefined ? {} : { value: summary.finalState };
+  return rows ? { ...summary, usage: sumUsage(rows), ...value } : { ...summary, ...value };
 }
 
 /** The cursor after `row`: base64url of `[updatedAt, runId]`. */

@@ -18,6 +18,11 @@ describe("GET /runs", () => {
     const page = RunPage.parse(first.body);
     expect(page.runs).toHaveLength(2);
     expect(page.nextCursor).toEqual(expect.any(String));
+    // Each item carries its state and usage: a list (the console's) needs no call per run.
+    for (const r of page.runs) {
+      expect(r.value).toBeDefined();
+      expect(r.usage).toMatchObject({ promptTokens: expect.any(Number) });
+    }
     const second = RunPage.parse(
       (await call(app, "GET", `/runs?limit=2&workflow=flow&status=running&cursor=${page.nextCursor}`)).body,
     );

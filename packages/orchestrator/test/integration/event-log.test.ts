@@ -15,9 +15,7 @@ import type { RunFeedEvent } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { reviewModels } from "./example-models.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-type Json = Record<string, any>;
+import { type Json, orchestratorHttp } from "./stack-http.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
@@ -29,30 +27,7 @@ describe.skipIf(missing.length > 0)("the durable event log (issue 11 item 1)", (
   let stack: Stack;
   let dataDir: string;
 
-  async function http(path: string, init: RequestInit & { client?: string } = {}) {
-    const res = await fetch(`${stack.orchestratorUrl}${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${stack.instanceToken}`,
-        "content-type": "application/json",
-        ...(init.client ? { "x-jr2-client": init.client } : {}),
-      },
-      signal: AbortSignal.timeout(20_000),
-    });
-    return { status: res.status, body: (await res.json().catch(() => null)) as Json | null };
-  }
-  /** The whole SSE answer of a settled run (the stream ends at once). */
-  async function events(runId: string, since?: number): Promise<RunFeedEvent[]> {
-    const res = await fetch(
-      `${stack.orchestratorUrl}/runs/${runId}/events${since === undefined ? "" : `?since=${since}`}`,
-      { headers: { authorization: `Bearer ${stack.instanceToken}` }, signal: AbortSignal.timeout(20_000) },
-    );
-    expect(res.status).toBe(200);
-    return (await res.text())
-      .split("\n")
-      .filter((line) => line.startsWith("data: "))
-      .map((line) => JSON.parse(line.slice(6)) as RunFeedEvent);
-  }
+  const { http, events } = orchestratorHttp(() => stack);
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "jr2-event-log-"));

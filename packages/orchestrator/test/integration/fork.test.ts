@@ -19,9 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { conversationOpenings, repeatsWithChangedBytes } from "../crash/invariants.js";
 import { reviewModels } from "./example-models.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-type Json = Record<string, any>;
+import { type Json, orchestratorHttp } from "./stack-http.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
@@ -34,24 +32,7 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
   let stack: Stack;
   let dataDir: string;
 
-  async function http(path: string, init: RequestInit = {}) {
-    const res = await fetch(`${stack.orchestratorUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
-      signal: AbortSignal.timeout(20_000),
-    });
-    return { status: res.status, body: (await res.json().catch(() => null)) as Json | null };
-  }
-  async function events(runId: string): Promise<RunFeedEvent[]> {
-    const res = await fetch(`${stack.orchestratorUrl}/runs/${runId}/events`, {
-      headers: { authorization: `Bearer ${stack.instanceToken}` },
-      signal: AbortSignal.timeout(60_000),
-    });
-    return (await res.text())
-      .split("\n")
-      .filter((line) => line.startsWith("data: "))
-      .map((line) => JSON.parse(line.slice(6)) as RunFeedEvent);
-  }
+  const { http, events } = orchestratorHttp(() => stack);
   /** Waits for `runId` to settle, merging at its Gate; then until its log is still. */
   async function finish(runId: string): Promise<Json> {
     const deadline = Date.now() + 90_000;

@@ -16,9 +16,7 @@ import type { RunFeedEvent, TranscriptEntry, TurnList, TurnTranscript } from "@j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { reviewModels } from "./example-models.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-type Json = Record<string, any>;
+import { type Json, orchestratorHttp } from "./stack-http.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
@@ -37,24 +35,7 @@ describe.skipIf(missing.length > 0)("Turn transcripts on the real stack (issue 1
   let stack: Stack;
   let dataDir: string;
 
-  async function http(path: string, init: RequestInit = {}) {
-    const res = await fetch(`${stack.orchestratorUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
-      signal: AbortSignal.timeout(20_000),
-    });
-    return { status: res.status, body: (await res.json().catch(() => null)) as Json | null };
-  }
-  async function events(runId: string): Promise<RunFeedEvent[]> {
-    const res = await fetch(`${stack.orchestratorUrl}/runs/${runId}/events`, {
-      headers: { authorization: `Bearer ${stack.instanceToken}` },
-      signal: AbortSignal.timeout(20_000),
-    });
-    return (await res.text())
-      .split("\n")
-      .filter((line) => line.startsWith("data: "))
-      .map((line) => JSON.parse(line.slice(6)) as RunFeedEvent);
-  }
+  const { http, events } = orchestratorHttp(() => stack);
   /** Every Turn and its transcript, as served now. */
   async function history(runId: string): Promise<{ list: TurnList; transcripts: TurnTranscript[] }> {
     const list = (await http(`/runs/${runId}/turns`)).body as TurnList;
