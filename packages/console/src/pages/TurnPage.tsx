@@ -142,13 +142,14 @@ export function TurnPage({ runId, turnId }: { runId: string; turnId: string }) {
         Turn <Inline text={t.turnId} />
       </h1>
       <p>
-        <Inline text={t.agent} /> at <Inline text={t.state} /> · {t.outcome}
+        <Inline text={t.agent} /> at <Inline text={t.state} /> ·{" "}
         {t.pick ? (
           <>
-            {" "}
-            · picked <Inline text={t.pick.name} />
+            {t.outcome === "picked" ? "picked" : `${t.outcome}, picked`} <Inline text={t.pick.name} />
           </>
-        ) : null}{" "}
+        ) : (
+          t.outcome
+        )}{" "}
         · prompt {count(t.usage.promptTokens)}, cached {count(t.usage.cachedTokens)}
       </p>
       {t.fault ? (
