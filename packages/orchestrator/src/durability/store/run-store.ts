@@ -8,6 +8,7 @@ import type {
   VersionCause,
 } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
+import type { FeedNotices, RunOwnership } from "./ownership.js";
 import { createMemoryTranscripts, type TranscriptStore } from "./transcript-store.js";
 import { causeOfSave } from "./version-cause.js";
 import {
@@ -124,6 +125,13 @@ export interface PickKey {
  * a pick is answered only then (§4.3).
  */
 export interface RunStore extends TranscriptStore {
+  /**
+   * Present on a store several instances share (PostgreSQL, ADR-0280): this instance's leases.
+   * Every write of a run it does not hold throws FencedError. Absent: one process owns every run.
+   */
+  readonly ownership?: RunOwnership;
+  /** Present on a shared store: committed events of runs hosted anywhere (ADR-0280). */
+  readonly notices?: FeedNotices;
   /**
    * Writes the blob, the pick answers, usage records (each once by its key), the run's feed
    * events (each once by its `seq`: the state changes this blob holds, ADR-0256) and the blob
