@@ -25,7 +25,9 @@ export function pgAdminUrl(): string | undefined {
 export const describePg: typeof describe = pgAdminUrl() ? describe : (describe.skip as typeof describe);
 
 /** A fresh, empty database on the test cluster: its URL, and `drop()` (terminates its sessions). */
-export async function freshPgDatabase(prefix = "jr2_test"): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+export async function freshPgDatabase(
+  prefix = "jr2_test",
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const admin = pgAdminUrl();
   if (!admin) throw new Error("freshPgDatabase: JR2_TEST_PG_URL is not set");
   const name = `${prefix}_${randomBytes(6).toString("hex")}`;
