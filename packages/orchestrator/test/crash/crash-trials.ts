@@ -144,6 +144,8 @@ export async function runCrashTrials(options: {
   seed?: number;
   /** Only these kill points (default: every phase and random). */
   only?: readonly KillAt[];
+  /** `JR2_STORE_URL` of the Orchestrator: a PostgreSQL store instead of SQLite (issue 15). */
+  storeUrl?: string;
 }): Promise<CrashReport> {
   const say = options.log ?? (() => {});
   const dataDir = mkdtempSync(join(tmpdir(), "jr2-crash-"));
@@ -160,7 +162,11 @@ export async function runCrashTrials(options: {
     stack = await startStack("process", {
       repoRoot: options.repoRoot,
       workflowsDir: options.workflowsDir,
-      orchestratorEnv: { JR2_DATA_DIR: dataDir },
+      orchestratorEnv: {
+        JR2_DATA_DIR: dataDir,
+        // A restarted instance keeps its id (its port), so it adopts its own leases at once.
+        ...(options.storeUrl ? { JR2_STORE_URL: options.storeUrl, JR2_LEASE_MS: "2000" } : {}),
+      },
       models: () => ({
         coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },
         reviewer: { baseUrl, id: "script:request_changes,approve", contextWindow: 32768, maxTokens: 1024 },

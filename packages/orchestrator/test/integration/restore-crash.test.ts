@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { missingBinaries } from "../../../conformance/src/index.js";
 import { killPoints, runCrashTrials } from "../crash/crash-trials.js";
+import { freshPgDatabase, pgAdminUrl } from "../pg.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
@@ -19,24 +20,48 @@ const missing = missingBinaries(repoRoot, "process");
 const points = killPoints();
 const trials = Number(process.env.JR2_CRASH_TRIALS ?? points.length);
 
+/** The bounded trials on one store: `storeUrl` (PostgreSQL) or the default SQLite data dir. */
+async function trialsOn(storeUrl: string | undefined, count: number): Promise<void> {
+  const report = await runCrashTrials({
+    repoRoot,
+    workflowsDir,
+    trials: count,
+    ...(storeUrl ? { storeUrl } : {}),
+    ...(process.env.JR2_CRASH_ONLY ? { only: process.env.JR2_CRASH_ONLY.split(",") as never } : {}),
+    log: (line) => process.stdout.write(`[crash${storeUrl ? " pg" : ""}] ${line}\n`),
+  });
+  const { results: _results, ...summary } = report;
+  process.stdout.write(`[crash${storeUrl ? " pg" : ""}] report ${JSON.stringify(summary, null, 2)}\n`);
+  expect(report.violations).toEqual([]);
+  if (!process.env.JR2_CRASH_ONLY)
+    for (const phase of points) expect(report.killsPerPhase[phase]).toBeGreaterThan(0);
+  expect(report.trials).toBe(count);
+}
+
+const title = (count: number) =>
+  `${count} trials of review and triage (${points.join(", ")}): no pick lost or delivered twice, no prompt re-sent outside the admit-sent window or on an old conversation, every run ends as uninterrupted`;
+
 describe.skipIf(missing.length > 0)("the Orchestrator killed at each phase and restarted (§8)", () => {
-  it(
-    `${trials} trials of review and triage (${points.join(", ")}): no pick lost or delivered twice, no prompt re-sent outside the admit-sent window or on an old conversation, every run ends as uninterrupted`,
-    async () => {
-      const report = await runCrashTrials({
-        repoRoot,
-        workflowsDir,
-        trials,
-        ...(process.env.JR2_CRASH_ONLY ? { only: process.env.JR2_CRASH_ONLY.split(",") as never } : {}),
-        log: (line) => process.stdout.write(`[crash] ${line}\n`),
-      });
-      const { results: _results, ...summary } = report;
-      process.stdout.write(`[crash] report ${JSON.stringify(summary, null, 2)}\n`);
-      expect(report.violations).toEqual([]);
-      if (!process.env.JR2_CRASH_ONLY)
-        for (const phase of points) expect(report.killsPerPhase[phase]).toBeGreaterThan(0);
-      expect(report.trials).toBe(trials);
-    },
-    30 * 60_000,
-  );
+  it(title(trials), () => trialsOn(undefined, trials), 30 * 60_000);
 });
+
+// Issue 15: the same harness on the PostgreSQL store (bounded: one trial per kill point;
+// `JR2_CRASH_PG_TRIALS` for more). The restarted Orchestrator adopts its own leases.
+const pgTrials = Number(process.env.JR2_CRASH_PG_TRIALS ?? points.length);
+describe.skipIf(missing.length > 0 || !pgAdminUrl())(
+  "the same kills on the PostgreSQL store (issue 15)",
+  () => {
+    it(
+      title(pgTrials),
+      async () => {
+        const db = await freshPgDatabase("jr2_crash");
+        try {
+          await trialsOn(db.url, pgTrials);
+        } finally {
+          await db.drop();
+        }
+      },
+      30 * 60_000,
+    );
+  },
+);
