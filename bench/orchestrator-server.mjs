@@ -1,6 +1,8 @@
 // Child process of bench/orchestrator.mjs: serves the built Orchestrator (hand-played Turns, the
 // `--harness none` mode) and a bare Fastify app on 127.0.0.1, starts N runs, and prints one JSON
-// line `{ orchestrator, bare, iids }` for the driver. Runs until SIGTERM.
+// line `{ orchestrator, bare, iids }` for the driver. Runs until SIGTERM. `BENCH_STORE` picks the
+// run store (issue 15): `memory` (default), `sqlite` (a temp data dir, WAL, synchronous=FULL) or
+// `postgres` (`BENCH_STORE_URL`, a fresh database the driver made).
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { ROOT } from "./lib.mjs";
@@ -43,9 +45,32 @@ const machine = jr2Setup({
   },
 });
 
+const STORE = process.env.BENCH_STORE ?? "memory";
+async function openStore() {
+  if (STORE === "memory") return undefined;
+  if (STORE === "sqlite") {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { openSqliteStore } = await import(join(orchDir, "dist/durability/store/sqlite.js"));
+    return openSqliteStore(mkdtempSync(join(tmpdir(), "jr2-bench-store-")));
+  }
+  if (STORE === "postgres") {
+    const pino = (await import(require.resolve("pino"))).default;
+    const { openPostgresStore } = await import(join(orchDir, "dist/durability/store/postgres.js"));
+    return openPostgresStore(process.env.BENCH_STORE_URL, {
+      instanceId: "bench",
+      advertiseUrl: "http://127.0.0.1:1",
+      leaseMs: 15_000,
+      log: pino({ level: "silent" }),
+    });
+  }
+  throw new Error(`BENCH_STORE=${STORE}: use memory, sqlite or postgres`);
+}
+const store = await openStore();
 const app = await buildOrchestrator({
   workflows: new Map([["bench", machine]]),
   auth: { instanceToken: TOKEN },
+  ...(store ? { store } : {}),
 });
 const orchestrator = await app.listen({ port: 0, host: "127.0.0.1" });
 
