@@ -20,15 +20,27 @@ import type { UsageRecord } from "../durability/usage-totals.js";
 import { toolCallLines } from "../turns/tool-call-lines.js";
 import { type TranscriptEvent, usageFeedEntry } from "../turns/turn-driver.js";
 import type { HostState } from "./host-state.js";
+import { holdsRun } from "./let-go.js";
 import { LiveRun } from "./live-run.js";
 import { machineDigestsOf } from "./machine-digests.js";
+import { startOwnershipLoop } from "./ownership-loop.js";
+import { adoptRuns } from "./run-adoption.js";
 import { evictWhenSaved } from "./run-table.js";
 
 /**
  * Restores the store's runs once, before serving: live ones into memory, a damaged row kept as
- * its faulted stand-in (ADR-0254). Never throws for one bad run.
+ * its faulted stand-in (ADR-0254). On a shared store (`ownership`, ADR-0280), only the runs
+ * this instance adopts, and the ownership loop starts (renew, let go, adopt). Never throws for
+ * one bad run.
  */
 export async function restoreHostRuns(state: HostState): Promise<RestoreReport> {
+  // A shared store (ADR-0280): only the runs this instance adopts, then the ownership loop.
+  if (state.ownership) {
+    const adopt = () => adoptRuns(state, restoreDeps(state));
+    const report = await adopt();
+    state.ownershipLoop ??= startOwnershipLoop(state, adopt);
+    return report;
+  }
   const { live, stored: blobs, report } = await restoreRuns(restoreDeps(state));
   const damagedIds = new Set(report.damaged.map((d) => d.runId));
   for (const blob of blobs) if (damagedIds.has(blob.runId)) state.damaged.set(blob.runId, blob);
@@ -46,6 +58,7 @@ export async function restoreHostRuns(state: HostState): Promise<RestoreReport> 
 export async function closeHost(state: HostState): Promise<void> {
   if (state.stopping) return;
   state.stopping = true;
+  await state.ownershipLoop?.stop();
   state.frozenRuns.close();
   state.drains.abort();
   // Commit what is pending, then stop without saving: the stop is not the run's state.
@@ -151,8 +164,15 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
   for (const [iid, entry] of run.ledger) {
     const harnessUrl = entry.harnessUrl ?? state.placement?.instanceHarnessUrl;
     if (live.has(iid) || !harnessUrl) continue;
+    const { ownership } = state;
     drain(
-      { harnessUrl, iid, entry },
+      {
+        harnessUrl,
+        iid,
+        entry,
+        // Each read checks the lease (ADR-0280); a run let go reads nothing more.
+        ...(ownership ? { instanceId: ownership.instanceId, holdsLease: () => holdsRun(state, run) } : {}),
+      },
       (read) => {
         const record = entry.turnId === null ? read : { ...read, turnId: entry.turnId };
         const recorded = state.persistence.recordUsage(run, record);

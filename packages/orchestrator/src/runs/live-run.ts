@@ -78,6 +78,12 @@ export class LiveRun {
    * is never saved from memory; it is reloaded from its last committed save.
    */
   frozen = false;
+  /**
+   * This instance let go of the run (ADR-0280 "Letting go"): its lease moved to another
+   * instance. Set together with `frozen` (nothing more is saved or told from memory); its
+   * Turns stopped as at shutdown, it left memory.
+   */
+  movedAway = false;
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved = false;
   status: RunStatus = "running";

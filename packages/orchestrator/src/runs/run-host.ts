@@ -48,6 +48,7 @@ import { announceGates, type GateClient, listGates, sendGateEvent } from "./gate
 import { runHistory, runVersion } from "./history-views.js";
 import { closeHost, reloadFrozenRun, replaceFrozenRun, restoreHostRuns } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
+import { letGoOfRun } from "./let-go.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
 import { resumeRun } from "./resume-run.js";
@@ -256,6 +257,7 @@ function createHostState(options: RunHostOptions): HostState {
     createRunPersistence(store, log, now, {
       ...options.saveRetry,
       onRecovered: () => state.frozenRuns.recovered(),
+      onFenced: (runId) => state.letGo(runId, "a write was refused by the fence"),
     }),
     telemetry,
     (iid) => state.registrations.get(iid),
@@ -305,6 +307,9 @@ function createHostState(options: RunHostOptions): HostState {
     drains: new AbortController(),
     stopping: false,
     telemetry,
+    ownership: store.ownership,
+    ownershipLoop: undefined,
+    letGo: (runId, why) => letGoOfRun(state, runId, why),
   };
   readRunsGauge(telemetry, () => state.runs.values());
   return state;

@@ -68,6 +68,13 @@ export interface TurnRegistrationDeps {
   shuttingDown?(): boolean;
   /** Runs `fn` once the run's next save (of its current state) committed; absent: at once. */
   afterCommit?(run: LiveRun, fn: () => void): void;
+  /**
+   * Does this instance still hold the run's lease (ADR-0280)? Checked before every Harness call;
+   * false lets the run go. Absent: always (an embedded store).
+   */
+  holdsLease?(run: LiveRun): boolean;
+  /** This instance's id on a shared store (`x-jr2-instance` on its Harness calls); absent: none. */
+  instanceId?: string;
 }
 
 /**
@@ -287,6 +294,8 @@ function turnContext(
       await deps.save?.(run);
     },
     shuttingDown: () => deps.shuttingDown?.() === true,
+    holdsLease: () => deps.holdsLease?.(run) ?? true,
+    ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     bumpEpoch: (address) => bumpEpoch(run, address),
     reseat: () => reseat(deps, run, turn, seat, placement, live),
     log,

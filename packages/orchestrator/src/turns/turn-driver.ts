@@ -27,6 +27,10 @@ export interface DrainTarget {
   harnessUrl: string;
   iid: string;
   entry: TurnLedgerEntry;
+  /** Checked before each read (ADR-0280): false sends nothing more. Absent: always. */
+  holdsLease?: () => boolean;
+  /** Sent as `x-jr2-instance` (a shared store's instance id). */
+  instanceId?: string;
 }
 
 /**
@@ -92,6 +96,13 @@ export interface TurnContext {
   readonly traceparent?: string;
   /** True while the host shuts down for its own reasons: stop must leave the Submission running (§5.1). */
   shuttingDown?(): boolean;
+  /**
+   * Does this instance still hold the run's lease (ADR-0280)? Checked before every Harness call
+   * the driver sends; false: send nothing (the host lets the run go). Absent: always.
+   */
+  holdsLease?(): boolean;
+  /** This instance's id on a shared store: sent as `x-jr2-instance` on every Harness call. */
+  readonly instanceId?: string;
   /** A pino child logger carrying runId, agent and the invoking state. */
   readonly log: Logger;
 }
