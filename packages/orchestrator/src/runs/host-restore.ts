@@ -6,6 +6,8 @@
  * run stopped unsaved, so the next start restores it as it was last committed.
  * @see SPEC §8
  */
+
+import type { OwedAbort } from "../durability/owed-aborts.js";
 import {
   type RestoreDeps,
   type RestoreOutcome,
@@ -129,7 +131,33 @@ export function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
     log,
     nowMs: () => now().getTime(),
     restored: (run: LiveRun) => drainEndedTurns(state, run),
+    sendOwedAborts: (run: LiveRun, owed: readonly OwedAbort[]) => sendOwedAborts(state, run, owed),
   };
+}
+
+/**
+ * Sends again the aborts a restored run owes (ADR-0280), before it starts: each in its iid's
+ * FIFO, so ahead of any new admission there; acknowledged ones are dropped (the next save says
+ * so), the others stay owed. In the background; the lease is checked before each.
+ */
+function sendOwedAborts(state: HostState, run: LiveRun, owed: readonly OwedAbort[]): void {
+  const abort = state.turnDriver.abortOwed?.bind(state.turnDriver);
+  if (!abort) return;
+  const { ownership } = state;
+  for (const o of owed) {
+    state.log.info(
+      { runId: run.runId, iid: o.iid, submissionId: o.submissionId },
+      "sending an abort the restored run owes, before it goes on",
+    );
+    abort({
+      harnessUrl: o.harnessUrl,
+      iid: o.iid,
+      ...(ownership ? { instanceId: ownership.instanceId, holdsLease: () => holdsRun(state, run) } : {}),
+    }).then((acknowledged) => {
+      if (acknowledged && run.owedAborts.get(o.iid)?.submissionId === o.submissionId)
+        run.owedAborts.delete(o.iid);
+    });
+  }
 }
 
 /**

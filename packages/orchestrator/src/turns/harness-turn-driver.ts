@@ -42,6 +42,14 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
       const guarded = holdsLease ? leaseGuardedClient(client, holdsLease) : client;
       return drainUsage(guarded, target, record, signal, { ...(transcript ? { transcript } : {}) });
     },
+    async abortOwed(target) {
+      const { harnessUrl: url, instanceId, holdsLease, iid } = target;
+      const raw = clientOf({ url, token: options.harnessToken, ...(instanceId ? { instanceId } : {}) });
+      const client = holdsLease ? leaseGuardedClient(raw, holdsLease) : raw;
+      // In the iid's FIFO: sent before any admission the restored Turn queues on it (§5.3).
+      const answer = await outbound.run(iid, () => client.abort(iid)).catch(() => ({ ok: false }));
+      return answer.ok;
+    },
     start(context) {
       const { registration, turn } = context;
       if (!registration.harnessUrl) {
@@ -84,6 +92,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
           } else context.telemetry(toFeed(event, turn.input.agentName));
         },
         fault: (reason, detail, cause) => context.fault(reason, detail, cause),
+        aborted: (iid) => context.abortAcknowledged?.(iid),
         log: (level, msg, fields) => context.log[level](fields ?? {}, msg),
         setTimeout: (fn, ms) => setTimeout(fn, ms),
         clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),

@@ -103,6 +103,11 @@ export interface TurnContext {
   holdsLease?(): boolean;
   /** This instance's id on a shared store: sent as `x-jr2-instance` on every Harness call. */
   readonly instanceId?: string;
+  /**
+   * The Harness acknowledged the abort of `iid`'s Submission (sent when the Turn stopped): the
+   * abort it owed is paid (ADR-0280). Absent: nothing is told.
+   */
+  abortAcknowledged?(iid: string): void;
   /** A pino child logger carrying runId, agent and the invoking state. */
   readonly log: Logger;
 }
@@ -129,6 +134,22 @@ export interface TurnDriver {
     signal: AbortSignal,
     transcript?: (event: TranscriptEvent) => void,
   ): Promise<void>;
+  /**
+   * After a restore: sends an abort the restored run owes (ADR-0280), in `target.iid`'s FIFO of
+   * outbound calls, so ahead of any admission queued on that iid after it. Resolves true once
+   * the Harness acknowledged it; never rejects. Optional.
+   */
+  abortOwed?(target: OwedAbortTarget): Promise<boolean>;
+}
+
+/** An abort a restored run owes (ADR-0280): where, and this instance's lease check and id. */
+export interface OwedAbortTarget {
+  harnessUrl: string;
+  iid: string;
+  /** Checked before it is sent: false sends nothing. Absent: always. */
+  holdsLease?: () => boolean;
+  /** Sent as `x-jr2-instance`. */
+  instanceId?: string;
 }
 
 /**
