@@ -188,3 +188,78 @@ function createView(
     },
   };
 }
+
+/**
+ * Any store with ownership (the PostgreSQL store) made pausable like a SIGSTOPped process, for
+ * the same tests: while paused its renewals and adoptions wait, and it believes it still holds
+ * every lease (its clock stands still); on resume it asks the store's own `holds()` again.
+ */
+export function pausable(store: RunStore & { readonly ownership: RunOwnership }): SharedStoreView {
+  const inner = store.ownership;
+  let paused = false;
+  let thawed: Promise<void> = Promise.resolve();
+  let thaw = () => {};
+  const ownership: RunOwnership = {
+    instanceId: inner.instanceId,
+    advertiseUrl: inner.advertiseUrl,
+    leaseMs: inner.leaseMs,
+    adopt: async (workflows) => {
+      await thawed;
+      return inner.adopt(workflows);
+    },
+    renew: async () => {
+      await thawed;
+      return inner.renew();
+    },
+    holds: (runId) => paused || inner.holds(runId),
+    holder: (runId) => inner.holder(runId),
+    release: (runId) => inner.release(runId),
+  };
+  const controls = {
+    pause() {
+      if (paused) return;
+      paused = true;
+      thawed = new Promise((resolve) => {
+        thaw = resolve;
+      });
+    },
+    resume() {
+      paused = false;
+      thaw();
+    },
+  };
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === "ownership") return ownership;
+      if (key === "pause" || key === "resume") return controls[key];
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as SharedStoreView;
+}
+
+/** Two instances' views of one shared store, and a reader of it without any fence. */
+export interface TwoInstances {
+  storeA: SharedStoreView;
+  storeB: SharedStoreView;
+  /** Reads the shared rows (blobs, pick answers) as the database has them. */
+  reader: RunStore;
+  /** Closes what the backend opened. */
+  done(): Promise<void>;
+}
+
+/** A shared store the ownership tests run on: the double, or the PostgreSQL store. */
+export interface SharedBackend {
+  name: string;
+  /** Two instances `A` and `B` with leases of `leaseMs`. */
+  open(leaseMs: number): Promise<TwoInstances>;
+}
+
+/** The memory double as a {@link SharedBackend}. */
+export const doubleBackend: SharedBackend = {
+  name: "the shared-store double",
+  async open(leaseMs) {
+    const shared = createSharedStore({ leaseMs });
+    return { storeA: shared.view("A"), storeB: shared.view("B"), reader: shared.base, done: async () => {} };
+  },
+};
