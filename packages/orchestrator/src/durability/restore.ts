@@ -268,7 +268,7 @@ async function keepFaulted(
 }
 
 /** The read-only stand-in of a run whose row cannot be decoded: faulted, naming why. */
-function damagedRunBlob(
+export function damagedRunBlob(
   summary: Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">,
   reason: string,
 ): RunBlob {

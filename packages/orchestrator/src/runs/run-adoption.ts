@@ -7,7 +7,8 @@
  * At start-up and on every tick of the ownership loop.
  * @see SPEC §8; ADR-0251, ADR-0280
  */
-import { type RestoreDeps, type RestoreReport, restoreRun } from "../durability/restore.js";
+import { damagedRunBlob, type RestoreDeps, type RestoreReport, restoreRun } from "../durability/restore.js";
+import type { Adoption } from "../durability/store/ownership.js";
 import type { RunBlob } from "../durability/store/run-store.js";
 import type { HostState } from "./host-state.js";
 import type { LiveRun } from "./live-run.js";
@@ -23,7 +24,11 @@ export async function adoptRuns(state: HostState, deps: RestoreDeps<LiveRun>): P
   const report: RestoreReport = { restored: [], drifted: [], damaged: [], settled: 0, timers: 0 };
   const ownership = state.ownership;
   if (!ownership || state.stopping) return report;
-  const { adopted } = await ownership.adopt([...state.workflows.keys()]);
+  const adoption: Adoption & { damaged?: Array<{ runId: string; reason: string }> } = await ownership.adopt([
+    ...state.workflows.keys(),
+  ]);
+  const { adopted } = adoption;
+  for (const damaged of adoption.damaged ?? []) keepDamaged(state, damaged, report);
   for (const blob of adopted) {
     if (state.stopping) break;
     if (state.runs.has(blob.runId)) continue; // hosted here already
@@ -39,6 +44,22 @@ export async function adoptRuns(state: HostState, deps: RestoreDeps<LiveRun>): P
       "runs adopted",
     );
   return report;
+}
+
+/** An adopted run whose blob cannot be decoded: served as its faulted stand-in, as at a restart (ADR-0254). */
+function keepDamaged(
+  state: HostState,
+  damaged: { runId: string; reason: string },
+  report: RestoreReport,
+): void {
+  const { runId, reason } = damaged;
+  const at = state.now().toISOString();
+  state.damaged.set(runId, damagedRunBlob({ runId, workflow: "", status: "faulted", updatedAt: at }, reason));
+  report.damaged.push(damaged);
+  state.log.error(
+    { runId, code: "damaged", reason },
+    "adopted run not restored: its stored row cannot be decoded; kept as faulted (see `jr2 store check`)",
+  );
 }
 
 /** Restores one adopted blob: in memory from its revival on (its picks find it), out if it did not go live. */
