@@ -86,9 +86,16 @@ export function ownershipSuite(backend: SharedBackend): void {
       );
       const adoptedAt = fake.requests.length;
 
+      const stale = (await reader.load(runId))!;
       storeA.resume();
       await until("A lets the run go", () => !a.isLive(runId));
       expect(a.resident().runs).toBe(0);
+      // Its renewal reported the lease lost, and its writes are fenced.
+      await until("A's renewal reports the lease lost", () => storeA.lostSeen.includes(runId));
+      await expect(storeA.save({ ...stale, updatedAt: new Date().toISOString() })).rejects.toMatchObject({
+        name: "FencedError",
+        runId,
+      });
       // A wrote nothing after the adoption: the shared store holds B's lease and B's saves.
       expect(await leaseOf(runId)).toMatchObject({ instanceId: "B", epoch: first!.epoch + 1 });
 

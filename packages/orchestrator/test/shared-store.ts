@@ -30,6 +30,8 @@ export interface SharedStoreView extends RunStore {
   pause(): void;
   /** Resumes it: its clock jumps to now (a SIGCONT). */
   resume(): void;
+  /** Every run a renewal of this instance reported lost, in order. */
+  readonly lostSeen: readonly string[];
 }
 
 /** The shared store: the views, the lease rows and the database clock. */
@@ -61,6 +63,7 @@ function createView(
   /** runId → the epoch this instance holds and when its renewal was sent (its own clock). */
   const held = new Map<string, { epoch: number; renewedAt: number }>();
   let frozenAt: number | undefined;
+  const lostSeen: string[] = [];
   let thawed: Promise<void> = Promise.resolve();
   let thaw = () => {};
   const ownNow = () => frozenAt ?? Date.now();
@@ -123,6 +126,7 @@ function createView(
           lost.push(runId);
         }
       }
+      lostSeen.push(...lost);
       return { lost };
     },
     holds(runId) {
@@ -175,6 +179,7 @@ function createView(
     async close() {
       // The shared memory store outlives one instance.
     },
+    lostSeen,
     pause() {
       if (frozenAt !== undefined) return;
       frozenAt = Date.now();
@@ -199,6 +204,7 @@ export function pausable(store: RunStore & { readonly ownership: RunOwnership })
   let paused = false;
   let thawed: Promise<void> = Promise.resolve();
   let thaw = () => {};
+  const lostSeen: string[] = [];
   const ownership: RunOwnership = {
     instanceId: inner.instanceId,
     advertiseUrl: inner.advertiseUrl,
@@ -209,7 +215,9 @@ export function pausable(store: RunStore & { readonly ownership: RunOwnership })
     },
     renew: async () => {
       await thawed;
-      return inner.renew();
+      const renewed = await inner.renew();
+      lostSeen.push(...renewed.lost);
+      return renewed;
     },
     holds: (runId) => paused || inner.holds(runId),
     holder: (runId) => inner.holder(runId),
@@ -232,6 +240,7 @@ export function pausable(store: RunStore & { readonly ownership: RunOwnership })
     get(target, key) {
       if (key === "ownership") return ownership;
       if (key === "pause" || key === "resume") return controls[key];
+      if (key === "lostSeen") return lostSeen;
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === "function" ? value.bind(target) : value;
     },
