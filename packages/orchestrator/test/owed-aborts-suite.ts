@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   agent,
   createHarnessTurnDriver,
-  createMemoryStore,
   createRunHost,
   defineEvent,
   INSTANCE_CALLER,

@@ -112,7 +112,7 @@ export function ownershipSuite(backend: SharedBackend): void {
     });
 
     it("a pick reaching the stale owner is fenced: 503 JR2_ERR_RUN_MOVED, not answered, the run let go", async () => {
-      const { fake, reader, leaseOf, storeA, a, b } = await twoHosts(backend);
+      const { fake, reader, storeA, a, b } = await twoHosts(backend);
       const { runId, iid } = await runWithLiveTurn(a, fake, reader);
       storeA.pause(); // A's clock stands: it still believes it holds the lease
       await until("B hosts the run", () => b.isLive(runId));
