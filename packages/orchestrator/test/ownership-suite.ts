@@ -90,6 +90,10 @@ export function ownershipSuite(backend: SharedBackend): void {
       storeA.resume();
       await until("A lets the run go", () => !a.isLive(runId));
       expect(a.resident().runs).toBe(0);
+      // A pick reaching A now is told to go to the owner (503), never "the Turn is over" (404).
+      await expect(
+        a.deliverPick(iid, INSTANCE_CALLER, { name: "finish", toolCallId: "c0" }),
+      ).rejects.toMatchObject({ code: "JR2_ERR_RUN_MOVED", statusCode: 503 });
       // Its renewal reported the lease lost, and its writes are fenced.
       await until("A's renewal reports the lease lost", () => storeA.lostSeen.includes(runId));
       await expect(storeA.save({ ...stale, updatedAt: new Date().toISOString() })).rejects.toMatchObject({

@@ -78,3 +78,23 @@ export function refuseIfMoved(state: HostState, runId: string): void {
   const run = state.runs.get(runId);
   if (run && !holdsRun(state, run)) throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
 }
+
+/**
+ * `find()` (the live Turn of a pick), except that on a shared store a run not in memory whose
+ * lease another instance holds (or awaits adoption) answers 503 `JR2_ERR_RUN_MOVED`, not 404:
+ * the Harness must try the run's owner, not read "the Turn is over". One store read, only on
+ * that miss. @throws what `find` throws, or JR2_ERR_RUN_MOVED
+ */
+export async function movedOr404<T>(state: HostState, runId: string, find: () => T): Promise<T> {
+  try {
+    return find();
+  } catch (error) {
+    const { ownership } = state;
+    if (!ownership || state.runs.has(runId) || !(error instanceof Jr2Error)) throw error;
+    if (error.code !== "JR2_ERR_TURN_NOT_FOUND") throw error;
+    const holder = await ownership.holder(runId).catch(() => undefined);
+    if (holder && holder.instanceId !== ownership.instanceId)
+      throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
+    throw error;
+  }
+}

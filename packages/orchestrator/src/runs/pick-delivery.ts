@@ -15,7 +15,7 @@ import type { Registration } from "../turns/registration-table.js";
 import type { FeedEntry } from "./feed.js";
 import { storeFailing } from "./frozen-runs.js";
 import { type HostState, saveOrStop, serialized } from "./host-state.js";
-import { refuseIfMoved } from "./let-go.js";
+import { movedOr404, refuseIfMoved } from "./let-go.js";
 import type { LiveRun } from "./live-run.js";
 import { allowedOf, liveRegistration, liveRunOfTurn, runIdOfIid } from "./live-turns.js";
 import { pickParent, tracePick } from "./run-telemetry.js";
@@ -47,7 +47,7 @@ export async function deliverPick(
     if (stored) return stored;
     // A run this instance let go of, or no longer holds, takes no pick here (ADR-0280).
     refuseIfMoved(state, runId);
-    const registration = liveTurn(state, runId, iid, caller, pick);
+    const registration = await movedOr404(state, runId, () => liveTurn(state, runId, iid, caller, pick));
     const run = liveRunOfTurn(state, registration);
     const answer = await deliverAndSave(state, run, registration, pick);
     logAnswered(state, registration, pick, answer);

@@ -192,7 +192,10 @@ export interface RunHost {
   /**
    * Restores the store's runs (§8): live runs recreated from their snapshots (Turns re-attach,
    * Gates re-open, timers re-armed), changed Machines marked `drifted`, settled runs readable.
-   * Call once, before serving. Never throws for one bad run (it is kept as faulted).
+   * Call once, before serving. Never throws for one bad run (it is kept as faulted). On a
+   * shared store (`store.ownership`, ADR-0280) only the runs this instance adopts are restored,
+   * and the ownership loop starts: every `leaseMs / 3` renew, let go of lost runs, adopt and
+   * restore what expired (stopped by `close()`).
    */
   restore(): Promise<RestoreReport>;
   /** The registration table (read-only use: tests, the Agent actor). */
