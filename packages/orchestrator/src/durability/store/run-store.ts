@@ -324,7 +324,10 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
     recordTurns: (runId, turns) => transcripts.recordTurns(runId, turns),
     turns: (runId) => transcripts.turns(runId),
     async save(blob, answers = [], records = [], events = [], cause) {
-      runs.set(blob.runId, JSON.stringify(blob));
+      // Encoded before anything changes: a part that cannot be stored commits nothing (as a transaction).
+      const row = JSON.stringify(blob);
+      JSON.stringify([answers, records, events]);
+      runs.set(blob.runId, row);
       versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first));
       log.append(blob.runId, events);
       for (const p of answers) {
