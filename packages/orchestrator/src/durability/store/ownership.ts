@@ -8,7 +8,7 @@
  * have no ownership: one process owns every run (SQLite's data dir is locked to one process).
  * @see SPEC §8
  */
-import type { RunBlob } from "./run-store.js";
+import type { RunBlob } from "./run-blob.js";
 
 /** The default lease length, ms (`JR2_LEASE_MS`, ADR-0280). */
 export const DEFAULT_LEASE_MS = 15_000;
