@@ -74,12 +74,7 @@ const row = (position: string, turnId: string, patch: Partial<TranscriptRow> = {
   position,
   turnId,
   at: "2026-11-30T00:00:00.000Z",
-  entry: {
-    kind: "message",
-    role: "assistant",
-    part: { type: "text" },
-    text: `text ${position}`,
-  } as TranscriptRow["entry"],
+  entry: { kind: "message", role: "assistant", part: "answer", text: `text ${position}`, json: "{}" },
   ...patch,
 });
 
