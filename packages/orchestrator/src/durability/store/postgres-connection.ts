@@ -61,8 +61,11 @@ export function parseStoreUrl(text: string): StoreUrl {
 /** SQLSTATE classes and Node codes that mean the database cannot be reached or refused us. */
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
+  // A client-side query timeout leaves the session busy: it is treated as broken (destroyed).
   if (typeof code !== "string")
-    return /Connection terminated|timeout exceeded when trying to connect/i.test(String(error));
+    return /Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(
+      String(error),
+    );
   return /^(08|28|3D|57P)/.test(code) || /^E[A-Z]+$/.test(code);
 }
 
