@@ -76,7 +76,9 @@ function isConnectionError(error: unknown): boolean {
 export function connectionError(where: StoreUrl, error: unknown): unknown {
   if (!isConnectionError(error)) return error;
   const raw = error instanceof Error ? error.message : String(error);
-  const message = raw.split(where.url).join(where.redacted);
+  const password = URL.canParse(where.url) ? decodeURIComponent(new URL(where.url).password) : "";
+  let message = raw.split(where.url).join(where.redacted);
+  if (password) message = message.split(password).join("***");
   const code = (error as { code?: unknown }).code;
   return new Error(
     `cannot reach the run store ${where.redacted} (host ${where.host}, port ${where.port}, database ${where.database}): ` +

@@ -11,12 +11,10 @@
 import { performance } from "node:perf_hooks";
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { UsageRecord } from "../usage-totals.js";
 import { DEFAULT_LEASE_MS } from "./ownership.js";
 import {
   connectionError,
   createPool,
-  insertMany,
   inTransaction,
   parseStoreUrl,
   type Sql,
@@ -27,17 +25,10 @@ import { type AfterCommit, type PostgresLeases, postgresLeases } from "./postgre
 import { listPostgresRuns } from "./postgres-list.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { type PostgresNotices, postgresNotices } from "./postgres-notices.js";
+import { insertPicks, insertUsage, selectPick, type UsageRow, usageOfRow } from "./postgres-rows.js";
 import { postgresTranscripts, pruneTranscriptRows } from "./postgres-transcripts.js";
 import { getVersion, insertVersion, listVersions, pruneVersionRows } from "./postgres-versions.js";
-import {
-  decodeRunBlob,
-  type PickKey,
-  type RunBlob,
-  type RunStore,
-  type StoredPickAnswer,
-  type StoreOptions,
-  summaryOfBlob,
-} from "./run-store.js";
+import { decodeRunBlob, type RunBlob, type RunStore, type StoreOptions, summaryOfBlob } from "./run-store.js";
 import { causeOfSave } from "./version-cause.js";
 import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
@@ -220,83 +211,6 @@ function postgresRunStore(
       await notices.close();
       await pool.end().catch(() => {});
     },
-  };
-}
-
-/** Inserts pick answers once by (run, iid, turn, toolCallId); a Turn without turnId is `''`. */
-async function insertPicks(sql: Sql, runId: string, picks: readonly StoredPickAnswer[]): Promise<void> {
-  await insertMany(
-    sql,
-    "INSERT INTO pick_answers (run_id, iid, turn_id, tool_call_id, scope, answer)",
-    6,
-    picks.map((p) => [runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer)]),
-  );
-}
-
-/** Inserts usage records once by (run, iid, submissionId, position). */
-async function insertUsage(sql: Sql, runId: string, records: readonly UsageRecord[]): Promise<void> {
-  await insertMany(
-    sql,
-    "INSERT INTO usage_events (run_id, iid, submission_id, position, prompt_tokens, cached_tokens, completion_tokens, finish_reason, turn_id)",
-    9,
-    records.map((r) => [
-      runId,
-      r.iid,
-      r.submissionId,
-      r.position,
-      r.promptTokens,
-      r.cachedTokens,
-      r.completionTokens,
-      r.finishReason ?? null,
-      r.turnId ?? null,
-    ]),
-  );
-}
-
-/** The stored answer for `key`: by Turn, or (no turnId) the newest of `(iid, toolCallId)` in any Turn. */
-async function selectPick(sql: Sql, runId: string, key: PickKey): Promise<StoredPickAnswer | undefined> {
-  const { iid, turnId, toolCallId } = key;
-  const { rows } = await sql.query<{ answer: string; scope: string; turn_id: string }>(
-    turnId !== undefined
-      ? "SELECT answer, scope, turn_id FROM pick_answers WHERE run_id = $1 AND iid = $2 AND tool_call_id = $3 AND turn_id = $4"
-      : "SELECT answer, scope, turn_id FROM pick_answers WHERE run_id = $1 AND iid = $2 AND tool_call_id = $3 ORDER BY ord DESC LIMIT 1",
-    turnId !== undefined ? [runId, iid, toolCallId, turnId] : [runId, iid, toolCallId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    iid,
-    turnId: turnId ?? (row.turn_id === "" ? null : row.turn_id),
-    toolCallId,
-    scope: row.scope,
-    answer: JSON.parse(row.answer) as StoredPickAnswer["answer"],
-  };
-}
-
-/** A `usage_events` row as read (BIGINT columns arrive as strings). */
-interface UsageRow {
-  iid: string;
-  submission_id: string;
-  position: string;
-  prompt_tokens: string | null;
-  cached_tokens: string | null;
-  completion_tokens: string | null;
-  finish_reason: string | null;
-  turn_id: string | null;
-}
-
-/** A read row as a {@link UsageRecord}. */
-function usageOfRow(r: UsageRow): UsageRecord {
-  const n = (v: string | null) => (v === null ? null : Number(v));
-  return {
-    iid: r.iid,
-    submissionId: r.submission_id,
-    position: r.position,
-    promptTokens: n(r.prompt_tokens),
-    cachedTokens: n(r.cached_tokens),
-    completionTokens: n(r.completion_tokens),
-    ...(r.finish_reason === null ? {} : { finishReason: r.finish_reason }),
-    ...(r.turn_id === null ? {} : { turnId: r.turn_id }),
   };
 }
 
