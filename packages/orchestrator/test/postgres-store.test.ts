@@ -119,7 +119,7 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
 
   it("after the lease expires another instance adopts the run with a bumped epoch; the old owner lets go", async () => {
     const a = await instance("A");
-    const b = await instance("B");
+    const b = await instance("B", { leaseMs: 1_000 });
     const id = runId();
     await a.save(blob(id));
     await sleep(LEASE_MS + 150);
@@ -134,10 +134,10 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     expect(a.ownership.holds(id)).toBe(false);
     await b.save(blob(id, { updatedAt: "2026-12-02T00:00:00.000Z" }));
     expect((await b.load(id))?.updatedAt).toBe("2026-12-02T00:00:00.000Z");
-    // A renewal keeps B's lease alive past its length.
-    await sleep(LEASE_MS / 2);
+    // A renewal keeps B's lease alive past its length (1 s).
+    await sleep(600);
     expect(await b.ownership.renew()).toEqual({ lost: [] });
-    await sleep(LEASE_MS / 2 + 50);
+    await sleep(600);
     expect(b.ownership.holds(id)).toBe(true);
     expect((await a.ownership.adopt(["review"])).adopted.map((r) => r.runId)).not.toContain(id);
   });
@@ -161,11 +161,12 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
   it("adopts only runs of the workflows listed, and never a live lease", async () => {
     const a = await instance("A");
     const b = await instance("B");
+    const c = await instance("C", { leaseMs: 60_000 });
     const other = runId();
     const live = runId();
     await a.save(blob(other, { workflow: "elsewhere" }));
+    await c.save(blob(live)); // a lease that does not expire during the test
     await sleep(LEASE_MS + 100);
-    await a.save(blob(live)); // claimed now: not expired
     const { adopted } = await b.ownership.adopt(["review"]);
     expect(adopted.map((r) => r.runId)).not.toContain(other);
     expect(adopted.map((r) => r.runId)).not.toContain(live);
@@ -332,7 +333,12 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     const { rows } = await a.pool.query(
       "SELECT current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('statement_timeout') AS stmt",
     );
-    expect(rows[0]).toEqual({ idle: `${LEASE_MS}ms`, stmt: "30s" });
+    expect(rows[0]).toEqual({ idle: "1s", stmt: "30s" }); // the lease, at least 1 s
+    const long = await instance("L", { leaseMs: 20_000 });
+    const { rows: longRows } = await long.pool.query(
+      "SELECT current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('statement_timeout') AS stmt",
+    );
+    expect(longRows[0]).toEqual({ idle: "20s", stmt: "40s" });
   });
 
   it("applies the migrations once when two instances open a new database together; refuses a newer schema", async () => {

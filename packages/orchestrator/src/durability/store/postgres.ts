@@ -38,7 +38,7 @@ export interface PostgresStoreOptions extends StoreOptions {
   instanceId: string;
   /** The URL peers forward to (`JR2_ADVERTISE_URL`), written into lease rows. */
   advertiseUrl: string;
-  /** Lease length, ms; default 15000. Also the sessions' `idle_in_transaction_session_timeout`. */
+  /** Lease length, ms; default 15000. Also the sessions' `idle_in_transaction_session_timeout` (at least 1 s). */
   leaseMs?: number;
   /** Each statement's limit, ms; default 30000 (at least 2 × leaseMs). */
   statementTimeoutMs?: number;
@@ -76,7 +76,9 @@ export async function openPostgresStore(
   const where = parseStoreUrl(url);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const settings = {
-    idleInTransactionMs: leaseMs,
+    // ≈ the lease; at least 1 s, so a busy event loop between two statements of a save does not
+    // kill it (an adoption waits for the row lock at most this long: never a correctness matter).
+    idleInTransactionMs: Math.max(leaseMs, 1_000),
     statementTimeoutMs: options.statementTimeoutMs ?? Math.max(30_000, 2 * leaseMs),
     ...(options.poolMax === undefined ? {} : { max: options.poolMax }),
   };
