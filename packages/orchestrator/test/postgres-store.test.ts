@@ -239,6 +239,37 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     }
   });
 
+  it("an adoption waiting on a save that settles the run does not keep a lease on it", async () => {
+    const a = await instance("A");
+    const b = await instance("B");
+    const id = runId();
+    await a.save(blob(id));
+    await sleep(LEASE_MS + 100);
+    const writer = new pg.Client(db.url);
+    await writer.connect();
+    try {
+      await writer.query("BEGIN");
+      await writer.query(
+        "SELECT 1 FROM run_leases WHERE run_id = $1 AND owner_id = 'A' AND epoch = 1 FOR SHARE",
+        [id],
+      );
+      const done = blob(id, { status: "done", outcome: "succeeded" });
+      await writer.query("UPDATE runs SET status = 'done', blob = $2 WHERE run_id = $1", [
+        id,
+        JSON.stringify(done),
+      ]);
+      await writer.query("DELETE FROM run_leases WHERE run_id = $1", [id]);
+      const adoption = b.ownership.adopt(["review"]);
+      await sleep(150);
+      await writer.query("COMMIT");
+      expect((await adoption).adopted.map((r) => r.runId)).not.toContain(id);
+      expect(await b.ownership.holder(id)).toBeUndefined();
+      expect(b.ownership.holds(id)).toBe(false);
+    } finally {
+      await writer.end();
+    }
+  });
+
   it("a save racing an adoption either commits before it or is fenced, never in between", async () => {
     const a = await instance("A");
     const b = await instance("B");

@@ -75,6 +75,16 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
   const forget = (runId: string, epoch: number) => {
     if (held.get(runId)?.epoch === epoch) held.delete(runId);
   };
+  const release = async (runId: string) => {
+    const mine = held.get(runId);
+    if (!mine) return;
+    held.delete(runId);
+    await query(pool, where, "DELETE FROM run_leases WHERE run_id = $1 AND owner_id = $2 AND epoch = $3", [
+      runId,
+      instanceId,
+      mine.epoch,
+    ]);
+  };
 
   return {
     instanceId,
@@ -184,11 +194,16 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
         [instanceId, advertiseUrl, leaseMs, [...workflows], mine],
       );
       for (const r of rows) held.set(r.run_id, { epoch: Number(r.epoch), validUntil: sentAt + leaseMs });
-      return readAdopted(
+      const adoption = await readAdopted(
         pool,
         where,
         rows.map((r) => r.run_id),
       );
+      // A save that settled the run committed while the claim waited for its row lock: not ours
+      // to host (lease rows exist only for running runs).
+      for (const settled of adoption.adopted.filter((b) => b.status !== "running"))
+        await release(settled.runId);
+      return { ...adoption, adopted: adoption.adopted.filter((b) => b.status === "running") };
     },
 
     holds(runId) {
@@ -221,16 +236,7 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
       };
     },
 
-    async release(runId) {
-      const mine = held.get(runId);
-      if (!mine) return;
-      held.delete(runId);
-      await query(pool, where, "DELETE FROM run_leases WHERE run_id = $1 AND owner_id = $2 AND epoch = $3", [
-        runId,
-        instanceId,
-        mine.epoch,
-      ]);
-    },
+    release,
   };
 }
 
