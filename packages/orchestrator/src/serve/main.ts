@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { onCrash } from "../durability/crash-points.js";
 import { startEventRetention } from "../durability/event-retention.js";
-import { openRunStore } from "../durability/store/open.js";
+import { openServeStore } from "../durability/store/open.js";
 import { buildOrchestrator, ORCHESTRATOR_VERSION } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "../turns/placement.js";
@@ -60,7 +60,7 @@ export async function startOrchestrator(
   onCrash(() =>
     (logger as unknown as Record<symbol, { flushSync?(): void }>)[pino.symbols.streamSym]?.flushSync?.(),
   );
-  const store = openRunStore(config.dataDir, logger);
+  const store = await openServeStore(config, logger);
   const stopRetention = startEventRetention(store, config.eventRetentionDays, logger);
   const telemetry = startTelemetry(config);
   const app = await buildOrchestrator({
