@@ -152,7 +152,14 @@ function sendOwedAborts(state: HostState, run: LiveRun, owed: readonly OwedAbort
     abort({
       harnessUrl: o.harnessUrl,
       iid: o.iid,
-      ...(ownership ? { instanceId: ownership.instanceId, holdsLease: () => holdsRun(state, run) } : {}),
+      // Sent by a run not served from memory yet (a resume before its claiming save) too: it
+      // must leave before the run's first admission on that iid.
+      ...(ownership
+        ? {
+            instanceId: ownership.instanceId,
+            holdsLease: () => !run.movedAway && (state.runs.get(run.runId) !== run || holdsRun(state, run)),
+          }
+        : {}),
     }).then((acknowledged) => {
       if (acknowledged && run.owedAborts.get(o.iid)?.submissionId === o.submissionId)
         run.owedAborts.delete(o.iid);

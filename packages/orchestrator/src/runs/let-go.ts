@@ -59,14 +59,16 @@ function logLetGo(state: HostState, runId: string, why: string): void {
  * Whether this instance may still act for `run` — send a Harness call, decide a pick: true
  * without ownership (an embedded store), for a run it settled (its lease row went with the
  * settling save; the aborts that save owes still leave), or while it holds the run's lease by
- * its own clock. False once let go; a live run whose lease is not held is let go at once.
+ * its own clock. False once let go; a run served from memory whose lease is not held is let
+ * go at once (one not served yet — a resume before its claiming save — is only answered false).
  */
 export function holdsRun(state: HostState, run: LiveRun): boolean {
   const { ownership } = state;
   if (!ownership) return true;
   if (run.movedAway) return false;
   if (run.status !== "running" || ownership.holds(run.runId)) return true;
-  state.letGo(run.runId, "the lease is not held by this instance's clock");
+  if (state.runs.get(run.runId) === run)
+    state.letGo(run.runId, "the lease is not held by this instance's clock");
   return false;
 }
 
