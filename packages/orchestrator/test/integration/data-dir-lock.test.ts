@@ -18,8 +18,9 @@ const bin = `${packageDir}dist/cli/main.js`;
 const TOKEN = "integration-token-5f0c2a9e7d41b3";
 const root = mkdtempSync(join(tmpdir(), "jr2-lock-it-"));
 const dataDir = join(root, "data");
-const env = { ...process.env, JR2_LOG_LEVEL: "warn", JR2_INSTANCE_TOKEN: TOKEN, JR2_DATA_DIR: dataDir };
-delete env.JR2_STORE_URL;
+// JR2_STORE_URL unset: the SQLite store, whose data dir is locked.
+const { JR2_STORE_URL: _pg, ...inherited } = process.env;
+const env = { ...inherited, JR2_LOG_LEVEL: "warn", JR2_INSTANCE_TOKEN: TOKEN, JR2_DATA_DIR: dataDir };
 const children: ChildProcess[] = [];
 
 /** Spawns `jr2 serve`; resolves `listening` with its URL, or `exited` with its code and output. */

@@ -30,6 +30,6 @@ describe("docker/compose.postgres.yaml", () => {
   });
 
   it("leaves compose.yaml free of it: the default stack starts without a PostgreSQL password", () => {
-    expect(base).not.toContain("JR2_PG_PASSWORD");
+    expect(base).not.toContain("${JR2_PG_PASSWORD");
   });
 });
