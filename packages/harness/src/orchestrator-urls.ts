@@ -22,10 +22,15 @@ export function parseOrchestratorUrls(raw: string, name = "JR2_ORCHESTRATOR_URL"
     const problem = urlProblem(entry);
     if (problem)
       throw new Error(
-        `${name} entry ${i + 1} \`${entry}\` ${problem}; give base URLs like http://orchestrator-a:7400,http://orchestrator-b:7400`,
+        `${name} entry ${i + 1} \`${withoutUserInfo(entry)}\` ${problem}; give base URLs like http://orchestrator-a:7400,http://orchestrator-b:7400`,
       );
     return entry.replace(/\/+$/, "");
   });
+}
+
+/** `entry` as an error may show it: a `user:password@` part masked. */
+function withoutUserInfo(entry: string): string {
+  return entry.replace(/\/\/[^/@]*@/, "//***@");
 }
 
 /** Why `entry` is not an http(s) base URL, or `undefined`. */
@@ -40,6 +45,9 @@ function urlProblem(entry: string): string | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:")
     return `has scheme ${url.protocol} (want http or https)`;
   if (url.search || url.hash) return "carries a query or fragment (want a base URL)";
+  // fetch refuses such URLs, and error lines would carry the secret: the token is the bearer.
+  if (url.username || url.password)
+    return "carries a user or password (the sandbox token is sent as the bearer)";
   return undefined;
 }
 

@@ -188,6 +188,7 @@ describe("--url / JR2_URL lists at start", () => {
     [{}, { JR2_URL: "http://a:7400,,http://b:7400" }, "JR2_URL entry 2 `` is empty"],
     [{}, { JR2_URL: "http://a:7400,not a url" }, "JR2_URL entry 2 `not a url` is not a URL"],
     [{ url: "" }, {}, "--url is empty"],
+    [{ url: "http://me:secret@a:7400" }, {}, "--url entry 1 `http://***@a:7400` carries a user or password"],
   ])("refuses %j %j naming the bad entry", (flags, env, named) => {
     expect(() => resolveTarget({ ...flags, token: TOKEN }, env)).toThrow(named);
   });

@@ -139,6 +139,7 @@ describe("JR2_ORCHESTRATOR_URL at start-up", () => {
     ["http://a:7400,not a url", "entry 2 `not a url` is not a URL"],
     ["http://a:7400?x=1", "entry 1 `http://a:7400?x=1` carries a query"],
     [" , ", "JR2_ORCHESTRATOR_URL is empty"],
+    ["http://a:7400,http://me:pw@b:7400", "entry 2 `http://***@b:7400` carries a user or password"],
   ])("refuses %j naming the bad entry", (raw, named) => {
     expect(() => readHarnessEnv({ ...env, JR2_ORCHESTRATOR_URL: raw })).toThrow(named);
     expect(() => parseOrchestratorUrls(raw)).toThrow("JR2_ORCHESTRATOR_URL");

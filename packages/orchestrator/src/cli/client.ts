@@ -66,12 +66,13 @@ export function parseUrlList(raw: string, source: string): string[] {
       if (u.protocol !== "http:" && u.protocol !== "https:")
         problem = `has scheme ${u.protocol} (want http or https)`;
       else if (u.search || u.hash) problem = "carries a query or fragment (want a base URL)";
+      else if (u.username || u.password) problem = "carries a user or password (pass the token with --token)";
     } catch {
       problem = entry === "" ? "is empty (a stray comma?)" : "is not a URL";
     }
     if (problem)
       throw new Error(
-        `${source} entry ${i + 1} \`${entry}\` ${problem}; give base URLs like http://a:7400,http://b:7400`,
+        `${source} entry ${i + 1} \`${entry.replace(/\/\/[^/@]*@/, "//***@")}\` ${problem}; give base URLs like http://a:7400,http://b:7400`,
       );
     return entry.replace(/\/+$/, "");
   });
