@@ -6,7 +6,7 @@
  * one whole pass over the list.
  */
 
-/** Gives up on a URL whose answer has not begun in this long when another is left (ms). */
+/** Gives up on a URL whose answer to a read has not begun in this long when another is left (ms). */
 export const DEFAULT_FAILOVER_AFTER_MS = 10_000;
 
 /**
@@ -63,6 +63,9 @@ export interface FailoverOptions {
  * `(path, init) → Response`: one request, tried on each URL in list order starting from the
  * one that answered last (a dead first URL costs each later request nothing). Answers the
  * first response that is not 503, else the last 503. Stops at once when `init.signal` aborts.
+ * A GET that has no answer within `failoverAfterMs` moves on (a paused host accepts
+ * connections but never answers); any other method is waited for — a pick is answered only
+ * after its save, and it is safe to re-send (same `toolCallId`, §4.3) on a transport error.
  * @throws Error listing each URL's transport error when none answered (or the caller's abort)
  */
 export function createFailoverFetch(
@@ -79,7 +82,14 @@ export function createFailoverFetch(
       const url = opts.urls[i]!;
       const last = k === n - 1;
       try {
-        const res = await attempt(opts.fetch, `${url}${path}`, init, last ? undefined : failoverAfterMs);
+        // Only a read is cut: a pick waits for its receipt (its save) however long it takes.
+        const read = (init.method ?? "GET") === "GET";
+        const res = await attempt(
+          opts.fetch,
+          `${url}${path}`,
+          init,
+          last || !read ? undefined : failoverAfterMs,
+        );
         if (res.status !== 503 || last) {
           if (res.status !== 503) preferred = i;
           return res;

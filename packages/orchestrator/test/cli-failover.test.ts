@@ -171,6 +171,29 @@ describe("jr2 with a list of Orchestrator URLs", () => {
     expect(b.seen).toEqual([]);
   });
 
+  it("sends a write to B when A refused the connection (it was never sent)", async () => {
+    const b = await survivor();
+    const target = resolveTarget({ url: `${await down()},${b.url}`, token: TOKEN }, {});
+    expect(await call(target, "POST", "/runs/r1/gates/g1/events", { type: "confirm" })).toEqual({
+      moved: true,
+    });
+    expect(b.seen).toEqual(["POST /runs/r1/gates/g1/events"]);
+  });
+
+  it("does not re-send a write A may have done (its connection reset after the request)", async () => {
+    const a = await instance((_req, res) => res.socket?.destroy());
+    const b = await survivor();
+    const target = resolveTarget({ url: `${a.url},${b.url}`, token: TOKEN }, {});
+    await expect(call(target, "POST", "/runs/r1/gates/g1/events", { type: "confirm" })).rejects.toThrow(
+      `cannot reach the Orchestrator at ${a.url}, ${b.url}`,
+    );
+    expect(a.seen).toEqual(["POST /runs/r1/gates/g1/events"]);
+    expect(b.seen).toEqual([]);
+    // A read after the same reset goes on to B.
+    expect(await call(target, "GET", "/runs/r1")).toMatchObject({ runId: "r1" });
+    expect(b.seen).toEqual(["GET /runs/r1"]);
+  });
+
   it("names every URL when none can be reached", async () => {
     const [x, y] = [await down(), await down()];
     await expect(show(`${x},${y}`)).rejects.toThrow(`cannot reach the Orchestrator at ${x}, ${y}`);

@@ -84,13 +84,36 @@ describe("the Harness's Orchestrator list", () => {
     expect(b.picks).toHaveLength(1);
   });
 
-  it("reaches B when A accepts the connection but never answers (a paused host)", async () => {
+  it("reads the surface from B when A accepts the connection but never answers (a paused host)", async () => {
     const a = await instanceA("silent");
     const b = await instanceB();
     const client = clientOf(`${a.url},${b.url}`);
-    expect(await client.postPick("coder/1", PICK)).toMatchObject({ kind: "answer" });
+    expect(await client.readSurface("coder/1", { budgetMs: 2_000 })).toMatchObject({ kind: "surface" });
     expect(a.hits).toBe(1);
-    expect(b.picks).toHaveLength(1);
+    expect(b.surfaceReads).toBe(1);
+  });
+
+  it("waits for a pick's receipt from a slow A instead of sending it to B too", async () => {
+    // A's save takes longer than failoverAfterMs (300 ms here): the pick is still A's to answer.
+    let hits = 0;
+    const server = createServer((req, res) => {
+      hits++;
+      req.resume();
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ delivered: true, moved: true, turnComplete: true, allowed: [] }));
+      }, 700);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    open.push({ close: () => new Promise((r) => server.close(r)) });
+    const slowA = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const b = await instanceB();
+    expect(await clientOf(`${slowA},${b.url}`).postPick("coder/1", PICK)).toMatchObject({
+      kind: "answer",
+      answer: { delivered: true, turnComplete: true },
+    });
+    expect(hits).toBe(1);
+    expect(b.picks).toHaveLength(0);
   });
 
   it("takes A's 404 as the answer: the Turn is gone, B is not asked", async () => {

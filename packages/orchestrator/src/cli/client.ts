@@ -81,15 +81,29 @@ export function parseUrlList(raw: string, source: string): string[] {
 /** Per list (`CliTarget.url`): the index that answered last, where the next request starts. */
 const preferred = new Map<string, number>();
 
+/** Transport errors raised before a request could be sent: safe to send elsewhere whatever it does. */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
 /**
  * One request on the first of `target`'s URLs to answer: in list order from the one that
- * answered last; a transport error or a 503 moves on, any other status is the answer. A URL
- * with another after it gets {@link FAILOVER_AFTER_MS} for its answer to begin.
- * @returns the answer and the base URL that gave it; the last 503 when every URL gave one
+ * answered last; a 503 (the instance refused it) moves on, any other status is the answer. A
+ * GET also moves on after any transport error, or after {@link FAILOVER_AFTER_MS} without its
+ * answer beginning when another URL is left; any other method (a run started, a Gate answered)
+ * moves on only when it was never sent (refused, DNS, unreachable): after a reset it may have
+ * been done, and sending it again elsewhere could do it twice.
+ * @returns the answer; the last 503 when every URL gave one
  * @throws Error `cannot reach the Orchestrator at …` naming each URL and its transport error
  */
 async function send(target: CliTarget, path: string, init: RequestInit): Promise<Response> {
   const urls = target.url.split(",");
+  const read = (init.method ?? "GET") === "GET";
   const start = preferred.get(target.url) ?? 0;
   const errors: string[] = [];
   let unavailable: Response | undefined;
@@ -97,7 +111,7 @@ async function send(target: CliTarget, path: string, init: RequestInit): Promise
     const i = (start + k) % urls.length;
     const last = k === urls.length - 1;
     const cut = new AbortController();
-    const timer = last ? undefined : setTimeout(() => cut.abort(), FAILOVER_AFTER_MS);
+    const timer = last || !read ? undefined : setTimeout(() => cut.abort(), FAILOVER_AFTER_MS);
     try {
       const res = await fetch(`${urls[i]}${path}`, { ...init, signal: cut.signal });
       if (res.status !== 503 || last) {
@@ -107,10 +121,11 @@ async function send(target: CliTarget, path: string, init: RequestInit): Promise
       await res.body?.cancel().catch(() => undefined);
       unavailable = res;
     } catch (error) {
-      const why = cut.signal.aborted
-        ? `no answer within ${FAILOVER_AFTER_MS} ms`
-        : String((error as Error).cause ?? error);
+      const cause = (error as Error).cause;
+      const why = cut.signal.aborted ? `no answer within ${FAILOVER_AFTER_MS} ms` : String(cause ?? error);
       errors.push(urls.length === 1 ? why : `${urls[i]}: ${why}`);
+      const code = (cause as { code?: unknown } | undefined)?.code;
+      if (!read && !NOT_SENT.has(String(code))) break;
     } finally {
       clearTimeout(timer);
     }
