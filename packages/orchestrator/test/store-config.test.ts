@@ -37,6 +37,14 @@ describe("choosing the run store in jr2 serve's configuration (ADR-0280)", () =>
     expect(readServeConfig(token, {}).postgres).toBeUndefined();
   });
 
+  it("refuses JR2_PORT=0 on PostgreSQL without JR2_ADVERTISE_URL: peers could not reach it", () => {
+    const env = { ...token, JR2_STORE_URL: "postgres://jr2:pw@db:5432/jr2", JR2_PORT: "0" };
+    expect(refusal(() => readServeConfig(env, {}))).toMatch(/JR2_PORT=0 .*set JR2_ADVERTISE_URL/);
+    expect(
+      readServeConfig({ ...env, JR2_ADVERTISE_URL: "http://10.0.0.5:7400" }, {}).postgres?.advertiseUrl,
+    ).toBe("http://10.0.0.5:7400");
+  });
+
   it("reads JR2_INSTANCE_ID, JR2_ADVERTISE_URL and JR2_LEASE_MS", () => {
     const config = readServeConfig(
       {

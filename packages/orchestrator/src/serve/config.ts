@@ -186,6 +186,12 @@ function readPostgresConfig(env: NodeJS.ProcessEnv, port: number): { postgres?: 
     });
   const url = env.JR2_STORE_URL?.trim();
   if (!url) return {};
+  // Port 0 is chosen at listen time: the default advertised URL would name no port peers can reach.
+  if (port === 0 && !env.JR2_ADVERTISE_URL?.trim())
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail:
+        "JR2_PORT=0 with JR2_STORE_URL: peers could not reach this instance — set JR2_ADVERTISE_URL to the URL they use, or a fixed JR2_PORT",
+    });
   try {
     parseStoreUrl(url);
   } catch (error) {
