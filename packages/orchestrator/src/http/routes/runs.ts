@@ -1,9 +1,11 @@
 import { CancelAnswer, RunDetail, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { FeedNotices } from "../../durability/store/ownership.js";
 import type { RunHost } from "../../runs/run-host.js";
+import { type FeedStore, storeFeedOf } from "../../runs/store-feed.js";
 import { errorResponses } from "./error-responses.js";
-import { streamEvents } from "./run-events-stream.js";
+import { streamEvents, streamStoredEvents } from "./run-events-stream.js";
 
 const RunParams = z.object({ runId: z.string().min(1).max(200) });
 
@@ -12,10 +14,12 @@ const RunParams = z.object({ runId: z.string().min(1).max(200) });
  * `GET /runs/:runId/events` (the run feed as SSE) and `POST /runs/:runId/cancel`.
  * @see SPEC §4.1
  */
-export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: number }> = async (
-  app,
-  options,
-) => {
+export const runRoutes: FastifyPluginAsyncZod<{
+  host: RunHost;
+  heartbeatMs?: number;
+  /** A store several instances share (ADR-0280): a run hosted elsewhere is followed from it. */
+  store?: (FeedStore & { notices?: FeedNotices | undefined }) | undefined;
+}> = async (app, options) => {
   const { host } = options;
   /** Open feed streams; ended when the app closes, so a live follower never holds shutdown. */
   const streams = new Set<() => void>();
@@ -92,6 +96,9 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
     async (request, reply) => {
       const { runId } = request.params;
       const feed = await host.feedOf(runId);
+      // Hosted by another instance (or moving to one): its events come through the store.
+      const stored =
+        !host.isLive(runId) && options.store ? await storeFeedOf(options.store, runId) : undefined;
       const lastId = Number(request.headers["last-event-id"]);
       const since = request.query.since ?? (Number.isInteger(lastId) ? lastId + 1 : 0);
       reply.hijack();
@@ -103,6 +110,8 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       });
       // Headers now, not with the first event: a follower with nothing to replay knows it is connected.
       out.flushHeaders();
+      const heartbeatMs = options.heartbeatMs ?? 15_000;
+      if (stored) return streamStoredEvents({ runId, feed: stored, since, out, streams, heartbeatMs });
       await streamEvents({
         host,
         runId,
@@ -110,7 +119,7 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
         since,
         out,
         streams,
-        heartbeatMs: options.heartbeatMs ?? 15_000,
+        heartbeatMs,
       });
     },
   );
