@@ -21,8 +21,8 @@ export function sharedMemoryStore(options: { withNotices?: boolean } = {}): Shar
   };
   const notices: SharedStore["notices"] = {
     subscribe(runId, onSeq) {
-      let set = listeners.get(runId);
-      if (!set) listeners.set(runId, (set = new Set()));
+      const set = listeners.get(runId) ?? new Set();
+      listeners.set(runId, set);
       set.add(onSeq);
       return () => set.delete(onSeq);
     },
