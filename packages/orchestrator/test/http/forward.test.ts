@@ -5,7 +5,9 @@
  * and answered with the owner's bytes; an expired holder, an unreachable owner and a forwarded
  * request for a run not hosted answer 503 `JR2_ERR_RUN_MOVING` with `Retry-After`.
  */
+import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildOrchestrator } from "../../src/index.js";
 import { mintSandboxToken } from "../../src/turns/access.js";
@@ -21,11 +23,13 @@ afterEach(async () => {
 async function instance(
   store: ReturnType<typeof sharedMemoryStore>,
   instanceToken = INSTANCE_TOKEN,
+  logLines?: string[],
 ): Promise<{ app: FastifyInstance; url: string; seen: Array<Record<string, unknown>> }> {
   const app = await buildOrchestrator({
     workflows: new Map([["flow", flow]]),
     auth: { instanceToken, sandboxKey: SANDBOX_KEY },
     store,
+    ...(logLines ? { logger: pino({ level: "debug" }, linesInto(logLines)) } : {}),
   });
   // What reached this instance, headers as they came (read by the owner's assertions); on
   // response, so a request refused by the auth hook is counted too.
@@ -37,8 +41,26 @@ async function instance(
   return { app, url: await listenLocal(app), seen };
 }
 
+/** The URL of an owner that just went away (port 0, then closed): connections are refused. */
+async function closedUrl(): Promise<string> {
+  const gone = await instance(sharedMemoryStore());
+  apps.splice(apps.indexOf(gone.app), 1);
+  await gone.app.close();
+  return gone.url;
+}
+
+/** A stream collecting pino's lines. */
+function linesInto(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+}
+
 /** The owner B (its runs live in memory) and a follower A whose leases say B holds `runId`. */
-async function ownerAndFollower(followerToken = INSTANCE_TOKEN) {
+async function ownerAndFollower(followerToken = INSTANCE_TOKEN, logLines?: string[]) {
   const store = sharedMemoryStore();
   const owner = await instance(store);
   const started = await fetchJson(owner.url, "POST", "/workflows/flow/runs", { input: { task: "t" } });
@@ -47,7 +69,7 @@ async function ownerAndFollower(followerToken = INSTANCE_TOKEN) {
   const iid = run.body.turns[0].iid as string;
   const ownership = fakeOwnership("a");
   ownership.holders.set(runId, leaseOf(runId, "b", owner.url));
-  const follower = await instance(Object.assign(sharedMemoryStore(), { ownership }), followerToken);
+  const follower = await instance(Object.assign(sharedMemoryStore(), { ownership }), followerToken, logLines);
   return { owner, follower, ownership, runId, iid };
 }
 
@@ -159,11 +181,7 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
 
   it("an owner that cannot be reached answers 503 with Retry-After, not a 5xx stack", async () => {
     const { follower, ownership, runId, iid } = await ownerAndFollower();
-    // A port that was just closed: the connection is refused.
-    const gone = await instance(sharedMemoryStore());
-    apps.splice(apps.indexOf(gone.app), 1);
-    await gone.app.close();
-    ownership.holders.set(runId, leaseOf(runId, "b", gone.url, 3000));
+    ownership.holders.set(runId, leaseOf(runId, "b", await closedUrl(), 3000));
     const res = await fetchJson(follower.url, "POST", agentUrl(iid, "picks"), {
       name: "note",
       arguments: {},
@@ -204,5 +222,25 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
     const inUrl = await fetchJson(follower.url, "GET", `/runs/${runId}?token=${INSTANCE_TOKEN}`);
     expect(inUrl.status).toBe(400);
     expect(owner.seen.filter((h) => h["x-jr2-forwarded-by"])).toHaveLength(0);
+  });
+
+  it("logs each forward at debug with the runId and the target, never a token", async () => {
+    const lines: string[] = [];
+    const { owner, follower, ownership, runId, iid } = await ownerAndFollower(INSTANCE_TOKEN, lines);
+    const sandboxToken = mintSandboxToken(SANDBOX_KEY, "ws-logged");
+    await fetchJson(follower.url, "GET", agentUrl(iid, "surface"), undefined, {
+      authorization: `Bearer ${sandboxToken}`,
+    });
+    const forwarded = lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === "request forwarded to the run's owner");
+    expect(forwarded).toEqual([expect.objectContaining({ level: 20, runId, target: owner.url, owner: "b" })]);
+    // And when the owner cannot be reached.
+    ownership.holders.set(runId, leaseOf(runId, "b", await closedUrl(), 1000));
+    expect((await fetchJson(follower.url, "GET", `/runs/${runId}`)).status).toBe(503);
+    const all = lines.join("\n");
+    expect(all).toContain("the run's owner cannot be reached");
+    expect(all).not.toContain(sandboxToken);
+    expect(all).not.toContain(INSTANCE_TOKEN);
   });
 });
