@@ -60,6 +60,11 @@ export const errorCodes = {
     status: 503,
     message: "the run store is not accepting writes ({detail}); nothing was saved — retry in {retryAfter} s",
   },
+  // Workflows and runs (§4.1)
+  JR2_ERR_WORKFLOW_NOT_FOUND: { status: 404, message: "no workflow `{workflow}`; known workflows: {known}" },
+  JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
+  JR2_ERR_RUN_NOT_FOUND: { status: 404, message: "no run `{runId}`" },
+  JR2_ERR_RUN_NOT_LIVE: { status: 409, message: "run `{runId}` is {status}, not live" },
   /**
    * Several instances share one store (issue 15, ADR-0280): the run's owner cannot answer now —
    * its lease expired and no survivor adopted the run yet, it cannot be reached, or this
@@ -70,11 +75,6 @@ export const errorCodes = {
     status: 503,
     message: "run `{runId}` is moving between instances: {detail}; retry in {retryAfter} s",
   },
-  // Workflows and runs (§4.1)
-  JR2_ERR_WORKFLOW_NOT_FOUND: { status: 404, message: "no workflow `{workflow}`; known workflows: {known}" },
-  JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
-  JR2_ERR_RUN_NOT_FOUND: { status: 404, message: "no run `{runId}`" },
-  JR2_ERR_RUN_NOT_LIVE: { status: 409, message: "run `{runId}` is {status}, not live" },
   JR2_ERR_RUN_TURN_NOT_FOUND: {
     status: 404,
     message: "run `{runId}` has no Turn `{turnId}`; `GET /runs/{runId}/turns` lists its Turns",
