@@ -5,9 +5,16 @@
  * the final status with the same bytes as the owner's own stream; it keeps going when the owner
  * dies and another instance adopts the run.
  */
+import type { ServerResponse } from "node:http";
+import { PassThrough } from "node:stream";
+import type { RunFeedEvent } from "@jr2/wire";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
+import { streamEvents } from "../../src/http/routes/run-events-stream.js";
 import { buildOrchestrator } from "../../src/index.js";
+import { createRunFeed } from "../../src/runs/feed.js";
+import type { RunHost } from "../../src/runs/run-host.js";
+import { createStoreFeed } from "../../src/runs/store-feed.js";
 import { agentUrl, call, flow, INSTANCE_TOKEN, SANDBOX_KEY } from "./fixture.js";
 import { type SharedStore, sharedMemoryStore } from "./shared-store.js";
 
@@ -146,5 +153,44 @@ describe("the run feed from the store (ADR-0280)", () => {
     const all = messages((await streaming).body);
     expect(all).toHaveLength(1);
     expect(all[0]?.data).toMatchObject({ type: "status", status: "cancelled" });
+  });
+});
+
+describe("a stream of a run this instance lets go of (ADR-0280)", () => {
+  it("goes on from the store once the run leaves memory unsettled: each event once, ending on the final status", async () => {
+    const store = sharedMemoryStore();
+    const at = "2026-01-01T00:00:00.000Z";
+    const status = (seq: number, s: string) => ({ seq, at, type: "status", status: s }) as RunFeedEvent;
+    const admission = (seq: number) =>
+      ({ seq, at, type: "admission", agent: "worker" }) as unknown as RunFeedEvent;
+    const feed = createRunFeed(() => new Date(at));
+    feed.record((event) => void store.appendEvents("run-x", [event]));
+    feed.append({ type: "status", status: "running" } as never);
+    let live = true;
+    const host = { isLive: () => live, eventLog: async () => [] } as unknown as RunHost;
+    const chunks: string[] = [];
+    const out = Object.assign(new PassThrough(), { writeHead() {}, flushHeaders() {} });
+    out.on("data", (c) => chunks.push(String(c)));
+    const ended = new Promise((resolve) => out.on("end", resolve));
+    await streamEvents({
+      host,
+      runId: "run-x",
+      feed,
+      since: 0,
+      out: out as unknown as ServerResponse,
+      streams: new Set(),
+      heartbeatMs: 60_000,
+      handover: createStoreFeed(store, store.notices, "run-x", { pollMs: 20 }),
+      handoverCheckMs: 10,
+    });
+    feed.append({ type: "admission", agent: "worker" } as never);
+    // Let go: out of memory, unsettled. The adopter's events reach the store (and a notice).
+    live = false;
+    await new Promise((r) => setTimeout(r, 50));
+    await store.appendEvents("run-x", [admission(2), status(3, "done")]);
+    await ended;
+    const ids = messages(chunks.join("")).map((m) => m.id);
+    expect(ids).toEqual([0, 1, 2, 3]);
+    expect(messages(chunks.join("")).at(-1)?.data).toMatchObject({ status: "done" });
   });
 });

@@ -25,6 +25,14 @@ export interface EventStream {
   /** The app's open streams: each ended when the app closes. */
   streams: Set<() => void>;
   heartbeatMs: number;
+  /**
+   * On a store several instances share (ADR-0280): the run's store feed, followed from where
+   * the stream is once the run left this process unsettled (this instance let it go: another
+   * adopted it). Absent: the stream follows memory alone.
+   */
+  handover?: StoreFeed | undefined;
+  /** How often a following stream checks that its run is still live here, ms; default 1000. */
+  handoverCheckMs?: number;
 }
 
 /**
@@ -48,8 +56,8 @@ export async function streamEvents(s: EventStream): Promise<void> {
   };
   const buffered: RunFeedEvent[] = [];
   let replaying = true;
-  const unsubscribe = s.feed.subscribe((event) => (replaying ? buffered.push(event) : live(event)));
-  const { write, finish, finished } = openStream(s, unsubscribe);
+  let unsubscribe = s.feed.subscribe((event) => (replaying ? buffered.push(event) : live(event)));
+  const { write, finish, finished } = openStream(s, () => unsubscribe());
   try {
     await replayStored(s, () => next, replay, finished);
   } catch {
@@ -61,6 +69,18 @@ export async function streamEvents(s: EventStream): Promise<void> {
   replaying = false;
   for (const event of buffered.splice(0)) live(event);
   if (!finished() && !s.host.isLive(s.runId)) finish();
+  if (!finished() && s.handover) {
+    const { handover } = s;
+    // The run left memory unsettled (let go): its events now come through the store.
+    const check = setInterval(() => {
+      if (finished()) return clearInterval(check);
+      if (s.host.isLive(s.runId)) return;
+      clearInterval(check);
+      unsubscribe();
+      unsubscribe = handover.follow(next, { event: live, end: finish, error: finish });
+    }, s.handoverCheckMs ?? 1000);
+    check.unref();
+  }
 }
 
 /** What a stream from the shared store needs (ADR-0280): the run's store feed instead of its live one. */

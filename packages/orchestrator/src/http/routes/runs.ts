@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { FeedNotices } from "../../durability/store/ownership.js";
 import type { RunHost } from "../../runs/run-host.js";
-import { type FeedStore, storeFeedOf } from "../../runs/store-feed.js";
+import { createStoreFeed, type FeedStore, storeFeedOf } from "../../runs/store-feed.js";
 import { errorResponses } from "./error-responses.js";
 import { streamEvents, streamStoredEvents } from "./run-events-stream.js";
 
@@ -86,7 +86,8 @@ export const runRoutes: FastifyPluginAsyncZod<{
           "run is no longer running: at once for a settled run, whatever `since` is; a live run's stream always ends " +
           "with its final status event, even when `since` lies past the log's end. A settled run's log lasts as long " +
           "as `JR2_EVENT_RETENTION_DAYS` keeps it (default: forever); a run settled before the log existed has its " +
-          "final status event alone, numbered 0.",
+          "final status event alone, numbered 0. On a store several instances share, a run hosted by another instance " +
+          "is followed from the store — the same messages — and keeps going when another instance adopts it.",
         params: RunParams,
         querystring: z.object({ since: z.coerce.number().int().nonnegative().optional() }),
         response: errorResponses(401, 404),
@@ -120,6 +121,9 @@ export const runRoutes: FastifyPluginAsyncZod<{
         out,
         streams,
         heartbeatMs,
+        handover: options.store?.notices
+          ? createStoreFeed(options.store, options.store.notices, runId)
+          : undefined,
       });
     },
   );
