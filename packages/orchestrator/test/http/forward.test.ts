@@ -243,4 +243,15 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
     expect(all).not.toContain(sandboxToken);
     expect(all).not.toContain(INSTANCE_TOKEN);
   });
+
+  it("a lease table that cannot be read answers 503 JR2_ERR_STORE_FAILING with Retry-After, not a 500", async () => {
+    const { follower, ownership, runId } = await ownerAndFollower();
+    ownership.holder = async () => {
+      throw new Error("connection terminated");
+    };
+    const res = await fetchJson(follower.url, "GET", `/runs/${runId}`);
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe("JR2_ERR_STORE_FAILING");
+    expect(res.headers.get("retry-after")).toBe("2");
+  });
 });

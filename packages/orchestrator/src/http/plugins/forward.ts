@@ -54,7 +54,10 @@ export const forwardPlugin = fp(
   { name: "jr2-forward", fastify: "5.x", dependencies: ["jr2-auth"] },
 );
 
-/** The route of one request: its run live here, else by its lease. */
+/**
+ * The route of one request: its run live here, else by its lease.
+ * @throws JR2_ERR_STORE_FAILING (503, Retry-After) when the lease cannot be read
+ */
 async function decide(
   runId: string,
   request: FastifyRequest,
@@ -63,9 +66,17 @@ async function decide(
 ): Promise<RunRoute> {
   if (host.isLive(runId)) return { kind: "here" };
   const said = request.headers[FORWARDED_BY];
+  const holder = await ownership.holder(runId).catch((error: unknown) => {
+    // The lease table cannot be read: nothing is decided here; the caller retries (ADR-0253).
+    request.log.warn({ runId, err: error }, "the run's lease could not be read");
+    throw new Jr2Error("JR2_ERR_STORE_FAILING", {
+      detail: "the run's lease could not be read",
+      retryAfter: 2,
+    });
+  });
   return routeRun(runId, {
     live: false,
-    holder: await ownership.holder(runId),
+    holder,
     me: ownership.instanceId,
     forwardedBy: Array.isArray(said) ? said[0] : said,
     leaseMs: ownership.leaseMs,
