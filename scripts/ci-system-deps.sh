@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test command needs on a fresh CI machine (as root): Chromium
 # for the web console's browser suite (packages/console, driven by playwright-core at
-# /usr/bin/chromium). Under CI=true a suite that cannot find it fails, so CI installs it here
-# rather than letting a test skip. A developer machine: `sudo bash scripts/ci-system-deps.sh`.
+# /usr/bin/chromium), and PostgreSQL for the store suites (issue 15: Debian's `postgresql`, whose
+# binaries under /usr/lib/postgresql/<ver>/bin scripts/pg-test-cluster.sh runs; no cluster of the
+# package's is used or relied on). Under CI=true a suite that cannot find them fails, so CI
+# installs them here rather than letting a test skip. A developer machine:
+# `sudo bash scripts/ci-system-deps.sh`.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system deps: present (chromium $(chromium --version 2>/dev/null | awk '{print $2}'))"
+  echo "system deps: present (chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgresql $(ls /usr/lib/postgresql | sort -V | tail -1))"
   exit 0
 fi
 echo "system deps: installing ${need[*]} from Debian"

@@ -53,7 +53,7 @@ const sandbox = `instance.${createHmac("sha256", key).update("instance").digest(
 console.log([
   `JR2_INSTANCE_TOKEN=${hex()}`, `JR2_SANDBOX_KEY=${key}`, `JR2_HARNESS_TOKEN=${hex()}`,
   `JR2_SANDBOX_TOKEN=${sandbox}`, `JR2_ORCHESTRATOR_IMAGE=${process.argv[1]}`,
-  `JR2_HARNESS_IMAGE=${process.argv[2]}`,
+  `JR2_HARNESS_IMAGE=${process.argv[2]}`, `JR2_PG_PASSWORD=${hex()}`,
 ].join("\n"));
 ' "$orchestrator_image" "$harness_image" >"$env_file"
 chmod 600 "$env_file"
@@ -81,18 +81,29 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Every profile and file combination must validate (vLLM and llama-server are only checked,
-# never up: no GPU, no registry).
+# Every profile and file combination must validate (vLLM, llama-server and PostgreSQL are only
+# checked, never up: no GPU, no registry). The postgres profile is its own file
+# (compose.postgres.yaml, bridge networking only) and must refuse to run without a password.
 combos=0
-for profile in "" "--profile gpu" "--profile llama"; do
+for profile in "" "--profile gpu" "--profile llama" "--profile postgres"; do
   for files in "" "-f docker/compose.override.yaml" "-f docker/compose.hostnet.yaml"; do
+    if [ "$profile" = "--profile postgres" ]; then
+      [ "$files" = "-f docker/compose.hostnet.yaml" ] && continue
+      files="$files -f docker/compose.postgres.yaml"
+    fi
     # shellcheck disable=SC2086 # word splitting of $profile and $files is intended
     "${compose_cmd[@]}" --env-file "$env_file" $profile -f docker/compose.yaml $files config -q ||
       fail "compose config rejects: $profile -f docker/compose.yaml $files"
     combos=$((combos + 1))
   done
 done
-log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet)"
+grep -v '^JR2_PG_PASSWORD=' "$env_file" >"$work/no-pg-password.env"
+if refusal=$("${compose_cmd[@]}" --env-file "$work/no-pg-password.env" --profile postgres -f docker/compose.yaml \
+  -f docker/compose.postgres.yaml config -q 2>&1); then
+  fail "the postgres profile ran without JR2_PG_PASSWORD (it must refuse a default)"
+fi
+grep -q "set JR2_PG_PASSWORD" <<<"$refusal" || fail "the postgres profile's refusal does not name JR2_PG_PASSWORD: $refusal"
+log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override); postgres without a password refused"
 
 networks_before=$(networks)
 log "up -d ($orchestrator_image, $harness_image)"

@@ -1,8 +1,14 @@
 import { HARNESS_HTTP_EDGE_ENV, type HttpEdgeLimits, readHttpEdgeLimits } from "@jr2/http-edge";
 import { sandboxTokenProblem, secretProblem } from "@jr2/wire";
+import { parseOrchestratorUrls } from "./orchestrator-urls.js";
 
 /** What `jr2-harness` reads from env besides the model table. */
 export interface HarnessEnvConfig {
+  /**
+   * `JR2_ORCHESTRATOR_URL` (default `http://127.0.0.1:7400`): one base URL or a comma-separated
+   * list, checked entry by entry and joined back with `,` (the client fails over along it).
+   */
+  orchestratorUrl: string;
   /** `JR2_HARNESS_TOKEN`: the bearer the Orchestrator presents. */
   harnessToken: string;
   /** `JR2_SANDBOX_TOKEN`: presented to the Orchestrator; `""` when unset (see `warnings`). */
@@ -19,7 +25,8 @@ export interface HarnessEnvConfig {
  * `JR2_HARNESS_TOKEN` must be ≥ 16 characters and no placeholder (`CHANGE-ME`, empty, …);
  * `JR2_SANDBOX_TOKEN` is checked for its shape only (`<sandbox>.<64 hex>`: the MAC needs the
  * Orchestrator's key); unset, the Harness starts and warns that every call to the Orchestrator
- * will be refused. `JR2_ENDPOINT_CONCURRENCY` must be a whole number ≥ 1.
+ * will be refused. `JR2_ENDPOINT_CONCURRENCY` must be a whole number ≥ 1. Every entry of
+ * `JR2_ORCHESTRATOR_URL` must be an http(s) base URL.
  * @throws Error naming the variable and how to make a good value
  * @see SPEC §4.4, §11
  */
@@ -37,7 +44,11 @@ export function readHarnessEnv(env: NodeJS.ProcessEnv): HarnessEnvConfig {
     const shapeProblem = sandboxTokenProblem("JR2_SANDBOX_TOKEN", sandboxToken);
     if (shapeProblem) throw new Error(shapeProblem);
   }
+  const orchestratorUrl = parseOrchestratorUrls(env.JR2_ORCHESTRATOR_URL ?? "http://127.0.0.1:7400").join(
+    ",",
+  );
   return {
+    orchestratorUrl,
     harnessToken,
     sandboxToken,
     httpEdge: readHttpEdgeLimits(env, HARNESS_HTTP_EDGE_ENV),

@@ -7,7 +7,8 @@ import { buildHarness, HARNESS_VERSION } from "./server.js";
 
 /**
  * `jr2-harness`: reads env, listens, prints `jr2 harness listening on http://…` when ready.
- * Env: JR2_HARNESS_PORT (7401), JR2_HARNESS_HOST (127.0.0.1), JR2_ORCHESTRATOR_URL,
+ * Env: JR2_HARNESS_PORT (7401), JR2_HARNESS_HOST (127.0.0.1), JR2_ORCHESTRATOR_URL (one base URL
+ * or a comma-separated list, tried in order on a transport error or a 503: ADR-0280),
  * JR2_MODELS (JSON or @file), JR2_HARNESS_TOKEN (required, ≥ 16 characters, no placeholder),
  * JR2_SANDBOX_TOKEN (`<sandbox>.<64 hex>`), JR2_ENDPOINT_CONCURRENCY (4), JR2_CONVERSATION_TTL_MS
  * (86 400 000: a settled conversation idle this long is forgotten; 0 keeps conversations for the
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
   const app = buildHarness({
     models,
-    orchestratorUrl: env.JR2_ORCHESTRATOR_URL ?? "http://127.0.0.1:7400",
+    orchestratorUrl: config.orchestratorUrl,
     harnessToken: config.harnessToken,
     sandboxToken: config.sandboxToken,
     httpEdge: config.httpEdge,

@@ -7,6 +7,7 @@ import {
   type TolerantPickAnswer,
   type TolerantSurface,
 } from "@jr2/wire";
+import { createFailoverFetch, parseOrchestratorUrls } from "./orchestrator-urls.js";
 
 /**
  * The Harness's calls to the Orchestrator (§4.2, §4.3), with the sandbox token. `trace` is the
@@ -51,7 +52,10 @@ export type PickResult =
   | { kind: "failed"; message: string };
 
 export interface OrchestratorClientOptions {
-  /** Base URL, e.g. `http://127.0.0.1:7400`. */
+  /**
+   * Base URL, e.g. `http://127.0.0.1:7400`, or a comma-separated list of them: each request
+   * fails over to the next on a transport error or a 503 (orchestrator-urls.ts, ADR-0280).
+   */
   url: string;
   /** The sandbox token presented as a bearer (may be empty in tests). */
   token: string;
@@ -60,6 +64,8 @@ export interface OrchestratorClientOptions {
   pickBudgetMs?: number;
   /** Backoff bounds (ms): default 250 → 5000. */
   backoff?: { initialMs: number; maxMs: number };
+  /** A URL with another after it is given up after this long without an answer (ms, default 10 000). */
+  failoverAfterMs?: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -75,7 +81,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 const retryableStatus = (status: number) => status === 503 || status === 502 || status === 504;
 
 /**
- * Builds the client. Every failure is data (a `failed` or `gone` result), never a throw.
+ * Builds the client. Every failure of a call is data (a `failed` or `gone` result), never a
+ * throw; each attempt is one pass over the URL list, the backoff is between passes.
+ * @throws Error naming the bad entry when `opts.url` is not a URL or a list of them
  * @see SPEC §4.3, §7.2, §7.4, §7.5
  */
 export function createOrchestratorClient(opts: OrchestratorClientOptions): OrchestratorClient {
@@ -85,8 +93,12 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
     ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
     ...(json ? { "content-type": "application/json" } : {}),
   });
-  const base = opts.url.replace(/\/$/, "");
-  const agentUrl = (iid: string, tail: string) => `${base}/agents/${encodeURIComponent(iid)}/${tail}`;
+  const send = createFailoverFetch({
+    urls: parseOrchestratorUrls(opts.url),
+    fetch: opts.fetch,
+    ...(opts.failoverAfterMs === undefined ? {} : { failoverAfterMs: opts.failoverAfterMs }),
+  });
+  const agentPath = (iid: string, tail: string) => `/agents/${encodeURIComponent(iid)}/${tail}`;
 
   async function surfaceAttempt(
     iid: string,
@@ -94,7 +106,7 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
     trace: TraceHeaders | undefined,
   ): Promise<SurfaceResult & { retry?: boolean }> {
     try {
-      const res = await opts.fetch(agentUrl(iid, "surface"), { headers: headers(false, trace), signal });
+      const res = await send(agentPath(iid, "surface"), { headers: headers(false, trace), signal });
       if (res.status === 404) return { kind: "gone" };
       if (!res.ok)
         return {
@@ -133,7 +145,7 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
         let message = "";
         try {
           // No abort signal on purpose: a pick in flight always gets its receipt (§7.2 step 4).
-          const res = await opts.fetch(agentUrl(iid, "picks"), {
+          const res = await send(agentPath(iid, "picks"), {
             method: "POST",
             headers: headers(true, trace),
             body: JSON.stringify(pick),

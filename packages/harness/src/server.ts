@@ -28,6 +28,7 @@ export const HARNESS_VERSION = "0.1.0";
 /** Everything the Harness is built from; only main.ts reads env. */
 export interface HarnessOptions {
   models: ModelTable;
+  /** The Orchestrator's base URL, or a comma-separated list to fail over along (ADR-0280). */
   orchestratorUrl: string;
   /** The bearer the Orchestrator presents (§4.4). Must not be empty. */
   harnessToken: string;

@@ -6,11 +6,16 @@ import { ErrorBody, type RunFeedEvent, RunFeedEvent as RunFeedEventSchema } from
  * The `jr2` CLI's client of a running Orchestrator: where it is and the instance token.
  * Resolution order: flags, then env (`JR2_URL`, `JR2_INSTANCE_TOKEN`), then the `jr2.env` file
  * `pnpm start` writes into the data dir (`JR2_DATA_DIR`, default `./.data`).
+ * `url` is one base URL or a comma-separated list (several Orchestrators on one store,
+ * ADR-0280): each request is tried on them in turn on a transport error or a 503.
  */
 export interface CliTarget {
   url: string;
   token: string;
 }
+
+/** A URL with another after it is given up after this long without the answer's start (ms). */
+export const FAILOVER_AFTER_MS = 10_000;
 
 /** Reads `KEY=value` lines. */
 function readEnvFile(path: string): Record<string, string> {
@@ -29,14 +34,106 @@ function readEnvFile(path: string): Record<string, string> {
 export function resolveTarget(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv): CliTarget {
   const envFile = join(resolve(env.JR2_DATA_DIR ?? ".data"), "jr2.env");
   const file = readEnvFile(envFile);
-  const url = flags.url ?? env.JR2_URL ?? file.JR2_URL ?? `http://127.0.0.1:${env.JR2_PORT ?? 7400}`;
+  const [url, source] =
+    flags.url !== undefined
+      ? [flags.url, "--url"]
+      : env.JR2_URL !== undefined
+        ? [env.JR2_URL, "JR2_URL"]
+        : file.JR2_URL !== undefined
+          ? [file.JR2_URL, `JR2_URL in ${envFile}`]
+          : [`http://127.0.0.1:${env.JR2_PORT ?? 7400}`, "JR2_PORT"];
+  const urls = parseUrlList(url, source);
   const token = flags.token ?? env.JR2_INSTANCE_TOKEN ?? file.JR2_INSTANCE_TOKEN;
   if (!token) {
     throw new Error(
       `no instance token: pass --token, set JR2_INSTANCE_TOKEN, or point JR2_DATA_DIR at the data dir of a stack \`pnpm start\` runs (looked for ${envFile})`,
     );
   }
-  return { url: url.replace(/\/+$/, ""), token };
+  return { url: urls.join(","), token };
+}
+
+/**
+ * `http://a:7400,http://b:7400` → base URLs without a trailing `/`. Pure.
+ * @throws Error naming `source`, the bad entry and its position
+ */
+export function parseUrlList(raw: string, source: string): string[] {
+  const entries = raw.split(",").map((e) => e.trim());
+  if (entries.every((e) => e === "")) throw new Error(`${source} is empty: give the Orchestrator's URL`);
+  return entries.map((entry, i) => {
+    let problem: string | undefined;
+    try {
+      const u = new URL(entry);
+      if (u.protocol !== "http:" && u.protocol !== "https:")
+        problem = `has scheme ${u.protocol} (want http or https)`;
+      else if (u.search || u.hash) problem = "carries a query or fragment (want a base URL)";
+      else if (u.username || u.password) problem = "carries a user or password (pass the token with --token)";
+    } catch {
+      problem = entry === "" ? "is empty (a stray comma?)" : "is not a URL";
+    }
+    if (problem)
+      throw new Error(
+        `${source} entry ${i + 1} \`${entry.replace(/\/\/[^/@]*@/, "//***@")}\` ${problem}; give base URLs like http://a:7400,http://b:7400`,
+      );
+    return entry.replace(/\/+$/, "");
+  });
+}
+
+/** Per list (`CliTarget.url`): the index that answered last, where the next request starts. */
+const preferred = new Map<string, number>();
+
+/** Transport errors raised before a request could be sent: safe to send elsewhere whatever it does. */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * One request on the first of `target`'s URLs to answer: in list order from the one that
+ * answered last; a 503 (the instance refused it) moves on, any other status is the answer. A
+ * GET also moves on after any transport error, or after {@link FAILOVER_AFTER_MS} without its
+ * answer beginning when another URL is left; any other method (a run started, a Gate answered)
+ * moves on only when it was never sent (refused, DNS, unreachable): after a reset it may have
+ * been done, and sending it again elsewhere could do it twice.
+ * @returns the answer; the last 503 when every URL gave one
+ * @throws Error `cannot reach the Orchestrator at …` naming each URL and its transport error
+ */
+async function send(target: CliTarget, path: string, init: RequestInit): Promise<Response> {
+  const urls = target.url.split(",");
+  const read = (init.method ?? "GET") === "GET";
+  const start = preferred.get(target.url) ?? 0;
+  const errors: string[] = [];
+  let unavailable: Response | undefined;
+  for (let k = 0; k < urls.length; k++) {
+    const i = (start + k) % urls.length;
+    const last = k === urls.length - 1;
+    const cut = new AbortController();
+    const timer = last || !read ? undefined : setTimeout(() => cut.abort(), FAILOVER_AFTER_MS);
+    try {
+      const res = await fetch(`${urls[i]}${path}`, { ...init, signal: cut.signal });
+      if (res.status !== 503 || last) {
+        if (res.status !== 503) preferred.set(target.url, i);
+        return res;
+      }
+      await res.body?.cancel().catch(() => undefined);
+      unavailable = res;
+    } catch (error) {
+      const cause = (error as Error).cause;
+      const why = cut.signal.aborted ? `no answer within ${FAILOVER_AFTER_MS} ms` : String(cause ?? error);
+      errors.push(urls.length === 1 ? why : `${urls[i]}: ${why}`);
+      const code = (cause as { code?: unknown } | undefined)?.code;
+      if (!read && !NOT_SENT.has(String(code))) break;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  if (unavailable) return unavailable;
+  throw new Error(
+    `cannot reach the Orchestrator at ${urls.join(", ")} (${errors.join("; ")}); is it running?`,
+  );
 }
 
 /** An HTTP answer that was not 2xx, with the Orchestrator's coded body. */
@@ -51,23 +148,16 @@ export class CliHttpError extends Error {
 
 /** Calls one route; answers the parsed JSON body or throws {@link CliHttpError}. */
 export async function call<T>(target: CliTarget, method: string, path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(`${target.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${target.token}`,
-        // Who answers a Gate is on the run's feed (`gate-answered.by`, ADR-0256).
-        "x-jr2-client": "cli",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (error) {
-    throw new Error(
-      `cannot reach the Orchestrator at ${target.url} (${String((error as Error).cause ?? error)}); is it running?`,
-    );
-  }
+  const res = await send(target, path, {
+    method,
+    headers: {
+      authorization: `Bearer ${target.token}`,
+      // Who answers a Gate is on the run's feed (`gate-answered.by`, ADR-0256).
+      "x-jr2-client": "cli",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const payload = await res.json().catch(() => undefined);
   if (!res.ok) {
     const parsed = ErrorBody.safeParse(payload);
@@ -78,7 +168,9 @@ export async function call<T>(target: CliTarget, method: string, path: string, b
 
 /**
  * Follows a run's feed (`GET /runs/:runId/events`, SSE) and yields each event until the
- * stream ends (the run settled). Reconnects after a dropped connection from the last seen seq.
+ * stream ends (the run settled). Reconnects after a dropped connection, or while every URL
+ * answers 503, from the last seen seq — through the whole URL list, so a follow moves to a
+ * surviving Orchestrator when the one it read from dies.
  * @param from - the first seq to read (a control's own log entry: what came before is not followed)
  * @throws Error `cannot reach the Orchestrator at …` when the first connection fails (no
  *   Orchestrator: say so at once, as {@link call} does; retrying is for one that restarts)
@@ -89,18 +181,19 @@ export async function* followFeed(target: CliTarget, runId: string, from = 0): A
   for (let attempt = 0; attempt < 30; attempt++) {
     let res: Response;
     try {
-      res = await fetch(`${target.url}/runs/${encodeURIComponent(runId)}/events?since=${since}`, {
+      res = await send(target, `/runs/${encodeURIComponent(runId)}/events?since=${since}`, {
         headers: { authorization: `Bearer ${target.token}`, accept: "text/event-stream" },
       });
-      connected = true;
     } catch (error) {
-      if (!connected)
-        throw new Error(
-          `cannot reach the Orchestrator at ${target.url} (${String((error as Error).cause ?? error)}); is it running?`,
-        );
+      if (!connected) throw error;
       await new Promise((r) => setTimeout(r, 1000));
       continue;
     }
+    if (res.status === 503 && connected) {
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    connected = true;
     if (!res.ok || !res.body) {
       const payload = await res.json().catch(() => undefined);
       const parsed = ErrorBody.safeParse(payload);

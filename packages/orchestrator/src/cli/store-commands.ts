@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
 import { backupStore, checkStore } from "../durability/store/maintenance.js";
+import { isPostgresUrl } from "../durability/store/postgres-connection.js";
 import { STORE_FILE } from "../durability/store/sqlite.js";
 
 /** A `jr2` command: usage line and body (exit code). */
@@ -15,11 +16,20 @@ const usage = "jr2 store check [--data-dir DIR | --file FILE]  |  jr2 store back
 
 /**
  * The store file: `--file`, else `<--data-dir, JR2_DATA_DIR or ./.data>/jr2.sqlite` — the same
- * default data dir as the other commands (`pnpm start` writes there).
- * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` when only the default was tried and it holds no store
+ * default data dir as the other commands (`pnpm start` writes there). With `JR2_STORE_URL` naming
+ * PostgreSQL (and no --data-dir or --file) it refuses, pointing at `pg_dump`.
+ * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` when only the default was tried and it holds no store,
+ *   or the store is PostgreSQL
  */
 function storePath(values: { "data-dir"?: string | undefined; file?: string | undefined }): string {
   if (values.file) return values.file;
+  if (values["data-dir"] === undefined && isPostgresUrl(process.env.JR2_STORE_URL))
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail:
+        "JR2_STORE_URL names a PostgreSQL store: `jr2 store check` and `jr2 store backup` are for the SQLite store. " +
+        "Back up PostgreSQL with its own tools (`pg_dump --format=custom`; restore with `pg_restore`), " +
+        "or pass --data-dir DIR / --file FILE for a SQLite store",
+    });
   const given = values["data-dir"] ?? process.env.JR2_DATA_DIR;
   const path = join(given ?? ".data", STORE_FILE);
   if (given === undefined && !existsSync(path))

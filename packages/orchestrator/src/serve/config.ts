@@ -1,6 +1,9 @@
 import { type HttpEdgeLimits, ORCHESTRATOR_HTTP_EDGE_ENV, readHttpEdgeLimits } from "@jr2/http-edge";
 import { readMetricsToken, readTracingSettings, type TelemetryEnv } from "@jr2/telemetry";
 import { Jr2Error, PLACEHOLDER_SECRETS, sandboxNameProblem, secretProblem } from "@jr2/wire";
+import type { PostgresStoreConfig } from "../durability/store/open.js";
+import { DEFAULT_LEASE_MS } from "../durability/store/ownership.js";
+import { parseStoreUrl } from "../durability/store/postgres-connection.js";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
 export type HarnessChoice = { kind: "none" } | { kind: "url"; url: string; token?: string };
@@ -14,6 +17,11 @@ export interface ServeConfig {
   sandboxKey?: string;
   workflowsDir: string;
   dataDir?: string;
+  /**
+   * The shared PostgreSQL store (`JR2_STORE_URL`, ADR-0280), with this instance's id, advertised
+   * URL and lease length; wins over `dataDir`. Absent: SQLite (or memory).
+   */
+  postgres?: PostgresStoreConfig;
   harness: HarnessChoice;
   /** Root of per-run working directories on the Harness (`JR2_WORK_ROOT`, default `/work`). */
   workRoot: string;
@@ -67,7 +75,9 @@ export const DEV_INSTANCE_TOKEN = "dev";
  * `JR2_WORKFLOWS_DIR` (./examples/workflows), `JR2_DATA_DIR`, `JR2_HARNESS_URL`,
  * `JR2_HARNESS_TOKEN`, `JR2_LOG_LEVEL` (info), `JR2_WORKFLOW_LOAD_TIMEOUT_MS` (30000; 0 = no limit),
  * `JR2_HEADERS_TIMEOUT_MS` (10000), `JR2_REQUEST_TIMEOUT_MS` (30000), `JR2_KEEP_ALIVE_TIMEOUT_MS`
- * (5000), `JR2_MAX_CONNECTIONS` (1024), `JR2_EVENT_RETENTION_DAYS` (0: the event log is kept forever).
+ * (5000), `JR2_MAX_CONNECTIONS` (1024), `JR2_EVENT_RETENTION_DAYS` (0: the event log is kept forever),
+ * `JR2_STORE_URL` (postgres://…: the shared PostgreSQL store), `JR2_ADVERTISE_URL`
+ * (http://127.0.0.1:<port>), `JR2_INSTANCE_ID` (the advertised URL), `JR2_LEASE_MS` (15000).
  * Secrets (`JR2_INSTANCE_TOKEN`, `JR2_SANDBOX_KEY` when set, `JR2_HARNESS_TOKEN` with a Harness)
  * must be ≥ 16 characters and no placeholder (`secretProblem` in @jr2/wire), unless `--dev`.
  * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the setting: a bad port, a bad harness URL, a
@@ -117,6 +127,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     ...(sandboxKey ? { sandboxKey } : {}),
     workflowsDir: flags.workflows ?? env.JR2_WORKFLOWS_DIR ?? "./examples/workflows",
     ...(env.JR2_DATA_DIR ? { dataDir: env.JR2_DATA_DIR } : {}),
+    ...readPostgresConfig(env, port),
     harness,
     dev,
     logLevel: env.JR2_LOG_LEVEL ?? "info",
@@ -153,6 +164,49 @@ function readTelemetryConfig(env: NodeJS.ProcessEnv): NonNullable<ServeConfig["t
       detail: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+/**
+ * The PostgreSQL part of the config (ADR-0280): `JR2_STORE_URL` (checked now, redacted in any
+ * error), `JR2_ADVERTISE_URL` (an http(s) URL, default `http://127.0.0.1:<port>`),
+ * `JR2_INSTANCE_ID` (default the advertised URL) and `JR2_LEASE_MS` (a positive integer, 15000).
+ * The last three are checked also without a store URL, so a typo is never silently ignored.
+ * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the variable
+ */
+function readPostgresConfig(env: NodeJS.ProcessEnv, port: number): { postgres?: PostgresStoreConfig } {
+  const advertiseUrl = env.JR2_ADVERTISE_URL?.trim() || `http://127.0.0.1:${port}`;
+  if (!URL.canParse(advertiseUrl) || !/^https?:$/.test(new URL(advertiseUrl).protocol))
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: `JR2_ADVERTISE_URL \`${advertiseUrl}\` is not an http(s) URL: set the URL this instance's peers reach it at (e.g. http://10.0.0.5:7400)`,
+    });
+  const leaseText = env.JR2_LEASE_MS?.trim() ?? "";
+  if (leaseText !== "" && !/^[1-9]\d*$/.test(leaseText))
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: `JR2_LEASE_MS \`${leaseText}\` is not a positive integer (ms a run's lease lasts; default ${DEFAULT_LEASE_MS})`,
+    });
+  const url = env.JR2_STORE_URL?.trim();
+  if (!url) return {};
+  // Port 0 is chosen at listen time: the default advertised URL would name no port peers can reach.
+  if (port === 0 && !env.JR2_ADVERTISE_URL?.trim())
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail:
+        "JR2_PORT=0 with JR2_STORE_URL: peers could not reach this instance — set JR2_ADVERTISE_URL to the URL they use, or a fixed JR2_PORT",
+    });
+  try {
+    parseStoreUrl(url);
+  } catch (error) {
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
+  return {
+    postgres: {
+      url,
+      instanceId: env.JR2_INSTANCE_ID?.trim() || advertiseUrl,
+      advertiseUrl,
+      leaseMs: leaseText === "" ? DEFAULT_LEASE_MS : Number(leaseText),
+    },
+  };
 }
 
 /** Throws `JR2_ERR_CONFIG_INVALID` when `value` is no acceptable secret for `variable`. */

@@ -3,7 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { onCrash } from "../durability/crash-points.js";
 import { startEventRetention } from "../durability/event-retention.js";
-import { openRunStore } from "../durability/store/open.js";
+import { lockDataDir } from "../durability/store/data-dir-lock.js";
+import { openServeStore } from "../durability/store/open.js";
 import { buildOrchestrator, ORCHESTRATOR_VERSION } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "../turns/placement.js";
@@ -26,12 +27,31 @@ export interface RunningOrchestrator {
  * driven by `turnDriver` (default hand-played: `--harness none`). Telemetry (ADR-0421): tracing
  * starts from `config.telemetry` (off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set) and is shut
  * down (its spans flushed) by `close()`; `GET /metrics` serves the Orchestrator's families.
- * @throws Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the file; listen errors as Node raises them
+ * With a SQLite data dir it first takes the dir's lock (ADR-0280: single-writer), held until
+ * `close()` or the process's death.
+ * @throws Error naming the holder's pid, host and the path when another `jr2 serve` holds the
+ *   data dir; Jr2Error `JR2_ERR_WORKFLOW_LOAD_FAILED` naming the file; listen errors as Node raises them
  * @see SPEC §4, §11
  */
 export async function startOrchestrator(
   config: ServeConfig,
   options: { turnDriver?: TurnDriver } = {},
+): Promise<RunningOrchestrator> {
+  // JR2_STORE_URL (config.postgres) selects PostgreSQL, whose instances share one store by leases.
+  const lock = config.dataDir && !config.postgres ? lockDataDir(config.dataDir) : undefined;
+  if (!lock) return startUnlocked(config, options);
+  try {
+    const running = await startUnlocked(config, options);
+    return { ...running, close: () => running.close().finally(() => lock.release()) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startUnlocked(
+  config: ServeConfig,
+  options: { turnDriver?: TurnDriver },
 ): Promise<RunningOrchestrator> {
   const logger = createLogger({ level: config.logLevel });
   const workflows = await loadWorkflows(config.workflowsDir, {
@@ -60,7 +80,7 @@ export async function startOrchestrator(
   onCrash(() =>
     (logger as unknown as Record<symbol, { flushSync?(): void }>)[pino.symbols.streamSym]?.flushSync?.(),
   );
-  const store = openRunStore(config.dataDir, logger);
+  const store = await openServeStore(config, logger);
   const stopRetention = startEventRetention(store, config.eventRetentionDays, logger);
   const telemetry = startTelemetry(config);
   const app = await buildOrchestrator({

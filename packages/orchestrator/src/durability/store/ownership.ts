@@ -8,7 +8,10 @@
  * have no ownership: one process owns every run (SQLite's data dir is locked to one process).
  * @see SPEC §8
  */
-import type { RunBlob } from "./run-store.js";
+import type { RunBlob } from "./run-blob.js";
+
+/** The default lease length, ms (`JR2_LEASE_MS`, ADR-0280). */
+export const DEFAULT_LEASE_MS = 15_000;
 
 /** Who holds a run's lease, as the store says now. */
 export interface LeaseHolder {
@@ -28,6 +31,8 @@ export interface LeaseHolder {
 export interface Adoption {
   /** The adopted runs' blobs, read after the claim committed (restore them as after a restart). */
   adopted: RunBlob[];
+  /** Adopted runs whose stored blob cannot be decoded: restore reports them faulted, as at a restart. */
+  damaged?: { runId: string; reason: string }[];
 }
 
 /**

@@ -1,14 +1,7 @@
-import type {
-  PickAnswer,
-  RunFaultRecord,
-  RunFeedEvent,
-  RunOutcome,
-  RunStatus,
-  UsageTotals,
-  VersionCause,
-} from "@jr2/wire";
+import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
+import type { RunBlob } from "./run-blob.js";
 import { createMemoryTranscripts, type TranscriptStore } from "./transcript-store.js";
 import { causeOfSave } from "./version-cause.js";
 import {
@@ -19,79 +12,10 @@ import {
   type StoredVersionSummary,
 } from "./versions.js";
 
+export type { LedgerEntry, RunBlob, SavedTimer } from "./run-blob.js";
+
 /** A kept version of a run whole (ADR-0270): its summary and its RunBlob as saved. */
 export type StoredRunVersion = StoredVersion<RunBlob>;
-
-/**
- * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
- * persisted snapshot drops them (statelyai/xstate#5331). `dueAt` is epoch milliseconds.
- * @see SPEC §8, §13 "Restore"
- */
-export interface SavedTimer {
-  /** The scheduler's id (re-armed with the same one, so the state's exit still cancels it). */
-  id: string;
-  /** Actor paths below the run root (`""` = the root), as `actorPathOf` writes them. */
-  sourcePath: string;
-  targetPath: string;
-  event: unknown;
-  delay: number;
-  startedAt: number;
-  dueAt: number;
-}
-
-/**
- * An admission's ledger entry (§5.4): what restore re-attaches a Turn to. `harnessUrl` is the
- * Harness admitted to (its base URL), so a restore can read the rest of its usage (ADR-0255);
- * `child` names the Turn on the event log (ADR-0256).
- */
-export interface LedgerEntry {
-  turnId: string | null;
-  submissionId: string;
-  offset: string;
-  streamUrl: string;
-  harnessUrl?: string;
-  /** The Turn as the feed names it, `<state path>#<agent>` (never an iid): its usage's `child` (ADR-0256). */
-  child?: string;
-  /**
-   * The Turn's trace context (W3C `traceparent` of its `jr2.turn` span), so a restore continues
-   * the trace (ADR-0421). Absent when tracing was off, and in rows written before it existed.
-   */
-  traceparent?: string;
-}
-
-/**
- * The persisted record of a run (SPEC §8): one row per run.
- * `ledger` maps iid → the admission of its newest Turn (§5.4); `epochs` maps a continued
- * conversation address → its epoch (§5.3).
- */
-export interface RunBlob {
-  runId: string;
-  workflow: string;
-  machineFingerprint: string;
-  status: RunStatus;
-  /** xstate's persisted snapshot (plain JSON). */
-  snapshot: unknown;
-  input: unknown;
-  ledger: Record<string, LedgerEntry>;
-  epochs: Record<string, number>;
-  timers: SavedTimer[];
-  usage: UsageTotals;
-  fault?: { reason: string; detail?: string; cause?: string };
-  /** How the run ended, once settled (ADR-0062); absent while running and in older blobs. */
-  outcome?: RunOutcome;
-  /** Every `agent.fault` of the run, routed or not (ADR-0062). */
-  faults?: RunFaultRecord[];
-  /**
-   * Every Machine's fingerprint by path (`""` = the workflow's own, e.g. `working/body`), so a
-   * nested Machine's change is drift too (ADR-0271). Absent in rows saved before it.
-   */
-  machineFingerprints?: Record<string, string>;
-  /** Each Agent's Menu sha256 by `<machine path>/<agent>`: what resume compares (ADR-0271). */
-  menuDigests?: Record<string, string>;
-  /** ISO-8601. */
-  createdAt: string;
-  updatedAt: string;
-}
 
 /**
  * A pick's stored answer, keyed by (iid, turnId, toolCallId) within its run, saved with the
@@ -324,7 +248,10 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
     recordTurns: (runId, turns) => transcripts.recordTurns(runId, turns),
     turns: (runId) => transcripts.turns(runId),
     async save(blob, answers = [], records = [], events = [], cause) {
-      runs.set(blob.runId, JSON.stringify(blob));
+      // Encoded before anything changes: a part that cannot be stored commits nothing (as a transaction).
+      const row = JSON.stringify(blob);
+      JSON.stringify([answers, records, events]);
+      runs.set(blob.runId, row);
       versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first));
       log.append(blob.runId, events);
       for (const p of answers) {
