@@ -79,6 +79,7 @@ export function createStoreFeed(
       let pumping = false;
       let again = false;
       let woken = false;
+      let quiet = 0;
       const tell = (event: RunFeedEvent) => {
         follower.event(event);
         next = Math.max(next, event.seq + 1);
@@ -110,8 +111,11 @@ export function createStoreFeed(
             const told = await readNew();
             if (stopped) return;
             if (status !== "running") return finish(follower.end);
-            // Nothing new on a poll: the run may have settled at a seq below `from`.
-            if (!told && !woken && (await settledBelow())) return finish(follower.end);
+            // Nothing new on a poll: the run may have settled at a seq below `from`, or without a
+            // status row (read each poll while nothing came past `from`, else every 5th).
+            if (told) quiet = 0;
+            else if (!woken && (next === from || ++quiet % 5 === 0) && (await settledBelow()))
+              return finish(follower.end);
             woken = false;
           } while (again && !stopped);
         } catch (error) {
@@ -127,8 +131,9 @@ export function createStoreFeed(
         const last = await store.lastEventSeq(runId);
         if (last === undefined) return true;
         const tail = await store.events(runId, Math.max(0, last - 50), 51);
+        // Its last status row, if that is a final one (a run settled without one just ends).
         const final = tail.filter((e) => e.type === "status").at(-1);
-        if (final && !stopped) follower.event(final);
+        if (final?.type === "status" && final.status !== "running" && !stopped) follower.event(final);
         return true;
       };
       const unsubscribe = notices.subscribe(runId, (seq) => {

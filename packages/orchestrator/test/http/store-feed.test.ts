@@ -194,3 +194,72 @@ describe("a stream of a run this instance lets go of (ADR-0280)", () => {
     expect(messages(chunks.join("")).at(-1)?.data).toMatchObject({ status: "done" });
   });
 });
+
+describe("createStoreFeed (ADR-0280)", () => {
+  const at = "2026-01-01T00:00:00.000Z";
+  const event = (seq: number, status?: string) =>
+    (status
+      ? { seq, at, type: "status", status }
+      : { seq, at, type: "admission", agent: "w" }) as RunFeedEvent;
+  /** A store double: its rows, its run's status, and its notices. */
+  function fakeStore() {
+    const rows: RunFeedEvent[] = [];
+    const listeners = new Set<(seq: number) => void>();
+    const state = { status: "running" };
+    const store = {
+      events: async (_runId: string, from: number, limit: number) =>
+        rows.filter((e) => e.seq >= from).slice(0, limit),
+      lastEventSeq: async () => rows.at(-1)?.seq,
+      load: async () => ({ status: state.status }) as never,
+    };
+    const notices = {
+      subscribe: (_runId: string, onSeq: (seq: number) => void) => {
+        listeners.add(onSeq);
+        return () => listeners.delete(onSeq);
+      },
+    };
+    const commit = (...events: RunFeedEvent[]) => {
+      rows.push(...events);
+      for (const e of events) for (const l of [...listeners]) l(e.seq);
+    };
+    return { store, notices, state, commit, listeners };
+  }
+
+  it("tells each row once in seq order across repeated and early notices, from the page size on", async () => {
+    const f = fakeStore();
+    f.commit(event(0, "running"), event(1), event(2));
+    const told: number[] = [];
+    const ended = new Promise<void>((resolve) =>
+      createStoreFeed(f.store, f.notices, "r", { pageSize: 2, pollMs: 5_000 }).follow(1, {
+        event: (e) => told.push(e.seq),
+        end: resolve,
+        error: resolve,
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    f.commit(event(3));
+    f.commit(event(4), event(5));
+    f.commit(event(6, "done"));
+    await ended;
+    expect(told).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(f.listeners.size).toBe(0);
+  });
+
+  it("ends once the stored run is no longer running, even without a status row past `from`", async () => {
+    const f = fakeStore();
+    f.commit(event(0, "running"), event(1));
+    const told: number[] = [];
+    const ended = new Promise<void>((resolve) =>
+      createStoreFeed(f.store, f.notices, "r", { pollMs: 10 }).follow(2, {
+        event: (e) => told.push(e.seq),
+        end: resolve,
+        error: resolve,
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    f.state.status = "drifted";
+    await ended;
+    // No final status row to tell (its last is `running`): the follow just ends.
+    expect(told).toEqual([]);
+  });
+});
