@@ -60,6 +60,16 @@ export const errorCodes = {
     status: 503,
     message: "the run store is not accepting writes ({detail}); nothing was saved — retry in {retryAfter} s",
   },
+  /**
+   * This instance let go of the run (ADR-0280): another instance adopted it, or this one's lease
+   * on it lapsed. Nothing was decided or saved here; send the request to the run's owner (the
+   * next URL of a comma-separated list).
+   */
+  JR2_ERR_RUN_MOVED: {
+    status: 503,
+    message:
+      "run `{runId}` is no longer hosted by this instance (its lease moved); retry against another instance",
+  },
   // Workflows and runs (§4.1)
   JR2_ERR_WORKFLOW_NOT_FOUND: { status: 404, message: "no workflow `{workflow}`; known workflows: {known}" },
   JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
