@@ -5,7 +5,6 @@
  * requests naming it (the lease row says where) and follows its feed from the store, woken by
  * `LISTEN/NOTIFY`. Skipped without JR2_TEST_PG_URL (never under CI=true).
  */
-import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -117,59 +116,54 @@ describePg("two instances on one PostgreSQL store (ADR-0280)", () => {
     expect(body).toBe((await send(b.url, "GET", `/runs/${runId}/events`)).text);
   });
 
-  // Needs the host's adoption (the ownership loop, runs/ownership-loop.ts, built in parallel).
-  const hostAdopts = existsSync(new URL("../../src/runs/ownership-loop.ts", import.meta.url));
-  it.skipIf(!hostAdopts)(
-    "when the owner dies: 503 JR2_ERR_RUN_MOVING with Retry-After (never a 5xx or a 404) until A adopts the run; A's feed goes on",
-    async () => {
-      const c = await instance(db.url, "c");
-      const started = await send(c.url, "POST", "/workflows/flow/runs", { input: { task: "t" } });
-      const runId = started.body.runId as string;
-      const iid = (await send(c.url, "GET", `/runs/${runId}`)).body.turns[0].iid as string;
-      await send(c.url, "POST", agentUrl(iid, "picks"), {
-        name: "note",
-        arguments: {},
-        toolCallId: "before",
+  it("when the owner dies: 503 JR2_ERR_RUN_MOVING with Retry-After (never a 5xx or a 404) until A adopts the run; A's feed goes on", async () => {
+    const c = await instance(db.url, "c");
+    const started = await send(c.url, "POST", "/workflows/flow/runs", { input: { task: "t" } });
+    const runId = started.body.runId as string;
+    const iid = (await send(c.url, "GET", `/runs/${runId}`)).body.turns[0].iid as string;
+    await send(c.url, "POST", agentUrl(iid, "picks"), {
+      name: "note",
+      arguments: {},
+      toolCallId: "before",
+    });
+    const streamed = fetch(`${a.url}/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${INSTANCE_TOKEN}` },
+    }).then((res) => res.text());
+    // C stops as at a crash: no save, no release; its lease runs out.
+    await c.app.close();
+    const answers: Array<{ status: number; code?: string; retryAfter: string | null }> = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await send(a.url, "GET", `/runs/${runId}`);
+      answers.push({
+        status: res.status,
+        code: res.body?.code,
+        retryAfter: res.headers.get("retry-after"),
       });
-      const streamed = fetch(`${a.url}/runs/${runId}/events`, {
-        headers: { authorization: `Bearer ${INSTANCE_TOKEN}` },
-      }).then((res) => res.text());
-      // C stops as at a crash: no save, no release; its lease runs out.
-      await c.app.close();
-      const answers: Array<{ status: number; code?: string; retryAfter: string | null }> = [];
-      for (let i = 0; i < 100; i++) {
-        const res = await send(a.url, "GET", `/runs/${runId}`);
-        answers.push({
-          status: res.status,
-          code: res.body?.code,
-          retryAfter: res.headers.get("retry-after"),
-        });
-        if (res.status === 200) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(answers.at(-1)?.status).toBe(200);
-      expect(answers.length).toBeGreaterThan(1); // C down, its lease still current: refused, not 5xx
-      for (const refused of answers.slice(0, -1))
-        expect(refused).toEqual({
-          status: 503,
-          code: "JR2_ERR_RUN_MOVING",
-          retryAfter: expect.stringMatching(/^\d+$/),
-        });
-      // A or B adopted it (whichever came first); the other forwards to it.
-      expect(["a", "b"]).toContain((await a.store.ownership.holder(runId))?.instanceId);
-      const picked = await send(a.url, "POST", agentUrl(iid, "picks"), {
-        name: "note",
-        arguments: {},
-        toolCallId: "after",
+      if (res.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(answers.at(-1)?.status).toBe(200);
+    expect(answers.length).toBeGreaterThan(1); // C down, its lease still current: refused, not 5xx
+    for (const refused of answers.slice(0, -1))
+      expect(refused).toEqual({
+        status: 503,
+        code: "JR2_ERR_RUN_MOVING",
+        retryAfter: expect.stringMatching(/^\d+$/),
       });
-      expect(picked.body).toMatchObject({ delivered: true });
-      await send(b.url, "POST", `/runs/${runId}/cancel`);
-      const ids = (await streamed)
-        .split("\n\n")
-        .filter((m) => m.startsWith("id: "))
-        .map((m) => Number(m.slice(4, m.indexOf("\n"))));
-      expect(ids).toEqual([...ids.keys()]);
-      expect(await streamed).toContain('"status":"cancelled"');
-    },
-  );
+    // A or B adopted it (whichever came first); the other forwards to it.
+    expect(["a", "b"]).toContain((await a.store.ownership.holder(runId))?.instanceId);
+    const picked = await send(a.url, "POST", agentUrl(iid, "picks"), {
+      name: "note",
+      arguments: {},
+      toolCallId: "after",
+    });
+    expect(picked.body).toMatchObject({ delivered: true });
+    await send(b.url, "POST", `/runs/${runId}/cancel`);
+    const ids = (await streamed)
+      .split("\n\n")
+      .filter((m) => m.startsWith("id: "))
+      .map((m) => Number(m.slice(4, m.indexOf("\n"))));
+    expect(ids).toEqual([...ids.keys()]);
+    expect(await streamed).toContain('"status":"cancelled"');
+  });
 });
