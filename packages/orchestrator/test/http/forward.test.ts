@@ -11,8 +11,8 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildOrchestrator } from "../../src/index.js";
 import { mintSandboxToken } from "../../src/turns/access.js";
+import { fakeOwnership, leaseOf, listenLocal, sharedMemoryStore } from "./fake-ownership.js";
 import { agentUrl, flow, INSTANCE_TOKEN, SANDBOX_KEY } from "./fixture.js";
-import { fakeOwnership, leaseOf, listenLocal, sharedMemoryStore } from "./shared-store.js";
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {

@@ -15,8 +15,8 @@ import { buildOrchestrator } from "../../src/index.js";
 import { createRunFeed } from "../../src/runs/feed.js";
 import type { RunHost } from "../../src/runs/run-host.js";
 import { createStoreFeed } from "../../src/runs/store-feed.js";
+import { type SharedStore, sharedMemoryStore } from "./fake-ownership.js";
 import { agentUrl, call, flow, INSTANCE_TOKEN, SANDBOX_KEY } from "./fixture.js";
-import { type SharedStore, sharedMemoryStore } from "./shared-store.js";
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {

@@ -72,6 +72,7 @@ export function fakeOwnership(instanceId: string, leaseMs = 1500): FakeOwnership
       return holders.get(runId);
     },
     release: async () => {},
+    relinquish: async () => {},
   };
   return own;
 }
