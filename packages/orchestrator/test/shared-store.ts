@@ -151,6 +151,13 @@ function createView(
       held.delete(runId);
       if (row && mine && row.instanceId === instanceId && row.epoch === mine.epoch) leases.delete(runId);
     },
+    async relinquish() {
+      for (const [runId, mine] of held) {
+        const row = leases.get(runId);
+        if (row && row.instanceId === instanceId && row.epoch === mine.epoch) row.expiresAt = dbNow();
+      }
+      held.clear();
+    },
   };
 
   return {
@@ -222,6 +229,7 @@ export function pausable(store: RunStore & { readonly ownership: RunOwnership })
     holds: (runId) => paused || inner.holds(runId),
     holder: (runId) => inner.holder(runId),
     release: (runId) => inner.release(runId),
+    relinquish: () => inner.relinquish(),
   };
   const controls = {
     pause() {

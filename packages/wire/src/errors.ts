@@ -75,6 +75,16 @@ export const errorCodes = {
   JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
   JR2_ERR_RUN_NOT_FOUND: { status: 404, message: "no run `{runId}`" },
   JR2_ERR_RUN_NOT_LIVE: { status: 409, message: "run `{runId}` is {status}, not live" },
+  /**
+   * Several instances share one store (issue 15, ADR-0280): the run's owner cannot answer now —
+   * its lease expired and no survivor adopted the run yet, it cannot be reached, or this
+   * instance received a forwarded request for a run it does not host. Sent with `Retry-After`
+   * (seconds, also `retryAfter`); the same request re-sent then (to any instance) is decided afresh.
+   */
+  JR2_ERR_RUN_MOVING: {
+    status: 503,
+    message: "run `{runId}` is moving between instances: {detail}; retry in {retryAfter} s",
+  },
   JR2_ERR_RUN_TURN_NOT_FOUND: {
     status: 404,
     message: "run `{runId}` has no Turn `{turnId}`; `GET /runs/{runId}/turns` lists its Turns",

@@ -67,6 +67,12 @@ export async function closeHost(state: HostState): Promise<void> {
   await state.persistence.close();
   for (const run of state.runs.values()) run.actor.stop();
   await Promise.all([...state.runs.values()].map((run) => run.settle()));
+  // A graceful stop hands the runs on at once (ADR-0280); a failing store only delays that.
+  await state.store.ownership
+    ?.relinquish()
+    .catch((error: unknown) =>
+      state.log.warn({ err: error }, "expiring this instance's leases at shutdown failed"),
+    );
   await state.store.close();
 }
 
