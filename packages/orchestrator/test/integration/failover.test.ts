@@ -46,20 +46,28 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
   }
 }
 
-/** Starts `review` on `on` and waits until one of its Turns is live there. */
-async function reviewWithLiveTurn(cluster: Cluster, on: Instance): Promise<string> {
+/** Starts `review` on `on` and waits until one of its Turns is live there: its runId and that Turn's iid. */
+async function reviewWithLiveTurn(cluster: Cluster, on: Instance): Promise<{ runId: string; iid: string }> {
   const started = await cluster.http(on, "/workflows/review/runs", {
     method: "POST",
     body: JSON.stringify({ input: { task: "a hello() function in hello.js" } }),
   });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
   const runId = started.body?.runId as string;
-  await until("a live Turn", 30_000, async () => {
-    const turns = await cluster.http(on, `/runs/${runId}/turns`);
-    return (turns.body?.turns as Json[] | undefined)?.some((t) => t.outcome === "running") ? true : undefined;
+  const iid = await until("a live Turn", 30_000, async () => {
+    const run = await cluster.http(on, `/runs/${runId}`);
+    return (run.body?.turns as Json[] | undefined)?.find((t) => typeof t.iid === "string")?.iid as
+      | string
+      | undefined;
   });
-  return runId;
+  return { runId, iid };
 }
+
+/** The Harness calls `instance` sent for the conversation at `iid` from `since` (ms) on. */
+const callsFor = (cluster: Cluster, instance: string, iid: string, since: number) =>
+  cluster.harnessCalls.filter(
+    (call) => call.instance === instance && call.at >= since && call.path.includes(encodeURIComponent(iid)),
+  );
 
 /** Every delivered pick on the log matches one picked Turn, in order: none lost, none doubled. */
 async function onePickPerTurn(cluster: Cluster, on: Instance, runId: string): Promise<void> {
@@ -99,7 +107,7 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
   it("A is killed with a Turn live: B adopts it, the Turn re-attaches, the run succeeds; a CLI on B follows throughout", async () => {
     cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: LEASE_MS });
     const c = cluster;
-    const runId = await reviewWithLiveTurn(c, c.a);
+    const { runId, iid } = await reviewWithLiveTurn(c, c.a);
     const follow = jr2(c.b.url, c.instanceToken, ["follow", runId, "--answer-gates", "merge_gate=merge"]);
     await sleep(300);
     const killedAt = Date.now();
@@ -113,6 +121,11 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
     expect(firstByB, c.b.log()).toBeDefined();
     expect(firstByB!.at - killedAt).toBeLessThan(LEASE_MS * 2 + 5_000);
     expect(c.b.log()).toMatch(/adopt/i);
+    // Re-attached by turnId: B's first call on the live Turn's conversation reads its stream
+    // (a later admission there is the coder's next Turn, after the reviewer's pick).
+    const onIid = callsFor(c, "b", iid, killedAt);
+    expect(onIid[0]?.method, JSON.stringify(onIid)).toBe("GET");
+    expect(onIid[0]?.path).toContain("/stream?");
     const run = await c.http(c.b, `/runs/${runId}`);
     expect(run.body?.status).toBe("done");
     await onePickPerTurn(c, c.b, runId);
@@ -121,7 +134,7 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
   it("A is paused past its lease: B adopts; A resumed is fenced, lets go, and sends the Harness nothing", async () => {
     cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: LEASE_MS });
     const c = cluster;
-    const runId = await reviewWithLiveTurn(c, c.a);
+    const { runId } = await reviewWithLiveTurn(c, c.a);
     c.a.pause();
     const adoptedAt = await until(
       "B's first Harness call",
@@ -146,6 +159,10 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
       return undefined;
     });
 
+    // A did drive the Turn before its pause (the proxy saw its admission): the silence after is A's.
+    expect(
+      c.harnessCalls.some((call) => call.instance === "a" && call.method === "POST" && call.at < adoptedAt),
+    ).toBe(true);
     const fromA = c.harnessCalls.filter((call) => call.instance === "a" && call.at >= adoptedAt);
     const sent = fromA.filter((call) => call.method === "POST");
     expect(sent, JSON.stringify(fromA)).toEqual([]);
