@@ -27,6 +27,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import {
   freePort,
   noPromptAdmittedTwice,
@@ -214,6 +215,7 @@ export async function runCrashTrials(options: {
         workflow,
         killAt,
         dataDir,
+        ...(options.storeUrl ? { storeUrl: options.storeUrl } : {}),
         random,
         randomMaxMs: options.randomMaxMs ?? 1500,
         sim,
@@ -331,12 +333,39 @@ async function killOther(
   return false;
 }
 
+/** `<iid> <toolCallId>` of every pick answer stored for `runId`, read from the store itself. */
+async function storedPickKeys(
+  plan: { dataDir: string; storeUrl?: string },
+  runId: string,
+): Promise<Set<string>> {
+  const sql = "SELECT iid, tool_call_id FROM pick_answers WHERE run_id = ";
+  if (plan.storeUrl) {
+    const client = new pg.Client(plan.storeUrl);
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ iid: string; tool_call_id: string }>(`${sql}$1`, [runId]);
+      return new Set(rows.map((r) => `${r.iid} ${r.tool_call_id}`));
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new Database(join(plan.dataDir, STORE_FILE), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare<[string], { iid: string; tool_call_id: string }>(`${sql}?`).all(runId);
+    return new Set(rows.map((r) => `${r.iid} ${r.tool_call_id}`));
+  } finally {
+    db.close();
+  }
+}
+
 async function trial(
   stack: Stack,
   plan: {
     workflow: Workflow;
     killAt: KillAt;
     dataDir: string;
+    /** The PostgreSQL store's URL, when the trials run on it (else SQLite in `dataDir`). */
+    storeUrl?: string;
     random: () => number;
     randomMaxMs: number;
     sim: EndpointSim;
@@ -415,21 +444,9 @@ async function trial(
       delivered.set(key, (delivered.get(key) ?? 0) + 1);
     }
   for (const [key, n] of delivered) if (n > 1) violations.push(`tool call ${key} delivered ${n} times`);
-  const db = new Database(join(plan.dataDir, STORE_FILE), { readonly: true, fileMustExist: true });
-  try {
-    const stored = new Set(
-      db
-        .prepare<[string], { iid: string; tool_call_id: string }>(
-          "SELECT iid, tool_call_id FROM pick_answers WHERE run_id = ?",
-        )
-        .all(runId)
-        .map((r) => `${r.iid} ${r.tool_call_id}`),
-    );
-    for (const key of delivered.keys())
-      if (!stored.has(key)) violations.push(`answered pick ${key} is not in the restored run's store`);
-  } finally {
-    db.close();
-  }
+  const stored = await storedPickKeys(plan, runId);
+  for (const key of delivered.keys())
+    if (!stored.has(key)) violations.push(`answered pick ${key} is not in the restored run's store`);
 
   // Each Turn's task is admitted once (the Harness's own stream of the conversation: one
   // Submission per admission); twice only after a kill in the admit-sent window.
