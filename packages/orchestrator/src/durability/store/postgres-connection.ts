@@ -27,9 +27,24 @@ export function isPostgresUrl(text: string | undefined): text is string {
   return text !== undefined && /^postgres(ql)?:\/\//i.test(text.trim());
 }
 
-/** `text` with any `user:password@` part's password replaced by `***` (for unparsable URLs too). */
+/**
+ * `text` with any `user:password@` part's password and any `password=` parameter replaced by
+ * `***` (for unparsable URLs too). The password runs to the LAST `@`: one holding `/`, `?`,
+ * `#` or `@` unencoded is what makes a URL unparsable, so it is redacted whole.
+ */
 export function redactUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+  return text
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1:***@")
+    .replace(/([?&]password=)[^&]*/gi, "$1***");
+}
+
+/** `decodeURIComponent(text)`, or `text` itself when it holds a `%` that is no escape. */
+function decodeLoosely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -45,10 +60,10 @@ export function parseStoreUrl(text: string): StoreUrl {
   const url = new URL(text);
   if (!/^postgres(ql)?:$/.test(url.protocol)) throw bad("is not a postgres:// URL");
   if (!url.hostname) throw bad("names no host");
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
+  const database = decodeLoosely(url.pathname.replace(/^\//, ""));
   if (!database) throw bad("names no database");
   const port = url.port || "5432";
-  const user = decodeURIComponent(url.username);
+  const user = decodeLoosely(url.username);
   return {
     url: text,
     redacted: `${url.protocol}//${user ? `${user}${url.password ? ":***" : ""}@` : ""}${url.hostname}:${port}/${database}`,
@@ -58,15 +73,52 @@ export function parseStoreUrl(text: string): StoreUrl {
   };
 }
 
-/** SQLSTATE classes and Node codes that mean the database cannot be reached or refused us. */
+/**
+ * SQLSTATE classes and Node codes that mean the database cannot be reached or refused us; TLS
+ * and SASL failures (node-postgres throws them without a code) are said the same way.
+ */
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   // A client-side query timeout leaves the session busy: it is treated as broken (destroyed).
   if (typeof code !== "string")
-    return /Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(
+    return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|SSL|SASL/i.test(
       String(error),
     );
-  return /^(08|28|3D|57P)/.test(code) || /^E[A-Z]+$/.test(code);
+  return (
+    /^(08|28|3D|57P)/.test(code) || /^E[A-Z]+$/.test(code) || /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO)/.test(code)
+  );
+}
+
+/** PostgreSQL's refusal of a NUL (U+0000) in a text parameter (SQLSTATE 22021). */
+function isNulRefusal(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === "22021" && /0x00/.test(String(e.message));
+}
+
+/**
+ * The error a store operation throws: a connection error said by {@link connectionError}, a
+ * NUL in a key said by name (ADR-0280 "NUL"), any other as it is.
+ */
+export function storeError(where: StoreUrl, error: unknown): unknown {
+  if (isNulRefusal(error))
+    return new Error(
+      "the PostgreSQL run store cannot hold a NUL (U+0000) in a run id, workflow, iid, turnId, toolCallId, " +
+        "submissionId, position, scope or event type (PostgreSQL text has no NUL; SQLite's store does): " +
+        "nothing of the write was committed. Blobs, events, answers and transcripts are JSON and keep NUL (ADR-0280)",
+      { cause: error },
+    );
+  return connectionError(where, error);
+}
+
+/**
+ * True when a string in `params` (or in an array among them) holds a NUL: no row of the store
+ * can match it (PostgreSQL text holds none), so a read or delete keyed by it finds nothing
+ * instead of failing (`GET /runs/%00` is a 404, not a 500).
+ */
+export function matchesNothing(params: readonly unknown[]): boolean {
+  return params.some((p) =>
+    typeof p === "string" ? p.includes("\u0000") : Array.isArray(p) && matchesNothing(p),
+  );
 }
 
 /**
@@ -76,9 +128,10 @@ function isConnectionError(error: unknown): boolean {
 export function connectionError(where: StoreUrl, error: unknown): unknown {
   if (!isConnectionError(error)) return error;
   const raw = error instanceof Error ? error.message : String(error);
-  const password = URL.canParse(where.url) ? decodeURIComponent(new URL(where.url).password) : "";
+  const encoded = URL.canParse(where.url) ? new URL(where.url).password : "";
   let message = raw.split(where.url).join(where.redacted);
-  if (password) message = message.split(password).join("***");
+  for (const password of [encoded, decodeLoosely(encoded)])
+    if (password) message = message.split(password).join("***");
   const code = (error as { code?: unknown }).code;
   return new Error(
     `cannot reach the run store ${where.redacted} (host ${where.host}, port ${where.port}, database ${where.database}): ` +
@@ -107,6 +160,9 @@ export function createPool(
   const pool = new pg.Pool(clientConfig(where, settings, settings.max ?? 10));
   // An idle client's error (the server went away) must not crash the process; the next query reports it.
   pool.on("error", (error) => onError(connectionError(where, error)));
+  // node-postgres emits `error` on a checked-out client too (the server died mid-transaction):
+  // without a listener that is an uncaught exception. The query it fails reports it.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
@@ -148,23 +204,27 @@ export async function inTransaction<T>(
   } catch (error) {
     if (isConnectionError(error)) broken = error as Error;
     else await client.query("ROLLBACK").catch((e: unknown) => (broken = e as Error));
-    throw connectionError(where, error);
+    throw storeError(where, error);
   } finally {
     client.release(broken ?? false);
   }
 }
 
-/** One query on the pool, a connection error said by {@link connectionError}. */
+/**
+ * One query on the pool, an error said by {@link storeError}; keyed by a NUL it finds nothing
+ * without asking ({@link matchesNothing}).
+ */
 export async function query<R extends pg.QueryResultRow>(
   pool: pg.Pool,
   where: StoreUrl,
   text: string,
   params: unknown[] = [],
 ): Promise<pg.QueryResult<R>> {
+  if (matchesNothing(params)) return { rows: [], rowCount: 0, command: "", oid: 0, fields: [] };
   try {
     return await pool.query<R>(text, params);
   } catch (error) {
-    throw connectionError(where, error);
+    throw storeError(where, error);
   }
 }
 
