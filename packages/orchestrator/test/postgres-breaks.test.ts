@@ -553,6 +553,9 @@ describePg("the PostgreSQL store given hostile input, contention and bad URLs", 
     expect(ssl.message).toMatch(/cannot reach the run store .*SSL/);
     expect(ssl.message).not.toContain(password);
     expect(lines.join("\n")).not.toContain(password);
+    const a = await instance("A");
+    expect(JSON.stringify({ store: a.where })).not.toContain(password);
+    expect(a.where.url).toBe(db.url);
   });
 
   it("an open killed during its migration leaves the database to the next open", async () => {

@@ -14,7 +14,8 @@ export type Sql = Pick<pg.ClientBase, "query">;
 
 /** A parsed store URL: what errors and logs may name (never the password). */
 export interface StoreUrl {
-  url: string;
+  /** The URL as given, password included: not enumerable (JSON and log lines leave it out). */
+  readonly url: string;
   /** `postgres://user:***@host:port/db`. */
   redacted: string;
   host: string;
@@ -64,13 +65,14 @@ export function parseStoreUrl(text: string): StoreUrl {
   if (!database) throw bad("names no database");
   const port = url.port || "5432";
   const user = decodeLoosely(url.username);
-  return {
-    url: text,
+  const parsed = {
     redacted: `${url.protocol}//${user ? `${user}${url.password ? ":***" : ""}@` : ""}${url.hostname}:${port}/${database}`,
     host: url.hostname,
     port,
     database,
   };
+  // Not enumerable: a log line or JSON of the parsed URL (`{ store: store.where }`) never holds it.
+  return Object.defineProperty(parsed, "url", { value: text, enumerable: false }) as StoreUrl;
 }
 
 /**
@@ -174,7 +176,10 @@ export function clientConfig(where: StoreUrl, settings: PoolSettings, max?: numb
     options: `-c idle_in_transaction_session_timeout=${settings.idleInTransactionMs} -c statement_timeout=${settings.statementTimeoutMs}`,
     connectionTimeoutMillis: Math.max(2_000, Math.min(settings.statementTimeoutMs, 10_000)),
     query_timeout: settings.statementTimeoutMs + 2_000,
+    // Probes start after 10 s idle (the OS default is 2 h): a LISTEN connection to a host that
+    // vanished without a FIN is found dead and reopened, instead of waiting for notices forever.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: "jr2",
   };
 }
