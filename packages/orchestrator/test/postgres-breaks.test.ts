@@ -558,6 +558,15 @@ describePg("the PostgreSQL store given hostile input, contention and bad URLs", 
     expect(a.where.url).toBe(db.url);
   });
 
+  it("keeps its session timeouts when JR2_STORE_URL carries its own `options` (e.g. a search_path)", async () => {
+    const a = await instance("A", {}, `${db.url}?options=${encodeURIComponent("-c search_path=public")}`);
+    const { rows } = await a.pool.query(
+      "SELECT current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('search_path') AS path",
+    );
+    expect(rows[0]).toEqual({ idle: "1s", path: "public" });
+    await a.save(blob(runId()));
+  });
+
   it("an open killed during its migration leaves the database to the next open", async () => {
     const fresh = await freshPgDatabase("jr2_half");
     const admin = new pg.Client(fresh.url);

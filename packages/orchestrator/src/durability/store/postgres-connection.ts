@@ -170,10 +170,12 @@ export function createPool(
 
 /** The config of one connection (the pool's, or the LISTEN client's). */
 export function clientConfig(where: StoreUrl, settings: PoolSettings, max?: number): pg.PoolConfig {
+  const ours = `-c idle_in_transaction_session_timeout=${settings.idleInTransactionMs} -c statement_timeout=${settings.statementTimeoutMs}`;
+  const { connectionString, options } = withOptions(where.url, ours);
   return {
-    connectionString: where.url,
+    connectionString,
     ...(max === undefined ? {} : { max }),
-    options: `-c idle_in_transaction_session_timeout=${settings.idleInTransactionMs} -c statement_timeout=${settings.statementTimeoutMs}`,
+    options,
     connectionTimeoutMillis: Math.max(2_000, Math.min(settings.statementTimeoutMs, 10_000)),
     query_timeout: settings.statementTimeoutMs + 2_000,
     // Probes start after 10 s idle (the OS default is 2 h): a LISTEN connection to a host that
@@ -182,6 +184,19 @@ export function clientConfig(where: StoreUrl, settings: PoolSettings, max?: numb
     keepAliveInitialDelayMillis: 10_000,
     application_name: "jr2",
   };
+}
+
+/**
+ * The URL and startup `options` of a session: node-postgres lets the URL's `?options=` replace
+ * the config's, which would drop the timeouts the fence relies on. The URL's own options are
+ * moved out of it and sent first, ours after them (the last `-c` of a setting wins).
+ */
+function withOptions(url: string, ours: string): { connectionString: string; options: string } {
+  if (!/[?&]options=/.test(url) || !URL.canParse(url)) return { connectionString: url, options: ours };
+  const parsed = new URL(url);
+  const theirs = parsed.searchParams.get("options") ?? "";
+  parsed.searchParams.delete("options");
+  return { connectionString: parsed.toString(), options: `${theirs} ${ours}`.trim() };
 }
 
 /**
