@@ -118,9 +118,10 @@ async function commitCuttingProxy(target: URL): Promise<{ url: string; armed: bo
 
 /** A throwaway cluster of this suite's own, to pause, kill and restart. */
 class Cluster {
-  readonly dir = mkdtempSync(join(tmpdir(), "jr2-pg-breaks-"));
+  dir = "";
   url = "";
   start() {
+    this.dir = mkdtempSync(join(tmpdir(), "jr2-pg-breaks-"));
     this.url = execFileSync("bash", [SCRIPT, "start", this.dir], { encoding: "utf8" }).trim();
   }
   private pgCtl(...args: string[]) {
@@ -165,7 +166,7 @@ class Cluster {
     for (const pid of pids) process.kill(pid, sig);
   }
   stop() {
-    execFileSync("bash", [SCRIPT, "stop", this.dir], { stdio: "ignore" });
+    if (this.dir) execFileSync("bash", [SCRIPT, "stop", this.dir], { stdio: "ignore" });
   }
 }
 
@@ -286,6 +287,24 @@ describePg("the PostgreSQL store when its database is paused, killed and restart
     expect(await sessions("jr2-notices")).toBe(2);
     expect(lines.some((l) => l.includes("LISTEN connection back"))).toBe(true);
   }, 60_000);
+
+  it("after the whole database was paused past every timeout, notices reach a reader again", async () => {
+    const a = await instance("A");
+    const b = await instance("B");
+    const seen: number[] = [];
+    b.notices.subscribe("s-1", (seq) => seen.push(seq));
+    await a.save(blob("s-1"), [], [], [event(0)]);
+    await eventually(() => seen.includes(0));
+    cluster.signal("SIGSTOP");
+    try {
+      expect(await outcome(a.appendEvents("s-1", [event(1)]), 12_000)).toBe("rejected");
+    } finally {
+      cluster.signal("SIGCONT");
+    }
+    await a.appendEvents("s-1", [event(2)]);
+    await eventually(() => seen.includes(2), 10_000);
+    expect(await a.events("s-1", 0, 10)).toEqual([event(0), event(2)]);
+  }, 30_000);
 
   it("closing the store while its LISTEN connection is reconnecting leaves no connection behind", async () => {
     const a = await instance("A");
