@@ -255,6 +255,12 @@ describePg("the PostgreSQL store when its database is paused, killed and restart
       expect(a.ownership.holds("c-1")).toBe(true);
       expect((await a.ownership.holder("c-1"))?.epoch).toBe(2);
       expect((await a.load("c-1"))?.updatedAt).toBe("2026-11-30T00:00:01.000Z");
+      // An expired row of its own is adoption's, not a claim's.
+      cut.armed = true;
+      expect(await outcome(a.save(blob("c-2")), 12_000)).toBe("rejected");
+      await eventually(async () => (await a.ownership.holder("c-2"))?.instanceId === "A");
+      await sleep(1_100);
+      await expect(a.save(blob("c-2"))).rejects.toThrow(FencedError);
     } finally {
       for (const s of open.splice(0)) await s.close();
       cut.close();
