@@ -51,6 +51,11 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
   const admissions: AdmissionSeen[] = [];
   /** Every call in arrival order: `admit <iid>`, `abort <iid>`. */
   const calls: string[] = [];
+  /**
+   * Every admission, stream read and abort in arrival order with the Orchestrator instance that
+   * sent it (its `x-jr2-instance` header, ADR-0280; undefined without one).
+   */
+  const requests: Array<{ call: "admit" | "read" | "abort"; iid: string; instance: string | undefined }> = [];
   let bootId = randomBytes(8).toString("hex");
   let down = false;
   let submissions = 0;
@@ -156,6 +161,9 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
       return;
     }
     const iid = decodeURIComponent(parts[1] ?? "");
+    const instance = req.headers["x-jr2-instance"];
+    const call = parts[2] === "submissions" ? "admit" : parts[2] === "stream" ? "read" : "abort";
+    requests.push({ call, iid, instance: typeof instance === "string" ? instance : undefined });
     if (parts[2] === "submissions" && req.method === "POST") void onAdmit(req, res, iid);
     else if (parts[2] === "stream") onStream(res, iid, url.searchParams);
     else if (parts[2] === "abort" && req.method === "POST") {
@@ -170,6 +178,7 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
     url: `http://127.0.0.1:${port}`,
     admissions,
     calls,
+    requests,
     get bootId() {
       return bootId;
     },

@@ -158,6 +158,19 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     expect(await a.ownership.renew()).toEqual({ lost: [] }); // already forgotten by the fenced write
   });
 
+  it("a graceful stop expires its leases: a peer adopts at once, not a lease length later", async () => {
+    const a = await instance("A", { leaseMs: 60_000 });
+    const b = await instance("B", { leaseMs: 60_000 });
+    const id = runId();
+    await a.save(blob(id, { workflow: "graceful" }));
+    expect((await b.ownership.adopt(["graceful"])).adopted).toEqual([]);
+    await a.ownership.relinquish();
+    expect(a.ownership.holds(id)).toBe(false);
+    await sleep(5); // the database's now() moves past the expiry
+    expect((await b.ownership.adopt(["graceful"])).adopted.map((r) => r.runId)).toEqual([id]);
+    await expect(a.save(blob(id, { workflow: "graceful" }))).rejects.toBeInstanceOf(FencedError);
+  });
+
   it("adopts only runs of the workflows listed, and never a live lease", async () => {
     const a = await instance("A");
     const b = await instance("B");

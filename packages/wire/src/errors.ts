@@ -60,11 +60,31 @@ export const errorCodes = {
     status: 503,
     message: "the run store is not accepting writes ({detail}); nothing was saved — retry in {retryAfter} s",
   },
+  /**
+   * This instance let go of the run (ADR-0280): another instance adopted it, or this one's lease
+   * on it lapsed. Nothing was decided or saved here; send the request to the run's owner (the
+   * next URL of a comma-separated list).
+   */
+  JR2_ERR_RUN_MOVED: {
+    status: 503,
+    message:
+      "run `{runId}` is no longer hosted by this instance (its lease moved); retry against another instance",
+  },
   // Workflows and runs (§4.1)
   JR2_ERR_WORKFLOW_NOT_FOUND: { status: 404, message: "no workflow `{workflow}`; known workflows: {known}" },
   JR2_ERR_RUN_INPUT_INVALID: { status: 400, message: "input for workflow `{workflow}` is invalid: {detail}" },
   JR2_ERR_RUN_NOT_FOUND: { status: 404, message: "no run `{runId}`" },
   JR2_ERR_RUN_NOT_LIVE: { status: 409, message: "run `{runId}` is {status}, not live" },
+  /**
+   * Several instances share one store (issue 15, ADR-0280): the run's owner cannot answer now —
+   * its lease expired and no survivor adopted the run yet, it cannot be reached, or this
+   * instance received a forwarded request for a run it does not host. Sent with `Retry-After`
+   * (seconds, also `retryAfter`); the same request re-sent then (to any instance) is decided afresh.
+   */
+  JR2_ERR_RUN_MOVING: {
+    status: 503,
+    message: "run `{runId}` is moving between instances: {detail}; retry in {retryAfter} s",
+  },
   JR2_ERR_RUN_TURN_NOT_FOUND: {
     status: 404,
     message: "run `{runId}` has no Turn `{turnId}`; `GET /runs/{runId}/turns` lists its Turns",

@@ -6,7 +6,7 @@
  * pending if the store takes it. Never by re-saving the RunBlob.
  * @see SPEC §8
  */
-import { backoffMs, type SaveContext, storeFailed } from "./save-context.js";
+import { backoffMs, type SaveContext, storeFailed, wasFenced } from "./save-context.js";
 
 /** One kind of pending rows: queued per run id, written by the `write` it was made with. */
 export interface PendingRows<T> {
@@ -19,6 +19,8 @@ export interface PendingRows<T> {
    * since) and written on their own with backoff.
    */
   keep(runId: string, rows: readonly T[], error: unknown): void;
+  /** Drops `runId`'s pending rows unwritten (a run let go, ADR-0280). */
+  drop(runId: string): void;
   /** Shutdown: stops the retry and writes what is pending if the store takes it (never rejects). */
   writeOnClose(): Promise<void>;
 }
@@ -53,6 +55,8 @@ export function pendingRows<T>(
           failures = 0;
         },
         (error: unknown) => {
+          // Another instance holds the run now (ADR-0280): it reads these again from the Harness.
+          if (wasFenced(ctx, error)) return;
           storeFailed(ctx, error);
           keep(runId, rows, error);
         },
@@ -91,6 +95,9 @@ export function pendingRows<T>(
       return rows;
     },
     keep,
+    drop(runId) {
+      byRun.delete(runId);
+    },
     async writeOnClose() {
       if (retry) clearTimeout(retry);
       for (const [runId, rows] of byRun) await write(runId, rows).catch(() => {});

@@ -95,6 +95,11 @@ export interface RunPersistence {
    */
   forget(run: SavedRun): void;
   /**
+   * Forgets `run` as {@link RunPersistence.forget} does and drops its pending rows unwritten:
+   * another instance holds it now (ADR-0280 "Letting go") and reads them again from the Harness.
+   */
+  letGo(run: SavedRun): void;
+  /**
    * Waits for pending saves; later background saves are skipped and foreground ones reject
    * (shutdown: the stop must not be saved, and nothing may be answered as saved).
    */
@@ -111,6 +116,8 @@ export interface SaveRetryOptions {
   logEveryMs?: number;
   /** Called once when a commit succeeds after the store failed (frozen runs can be reloaded). */
   onRecovered?: () => void;
+  /** Called when a write of a run was refused by the fence (FencedError, ADR-0280): let it go. */
+  onFenced?: (runId: string) => void;
 }
 
 /**
@@ -133,6 +140,7 @@ export function createRunPersistence(
       logEveryMs: retry.logEveryMs ?? 60_000,
     },
     onRecovered: retry.onRecovered,
+    onFenced: retry.onFenced,
     closed: false,
     failing: undefined,
   };
@@ -152,6 +160,13 @@ export function createRunPersistence(
     "transcripts",
   );
   const turns = pendingRows<TurnRecord>(ctx, (id, rows) => store.recordTurns(id, rows), "Turn records");
+
+  const forget = (run: SavedRun) => {
+    cancelRetry(background, run);
+    saves.outbox.delete(run);
+    saves.snapshots.held.delete(run);
+    forgetEvents(saves.events, run);
+  };
 
   return {
     changed: (run) => saveAfterCascade(saves, background, run),
@@ -177,11 +192,10 @@ export function createRunPersistence(
     },
     storeState: () =>
       ctx.failing === undefined ? { failing: false } : { failing: true, error: ctx.failing },
-    forget(run) {
-      cancelRetry(background, run);
-      saves.outbox.delete(run);
-      saves.snapshots.held.delete(run);
-      forgetEvents(saves.events, run);
+    forget: (run) => forget(run),
+    letGo(run) {
+      forget(run);
+      for (const rows of [saves.usage, saves.events.facts, transcripts, turns]) rows.drop(run.runId);
     },
     save: (run, picks) => enqueueSave(saves, run, picks),
     afterCommit(run, fn) {

@@ -10,6 +10,7 @@
 import type { Logger } from "pino";
 import type { AnyStateMachine, EventObject } from "xstate";
 import { actorAtPath, rearmDelayedEvent } from "../xstate/adapter.js";
+import { type OwedAbort, owedAbortsOf } from "./owed-aborts.js";
 import type { RestorableRun } from "./saved-run.js";
 import { DamagedRunError, type RunBlob, type RunStore } from "./store/run-store.js";
 import { sumUsage, type UsageRecord, usageKey } from "./usage-totals.js";
@@ -43,6 +44,11 @@ export interface RestoreDeps<R extends RestorableRun = RestorableRun> {
   nowMs(): number;
   /** Called once a live run is restored and settled (the host reads ended Turns' usage, ADR-0255). */
   restored?(run: R): void;
+  /**
+   * Sends the aborts the blob owes (ADR-0280), called before the run starts: each queued ahead
+   * of any admission on its iid. Absent: not sent (they stay owed in the run).
+   */
+  sendOwedAborts?(run: R, owed: readonly OwedAbort[]): void;
 }
 
 /** A served Machine: its fingerprint and every Machine's by path (`""` = its own). */
@@ -153,6 +159,9 @@ export async function restoreRun<R extends RestorableRun>(
   if (!served || reason !== undefined) return keepDrifted(blob, deps, reason ?? "drifted");
   try {
     const run = await reviveRun(blob, served.machine, deps, extraUsage);
+    const owed = owedAbortsOf(blob);
+    // Before the run starts: ahead of any new admission on those iids (ADR-0280).
+    if (owed.length > 0) deps.sendOwedAborts?.(run, owed);
     run.start();
     const timers = rearmTimers(run, blob, deps);
     await run.settle();
@@ -216,6 +225,7 @@ async function reviveRun<R extends RestorableRun>(
   });
   for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
   for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
+  for (const owed of owedAbortsOf(blob)) run.owedAborts?.set(owed.iid, owed);
   run.faults?.push(...(blob.faults ?? []));
   // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
   for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])
@@ -258,7 +268,7 @@ async function keepFaulted(
 }
 
 /** The read-only stand-in of a run whose row cannot be decoded: faulted, naming why. */
-function damagedRunBlob(
+export function damagedRunBlob(
   summary: Pick<RunBlob, "runId" | "workflow" | "status" | "updatedAt">,
   reason: string,
 ): RunBlob {

@@ -5,6 +5,7 @@
  * @see SPEC §4.3, §8
  */
 import type { Logger } from "pino";
+import { type OwedAbort, owedAbortsField } from "./owed-aborts.js";
 import type { SaveContext } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 import { readTimers } from "./saved-timers.js";
@@ -19,6 +20,8 @@ export interface HeldSnapshot {
   status: RunBlob["status"];
   fault: RunBlob["fault"];
   outcome: RunBlob["outcome"];
+  /** The aborts owed as of the held state (a save of it must not owe a later state's). */
+  owedAborts: OwedAbort[];
 }
 
 /** The snapshots saves write from: those held per run, and each run's last one taken. */
@@ -67,6 +70,7 @@ export function holdSnapshot(log: Logger, snapshots: Snapshots, run: SavedRun): 
       status: run.status,
       fault: run.fault,
       outcome: run.outcome,
+      owedAborts: [...(run.owedAborts?.values() ?? [])],
     });
   let released = false;
   return () => {
@@ -86,11 +90,13 @@ export function blobOf(ctx: SaveContext, snapshots: Snapshots, run: SavedRun): R
   // Taken first: a snapshot that cannot be taken faults the run, and the blob says so.
   const snapshot = hold ? hold.snapshot : snapshotOf(ctx.log, snapshots, run);
   const timers = hold ? hold.timers : readTimers(ctx.log, run);
+  const status = hold ? hold.status : run.status;
+  const owed = hold ? hold.owedAborts : [...(run.owedAborts?.values() ?? [])];
   return {
     runId: run.runId,
     workflow: run.workflow,
     machineFingerprint: run.fingerprint,
-    status: hold ? hold.status : run.status,
+    status,
     snapshot,
     input: run.input ?? null,
     ledger: Object.fromEntries(run.ledger),
@@ -100,6 +106,7 @@ export function blobOf(ctx: SaveContext, snapshots: Snapshots, run: SavedRun): R
     ...((hold ? hold.fault : run.fault) ? { fault: hold ? hold.fault : run.fault } : {}),
     ...settledFields(hold ? hold.outcome : run.outcome, run.faults),
     ...(run.digests ?? {}),
+    ...owedAbortsField(status, owed),
     createdAt: run.createdAt.toISOString(),
     updatedAt: ctx.now().toISOString(),
   };

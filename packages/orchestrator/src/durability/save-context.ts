@@ -5,6 +5,7 @@
  * @see SPEC §8
  */
 import type { Logger } from "pino";
+import { FencedError } from "./store/ownership.js";
 import type { RunStore } from "./store/run-store.js";
 
 /** How failed writes back off (ADR-0253), defaults resolved; times in milliseconds. */
@@ -25,6 +26,11 @@ export interface SaveContext {
   readonly backoff: Backoff;
   /** Called once when a commit succeeds after the store failed (frozen runs can be reloaded). */
   readonly onRecovered: (() => void) | undefined;
+  /**
+   * A write of the run was refused by the fence (FencedError, ADR-0280): the host lets it go.
+   * Not a failing store: nothing is retried for that run.
+   */
+  readonly onFenced: ((runId: string) => void) | undefined;
   /** `close()` was called: background saves are skipped, foreground ones reject. */
   closed: boolean;
   /** The last commit failed (and none succeeded since): its error text. */
@@ -54,4 +60,18 @@ export function storeCommitted(ctx: SaveContext, runId: string): void {
   } catch (error) {
     ctx.log.error({ err: error }, "reacting to the store's recovery threw");
   }
+}
+
+/**
+ * Whether `error` is the fence's (ADR-0280): the write was refused because another instance
+ * holds the run now. Tells the host (`onFenced`) and returns true; the store is not failing.
+ */
+export function wasFenced(ctx: SaveContext, error: unknown): boolean {
+  if (!(error instanceof FencedError)) return false;
+  try {
+    ctx.onFenced?.(error.runId);
+  } catch (reactError) {
+    ctx.log.error({ runId: error.runId, err: reactError }, "letting go of a fenced run threw");
+  }
+  return true;
 }

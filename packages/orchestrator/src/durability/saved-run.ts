@@ -6,6 +6,7 @@
  */
 import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
+import type { OwedAbort } from "./owed-aborts.js";
 import type { LedgerEntry } from "./store/run-store.js";
 import type { TurnRecord } from "./transcript-rows.js";
 import type { UsageRecord } from "./usage-totals.js";
@@ -29,6 +30,8 @@ export interface SavedRun {
   readonly transcriptKeys?: Set<string>;
   /** Turn records by turnId (ADR-0257); restore re-seeds them from the store. */
   readonly turns?: Map<string, TurnRecord>;
+  /** The aborts the run owes by iid (ADR-0280): saved with the state that owes them. */
+  readonly owedAborts?: Map<string, OwedAbort>;
   /** The open Gates by id (logged when first saved open). */
   readonly gates: ReadonlyMap<string, unknown>;
   /** A Gate opened since the last save. */

@@ -11,7 +11,7 @@ import { type PendingEvents, returnEvents, takeEvents } from "./event-writes.js"
 import { type Effect, type Outbox, releaseEffects, returnEffects, takeEffects } from "./outbox.js";
 import type { PendingRows } from "./pending-rows.js";
 import { blobOf, type Snapshots } from "./run-blob.js";
-import { type SaveContext, storeCommitted, storeFailed } from "./save-context.js";
+import { type SaveContext, storeCommitted, storeFailed, wasFenced } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 import { type CommittedTimers, commitTimers } from "./saved-timers.js";
 import type { RunBlob, StoredPickAnswer } from "./store/run-store.js";
@@ -80,7 +80,8 @@ async function commit(saves: Saves, run: SavedRun, work: SaveWork): Promise<void
   try {
     await saves.ctx.store.save(work.blob, work.picks, work.usage, work.events);
   } catch (error) {
-    saveFailed(saves, run, work, error);
+    // Fenced (ADR-0280): the run is let go, nothing of this save waits for a next one.
+    if (!wasFenced(saves.ctx, error)) saveFailed(saves, run, work, error);
     throw error;
   }
   storeCommitted(saves.ctx, run.runId);

@@ -26,6 +26,7 @@ import { consoleRoutes, redactTokenInUrl, refuseTokenInUrl } from "./console.js"
 import { machineChartRoute } from "./machine-chart.js";
 import { authPlugin } from "./plugins/auth.js";
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
+import { forwardPlugin } from "./plugins/forward.js";
 import { jsonBodyPlugin } from "./plugins/json-body.js";
 import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
@@ -50,7 +51,9 @@ export interface OrchestratorOptions {
   clock?: () => Date;
   /**
    * The run store (§8; RunBlobs and pick answers); default in memory. Its runs are restored
-   * before this function returns, so the app never answers before restore (ignored with `host`).
+   * before this function returns, so the app never answers before restore. With `host`, pass
+   * the host's store only for its `ownership` and `notices` (ADR-0280: forwarding and the feed
+   * across instances); it is not restored then.
    */
   store?: RunStore;
   /** Runs each registered Turn; default hand-played (`--harness none`). */
@@ -131,6 +134,8 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(jsonBodyPlugin);
   await app.register(refuseTokenInUrl);
   await app.register(authPlugin, options.auth);
+  // After auth (401 before any lookup), before the routes: a run hosted elsewhere is forwarded.
+  await app.register(forwardPlugin, { host, ownership: options.store?.ownership });
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: "jr2 Orchestrator", version: options.version ?? ORCHESTRATOR_VERSION },
@@ -144,7 +149,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
 
   await app.register(healthRoutes, { version: options.version ?? ORCHESTRATOR_VERSION });
   await app.register(workflowRoutes, { host });
-  await app.register(runRoutes, { host });
+  await app.register(runRoutes, { host, store: options.store });
   await app.register(turnRoutes, { host });
   await app.register(historyRoutes, { host });
   await app.register(gateRoutes, { host });

@@ -9,6 +9,7 @@
  * but for the random minting passed in.
  * @see SPEC §5.3, §5.4, §8
  */
+import type { BlobWithOwedAborts } from "../durability/owed-aborts.js";
 import type { RunBlob, SavedTimer } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import type { TurnInput } from "../xstate/run-binding.js";
@@ -42,7 +43,9 @@ export function forkBlob(of: ForkOf, mints: ForkMints): { blob: RunBlob; turns: 
     if (input.turnId !== null) renames.set(input.turnId, mints.turnId());
   });
   const now = new Date(of.nowMs).toISOString();
-  const { fault: _fault, outcome: _outcome, faults: _faults, ...kept } = blob;
+  // The source's owed aborts are the source's (its iids): a fork owes nobody (ADR-0280).
+  const { fault: _fault, outcome: _outcome, faults: _faults, ...all } = blob as BlobWithOwedAborts;
+  const { owedAborts: _owed, ...kept } = all;
   return {
     blob: {
       ...kept,

@@ -13,6 +13,7 @@ import { Jr2Error } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { RunPersistence } from "../durability/persistence.js";
 import type { RestoreOutcome } from "../durability/restore.js";
+import { FencedError } from "../durability/store/ownership.js";
 import { DamagedRunError, type RunBlob, type RunStore } from "../durability/store/run-store.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import type { LiveRun } from "./live-run.js";
@@ -123,7 +124,16 @@ export function createFrozenRuns(deps: FrozenRunsDeps): FrozenRuns {
       return;
     }
     // A write of the same size as the run's saves: the store takes writes again (throws if not).
-    await deps.store.save({ ...blob, updatedAt: deps.now().toISOString() });
+    try {
+      await deps.store.save({ ...blob, updatedAt: deps.now().toISOString() });
+    } catch (error) {
+      if (!(error instanceof FencedError)) throw error;
+      // Another instance adopted it meanwhile (ADR-0280): it restores it, not this one.
+      frozen.delete(runId);
+      deps.replace(runId, undefined);
+      deps.log.info({ runId }, "the frozen run was adopted by another instance; it is let go");
+      return;
+    }
     const outcome: RestoreOutcome<LiveRun> =
       blob.status === "running"
         ? await deps.restore(blob, run, [...run.usage.values()])

@@ -6,6 +6,8 @@
  * run stopped unsaved, so the next start restores it as it was last committed.
  * @see SPEC §8
  */
+
+import type { OwedAbort } from "../durability/owed-aborts.js";
 import {
   type RestoreDeps,
   type RestoreOutcome,
@@ -20,15 +22,27 @@ import type { UsageRecord } from "../durability/usage-totals.js";
 import { toolCallLines } from "../turns/tool-call-lines.js";
 import { type TranscriptEvent, usageFeedEntry } from "../turns/turn-driver.js";
 import type { HostState } from "./host-state.js";
+import { holdsRun } from "./let-go.js";
 import { LiveRun } from "./live-run.js";
 import { machineDigestsOf } from "./machine-digests.js";
+import { startOwnershipLoop } from "./ownership-loop.js";
+import { adoptRuns } from "./run-adoption.js";
 import { evictWhenSaved } from "./run-table.js";
 
 /**
  * Restores the store's runs once, before serving: live ones into memory, a damaged row kept as
- * its faulted stand-in (ADR-0254). Never throws for one bad run.
+ * its faulted stand-in (ADR-0254). On a shared store (`ownership`, ADR-0280), only the runs
+ * this instance adopts, and the ownership loop starts (renew, let go, adopt). Never throws for
+ * one bad run.
  */
 export async function restoreHostRuns(state: HostState): Promise<RestoreReport> {
+  // A shared store (ADR-0280): only the runs this instance adopts, then the ownership loop.
+  if (state.ownership) {
+    const adopt = () => adoptRuns(state, restoreDeps(state));
+    const report = await adopt();
+    state.ownershipLoop ??= startOwnershipLoop(state, adopt);
+    return report;
+  }
   const { live, stored: blobs, report } = await restoreRuns(restoreDeps(state));
   const damagedIds = new Set(report.damaged.map((d) => d.runId));
   for (const blob of blobs) if (damagedIds.has(blob.runId)) state.damaged.set(blob.runId, blob);
@@ -46,12 +60,19 @@ export async function restoreHostRuns(state: HostState): Promise<RestoreReport> 
 export async function closeHost(state: HostState): Promise<void> {
   if (state.stopping) return;
   state.stopping = true;
+  await state.ownershipLoop?.stop();
   state.frozenRuns.close();
   state.drains.abort();
   // Commit what is pending, then stop without saving: the stop is not the run's state.
   await state.persistence.close();
   for (const run of state.runs.values()) run.actor.stop();
   await Promise.all([...state.runs.values()].map((run) => run.settle()));
+  // A graceful stop hands the runs on at once (ADR-0280); a failing store only delays that.
+  await state.store.ownership
+    ?.relinquish()
+    .catch((error: unknown) =>
+      state.log.warn({ err: error }, "expiring this instance's leases at shutdown failed"),
+    );
   await state.store.close();
 }
 
@@ -116,7 +137,40 @@ export function restoreDeps(state: HostState): RestoreDeps<LiveRun> {
     log,
     nowMs: () => now().getTime(),
     restored: (run: LiveRun) => drainEndedTurns(state, run),
+    sendOwedAborts: (run: LiveRun, owed: readonly OwedAbort[]) => sendOwedAborts(state, run, owed),
   };
+}
+
+/**
+ * Sends again the aborts a restored run owes (ADR-0280), before it starts: each in its iid's
+ * FIFO, so ahead of any new admission there; acknowledged ones are dropped (the next save says
+ * so), the others stay owed. In the background; the lease is checked before each.
+ */
+function sendOwedAborts(state: HostState, run: LiveRun, owed: readonly OwedAbort[]): void {
+  const abort = state.turnDriver.abortOwed?.bind(state.turnDriver);
+  if (!abort) return;
+  const { ownership } = state;
+  for (const o of owed) {
+    state.log.info(
+      { runId: run.runId, iid: o.iid, submissionId: o.submissionId },
+      "sending an abort the restored run owes, before it goes on",
+    );
+    abort({
+      harnessUrl: o.harnessUrl,
+      iid: o.iid,
+      // Sent by a run not served from memory yet (a resume before its claiming save) too: it
+      // must leave before the run's first admission on that iid.
+      ...(ownership
+        ? {
+            instanceId: ownership.instanceId,
+            holdsLease: () => !run.movedAway && (state.runs.get(run.runId) !== run || holdsRun(state, run)),
+          }
+        : {}),
+    }).then((acknowledged) => {
+      if (acknowledged && run.owedAborts.get(o.iid)?.submissionId === o.submissionId)
+        run.owedAborts.delete(o.iid);
+    });
+  }
 }
 
 /**
@@ -151,8 +205,15 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
   for (const [iid, entry] of run.ledger) {
     const harnessUrl = entry.harnessUrl ?? state.placement?.instanceHarnessUrl;
     if (live.has(iid) || !harnessUrl) continue;
+    const { ownership } = state;
     drain(
-      { harnessUrl, iid, entry },
+      {
+        harnessUrl,
+        iid,
+        entry,
+        // Each read checks the lease (ADR-0280); a run let go reads nothing more.
+        ...(ownership ? { instanceId: ownership.instanceId, holdsLease: () => holdsRun(state, run) } : {}),
+      },
       (read) => {
         const record = entry.turnId === null ? read : { ...read, turnId: entry.turnId };
         const recorded = state.persistence.recordUsage(run, record);

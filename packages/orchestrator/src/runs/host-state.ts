@@ -8,6 +8,7 @@
 import { Jr2Error } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { RunPersistence } from "../durability/persistence.js";
+import { FencedError, type RunOwnership } from "../durability/store/ownership.js";
 import type { RunBlob, RunStore, StoredPickAnswer } from "../durability/store/run-store.js";
 import type { PlacementOptions } from "../turns/placement.js";
 import type { RegistrationTable } from "../turns/registration-table.js";
@@ -62,6 +63,18 @@ export interface HostState {
   readonly telemetry: OrchestratorTelemetry | undefined;
   /** Set by `close()`: agent routes answer 503 from then on. */
   stopping: boolean;
+  /**
+   * This instance's leases on a shared store (ADR-0280; the store's `ownership`); undefined on
+   * an embedded store (one process owns every run).
+   */
+  readonly ownership: RunOwnership | undefined;
+  /** The ownership loop (renew, let go, adopt), once restore started it; stopped on close. */
+  ownershipLoop: { stop(): Promise<void> } | undefined;
+  /**
+   * Lets go of `runId` (ADR-0280 "Letting go", `let-go.ts`): stopped as at shutdown, unsaved,
+   * out of memory. Late-bound here so the save path reaches it without an import circle.
+   */
+  readonly letGo: (runId: string, why: string) => void;
 }
 
 /** Runs `fn` after every earlier pick or Gate event of `runId` finished (the per-run chain). */
@@ -78,9 +91,10 @@ export async function serialized<T>(state: HostState, runId: string, fn: () => P
 
 /**
  * Saves `run` (with `picks`' answers, in one transaction) in the foreground: a failure answers
- * 503, never "saved".
- * @throws JR2_ERR_SERVICE_STOPPING while stopping, else JR2_ERR_STORE_FAILING with the run
- *   frozen (ADR-0253)
+ * 503, never "saved". A save the fence refused lets the run go instead of freezing it: another
+ * instance holds it now (ADR-0280).
+ * @throws JR2_ERR_SERVICE_STOPPING while stopping, JR2_ERR_RUN_MOVED when fenced (or let go
+ *   meanwhile), else JR2_ERR_STORE_FAILING with the run frozen (ADR-0253)
  */
 export async function saveOrStop(
   state: HostState,
@@ -90,6 +104,10 @@ export async function saveOrStop(
   try {
     await state.persistence.save(run, picks);
   } catch (error) {
+    if (error instanceof FencedError || run.movedAway) {
+      state.letGo(run.runId, "a save was refused by the fence");
+      throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId: run.runId });
+    }
     if (state.stopping) {
       state.log.error({ runId: run.runId, err: error }, "saving the run failed");
       throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");

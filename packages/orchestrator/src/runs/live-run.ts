@@ -7,6 +7,7 @@ import {
   type InspectionEvent,
   type Snapshot,
 } from "xstate";
+import type { OwedAbort } from "../durability/owed-aborts.js";
 import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { turnSeatOf } from "../menu/menu.js";
@@ -57,6 +58,11 @@ export class LiveRun {
    * restore, each new one also written to it. The run's totals are summed from these.
    */
   readonly usage = new Map<string, UsageRecord>();
+  /**
+   * The aborts the run owes by iid (ADR-0280): a Turn whose state exited owes its Submission's
+   * abort; saved with that state, dropped once acknowledged or once its iid is admitted again.
+   */
+  readonly owedAborts = new Map<string, OwedAbort>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
   /**
@@ -78,6 +84,12 @@ export class LiveRun {
    * is never saved from memory; it is reloaded from its last committed save.
    */
   frozen = false;
+  /**
+   * This instance let go of the run (ADR-0280 "Letting go"): its lease moved to another
+   * instance. Set together with `frozen` (nothing more is saved or told from memory); its
+   * Turns stopped as at shutdown, it left memory.
+   */
+  movedAway = false;
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved = false;
   status: RunStatus = "running";

@@ -11,6 +11,7 @@ import { placeTurn } from "../turns/placement.js";
 import type { Registration } from "../turns/registration-table.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import { type HostState, saveOrStop } from "./host-state.js";
+import { holdsRun } from "./let-go.js";
 import type { LiveRun } from "./live-run.js";
 import { registerTurn } from "./turn-registration.js";
 
@@ -81,8 +82,12 @@ export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () =
       recordUsage: (r, record) => state.persistence.recordUsage(r, record),
       recordTranscript: (r, row) => state.persistence.recordTranscript(r, row),
       recordTurn: (r, t) => state.persistence.recordTurn(r, t),
-      // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253).
+      // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253); so do
+      // those of a run let go (its frozen is set too, ADR-0280).
       shuttingDown: () => state.stopping || run.frozen,
+      // Checked before every Harness call sent for the run (ADR-0280); false lets it go.
+      holdsLease: (r) => holdsRun(state, r),
+      ...(state.ownership ? { instanceId: state.ownership.instanceId } : {}),
       afterCommit: (r, fn) => state.persistence.afterCommit(r, fn),
       ...(placement
         ? {

@@ -15,6 +15,7 @@ import type { Registration } from "../turns/registration-table.js";
 import type { FeedEntry } from "./feed.js";
 import { storeFailing } from "./frozen-runs.js";
 import { type HostState, saveOrStop, serialized } from "./host-state.js";
+import { movedOr404, refuseIfMoved } from "./let-go.js";
 import type { LiveRun } from "./live-run.js";
 import { allowedOf, liveRegistration, liveRunOfTurn, runIdOfIid } from "./live-turns.js";
 import { pickParent, tracePick } from "./run-telemetry.js";
@@ -26,7 +27,8 @@ import { recordPickAnswer } from "./turn-registration.js";
  * request's `traceparent` context (the Harness's Submission span), the parent of the pick's
  * `jr2.pick` span (ADR-0421).
  * @throws JR2_ERR_SERVICE_STOPPING, JR2_ERR_STORE_FAILING (the store cannot be read, the run
- *   is frozen or the save failed), JR2_ERR_TURN_NOT_FOUND (no live Turn the caller may reach,
+ *   is frozen or the save failed), JR2_ERR_RUN_MOVED (this instance let the run go: its lease
+ *   moved, ADR-0280), JR2_ERR_TURN_NOT_FOUND (no live Turn the caller may reach,
  *   or a pick of an ended Turn)
  * @see SPEC §4.3
  */
@@ -43,7 +45,9 @@ export async function deliverPick(
   return serialized(state, runId, async () => {
     const stored = await storedAnswer(state, runId, iid, caller, pick);
     if (stored) return stored;
-    const registration = liveTurn(state, runId, iid, caller, pick);
+    // A run this instance let go of, or no longer holds, takes no pick here (ADR-0280).
+    refuseIfMoved(state, runId);
+    const registration = await movedOr404(state, runId, () => liveTurn(state, runId, iid, caller, pick));
     const run = liveRunOfTurn(state, registration);
     const answer = await deliverAndSave(state, run, registration, pick);
     logAnswered(state, registration, pick, answer);

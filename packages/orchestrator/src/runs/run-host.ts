@@ -48,6 +48,7 @@ import { announceGates, type GateClient, listGates, sendGateEvent } from "./gate
 import { runHistory, runVersion } from "./history-views.js";
 import { closeHost, reloadFrozenRun, replaceFrozenRun, restoreHostRuns } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
+import { letGoOfRun } from "./let-go.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
 import { resumeRun } from "./resume-run.js";
@@ -191,7 +192,10 @@ export interface RunHost {
   /**
    * Restores the store's runs (§8): live runs recreated from their snapshots (Turns re-attach,
    * Gates re-open, timers re-armed), changed Machines marked `drifted`, settled runs readable.
-   * Call once, before serving. Never throws for one bad run (it is kept as faulted).
+   * Call once, before serving. Never throws for one bad run (it is kept as faulted). On a
+   * shared store (`store.ownership`, ADR-0280) only the runs this instance adopts are restored,
+   * and the ownership loop starts: every `leaseMs / 3` renew, let go of lost runs, adopt and
+   * restore what expired (stopped by `close()`).
    */
   restore(): Promise<RestoreReport>;
   /** The registration table (read-only use: tests, the Agent actor). */
@@ -256,6 +260,7 @@ function createHostState(options: RunHostOptions): HostState {
     createRunPersistence(store, log, now, {
       ...options.saveRetry,
       onRecovered: () => state.frozenRuns.recovered(),
+      onFenced: (runId) => state.letGo(runId, "a write was refused by the fence"),
     }),
     telemetry,
     (iid) => state.registrations.get(iid),
@@ -305,6 +310,9 @@ function createHostState(options: RunHostOptions): HostState {
     drains: new AbortController(),
     stopping: false,
     telemetry,
+    ownership: store.ownership,
+    ownershipLoop: undefined,
+    letGo: (runId, why) => letGoOfRun(state, runId, why),
   };
   readRunsGauge(telemetry, () => state.runs.values());
   return state;

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyActorRef, EventObject } from "xstate";
+import type { OwedAbort } from "../durability/owed-aborts.js";
 import { capEntry, type TranscriptRow } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { menuOfTurn, turnSeatOf } from "../menu/menu.js";
@@ -68,6 +69,13 @@ export interface TurnRegistrationDeps {
   shuttingDown?(): boolean;
   /** Runs `fn` once the run's next save (of its current state) committed; absent: at once. */
   afterCommit?(run: LiveRun, fn: () => void): void;
+  /**
+   * Does this instance still hold the run's lease (ADR-0280)? Checked before every Harness call;
+   * false lets the run go. Absent: always (an embedded store).
+   */
+  holdsLease?(run: LiveRun): boolean;
+  /** This instance's id on a shared store (`x-jr2-instance` on its Harness calls); absent: none. */
+  instanceId?: string;
 }
 
 /**
@@ -125,6 +133,8 @@ interface TurnSeat {
 /** A registered Turn's mutable state: its live registration (a reseat moves it), its driver's stop. */
 interface LiveTurn {
   current: Registration;
+  /** The abort this Turn's end owes (ADR-0280), until the Harness acknowledges it. */
+  owed?: OwedAbort;
   /** The Agent slot stopped: a driver start still waiting on a commit does nothing. */
   ended: boolean;
   stopDriver: () => void;
@@ -279,6 +289,8 @@ function turnContext(
         if (e?.turnId && e.submissionId) run.submissionTurns.set(e.submissionId, e.turnId);
       // Where it was admitted: a restore reads the rest of an ended Turn's usage there (ADR-0255),
       // and puts it on the event log as this Turn's (ADR-0256).
+      // A new admission on the iid: the abort it owed went out before it (its FIFO, §5.3).
+      run.owedAborts.delete(iid);
       run.ledger.set(iid, {
         ...entry,
         ...(live.current.harnessUrl ? { harnessUrl: live.current.harnessUrl } : {}),
@@ -287,6 +299,12 @@ function turnContext(
       await deps.save?.(run);
     },
     shuttingDown: () => deps.shuttingDown?.() === true,
+    abortAcknowledged: (iid) => {
+      // Paid: dropped in memory, the run's next save carries that (ADR-0280).
+      if (live.owed && run.owedAborts.get(iid) === live.owed) run.owedAborts.delete(iid);
+    },
+    holdsLease: () => deps.holdsLease?.(run) ?? true,
+    ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     bumpEpoch: (address) => bumpEpoch(run, address),
     reseat: () => reseat(deps, run, turn, seat, placement, live),
     log,
@@ -350,11 +368,27 @@ function endTurn(deps: TurnRegistrationDeps, run: LiveRun, seat: TurnSeat, live:
   deps.registrations.deregister(live.current);
   seat.log.info({ turnId: live.current.turnId }, "Turn ended");
   // On shutdown the Turn is restored later: its record stays running.
-  if (deps.shuttingDown?.() !== true) turnEnded(live.current.turnActor);
+  if (deps.shuttingDown?.() !== true) {
+    turnEnded(live.current.turnActor);
+    oweAbort(run, live);
+  }
   const stop = () => stopDriver(seat, live);
   // A shutdown stops at once (no remote abort: the run stays restorable).
   if (deps.afterCommit && deps.shuttingDown?.() !== true) deps.afterCommit(run, stop);
   else stop();
+}
+
+/**
+ * The ended Turn's Submission is owed an abort (ADR-0280): saved with the state that exited it,
+ * so whoever restores that state sends it. Only for an admission at its iid on a Harness.
+ */
+function oweAbort(run: LiveRun, live: LiveTurn): void {
+  const { iid } = live.current;
+  const entry = run.ledger.get(iid);
+  const harnessUrl = entry?.harnessUrl ?? live.current.harnessUrl;
+  if (!entry || !harnessUrl) return;
+  live.owed = { iid, submissionId: entry.submissionId, harnessUrl };
+  run.owedAborts.set(iid, live.owed);
 }
 
 /** Calls the driver's stop; a throw is logged, never raised. */

@@ -114,5 +114,10 @@ function stop(state: TurnState, deadline: unknown, options?: { shutdown?: boolea
     }, DRAIN_MS);
   state.wakeUnsubscribe?.();
   state.wakeResolve?.();
-  if (!state.shuttingDown) void abortRemote(state);
+  if (!state.shuttingDown) {
+    const { iid } = state;
+    void abortRemote(state).then((answer) => {
+      if ((answer as { ok?: boolean } | undefined)?.ok === true) ports.aborted?.(iid);
+    });
+  }
 }

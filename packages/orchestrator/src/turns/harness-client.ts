@@ -19,7 +19,15 @@ import {
 export interface HarnessEndpoint {
   url: string;
   token: string;
+  /**
+   * This Orchestrator instance's id on a shared store (ADR-0280), sent as `x-jr2-instance` on
+   * every call: which instance sent what (the Harness ignores it). Absent: not sent.
+   */
+  instanceId?: string;
 }
+
+/** The header naming the Orchestrator instance that sent a Harness call (ADR-0280). */
+export const INSTANCE_HEADER = "x-jr2-instance";
 
 /** The answer to an admission attempt. `unsent`: the request provably never left the host. */
 export type AdmitResult =
@@ -75,7 +83,10 @@ function iidSegment(iid: string): string {
  */
 export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof fetch = fetch) {
   const base = endpoint.url.replace(/\/+$/, "");
-  const headers = { authorization: `Bearer ${endpoint.token}` };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${endpoint.token}`,
+    ...(endpoint.instanceId ? { [INSTANCE_HEADER]: endpoint.instanceId } : {}),
+  };
 
   /** `traceparent`: the Turn's trace context (ADR-0421), sent so the Harness continues the trace. */
   async function admit(iid: string, body: SubmissionRequest, traceparent?: string): Promise<AdmitResult> {

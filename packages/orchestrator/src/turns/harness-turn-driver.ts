@@ -6,6 +6,7 @@ import {
   type TurnTelemetry,
 } from "./agent-actor.js";
 import { createHarnessClient, type HarnessClient, type HarnessEndpoint } from "./harness-client.js";
+import { leaseGuardedClient } from "./lease-guard.js";
 import { createOutboundQueues, type OutboundQueues } from "./outbound-queue.js";
 import { type TurnTelemetry as FeedTelemetry, type TurnDriver, usageFeedEntry } from "./turn-driver.js";
 import { drainUsage } from "./usage-drain.js";
@@ -34,18 +35,37 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
   const clientOf = (endpoint: HarnessEndpoint) =>
     options.client ? options.client(endpoint) : createHarnessClient(endpoint, options.fetch);
   return {
-    drainUsage: (target, record, signal, transcript) =>
-      drainUsage(clientOf({ url: target.harnessUrl, token: options.harnessToken }), target, record, signal, {
-        ...(transcript ? { transcript } : {}),
-      }),
+    drainUsage: (target, record, signal, transcript) => {
+      const { harnessUrl: url, instanceId, holdsLease } = target;
+      const client = clientOf({ url, token: options.harnessToken, ...(instanceId ? { instanceId } : {}) });
+      // Checked before each read (ADR-0280).
+      const guarded = holdsLease ? leaseGuardedClient(client, holdsLease) : client;
+      return drainUsage(guarded, target, record, signal, { ...(transcript ? { transcript } : {}) });
+    },
+    async abortOwed(target) {
+      const { harnessUrl: url, instanceId, holdsLease, iid } = target;
+      const raw = clientOf({ url, token: options.harnessToken, ...(instanceId ? { instanceId } : {}) });
+      const client = holdsLease ? leaseGuardedClient(raw, holdsLease) : raw;
+      // In the iid's FIFO: sent before any admission the restored Turn queues on it (§5.3).
+      const answer = await outbound.run(iid, () => client.abort(iid)).catch(() => ({ ok: false }));
+      return answer.ok;
+    },
     start(context) {
       const { registration, turn } = context;
       if (!registration.harnessUrl) {
         context.log.warn("Turn has no Harness; it is played by hand");
         return () => {};
       }
-      const endpoint = { url: registration.harnessUrl, token: options.harnessToken };
-      const client = options.client ? options.client(endpoint) : createHarnessClient(endpoint, options.fetch);
+      const { instanceId } = context;
+      const endpoint = {
+        url: registration.harnessUrl,
+        token: options.harnessToken,
+        ...(instanceId ? { instanceId } : {}),
+      };
+      const raw = clientOf(endpoint);
+      // No call leaves for a run whose lease this instance lost (ADR-0280).
+      const holdsLease = context.holdsLease?.bind(context);
+      const client = holdsLease ? leaseGuardedClient(raw, holdsLease) : raw;
       const ports: TurnPorts = {
         input: { ...turn.input, iid: registration.iid },
         definition: turn.definition,
@@ -72,6 +92,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
           } else context.telemetry(toFeed(event, turn.input.agentName));
         },
         fault: (reason, detail, cause) => context.fault(reason, detail, cause),
+        aborted: (iid) => context.abortAcknowledged?.(iid),
         log: (level, msg, fields) => context.log[level](fields ?? {}, msg),
         setTimeout: (fn, ms) => setTimeout(fn, ms),
         clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),

@@ -27,6 +27,10 @@ export interface DrainTarget {
   harnessUrl: string;
   iid: string;
   entry: TurnLedgerEntry;
+  /** Checked before each read (ADR-0280): false sends nothing more. Absent: always. */
+  holdsLease?: () => boolean;
+  /** Sent as `x-jr2-instance` (a shared store's instance id). */
+  instanceId?: string;
 }
 
 /**
@@ -92,6 +96,18 @@ export interface TurnContext {
   readonly traceparent?: string;
   /** True while the host shuts down for its own reasons: stop must leave the Submission running (§5.1). */
   shuttingDown?(): boolean;
+  /**
+   * Does this instance still hold the run's lease (ADR-0280)? Checked before every Harness call
+   * the driver sends; false: send nothing (the host lets the run go). Absent: always.
+   */
+  holdsLease?(): boolean;
+  /** This instance's id on a shared store: sent as `x-jr2-instance` on every Harness call. */
+  readonly instanceId?: string;
+  /**
+   * The Harness acknowledged the abort of `iid`'s Submission (sent when the Turn stopped): the
+   * abort it owed is paid (ADR-0280). Absent: nothing is told.
+   */
+  abortAcknowledged?(iid: string): void;
   /** A pino child logger carrying runId, agent and the invoking state. */
   readonly log: Logger;
 }
@@ -118,6 +134,22 @@ export interface TurnDriver {
     signal: AbortSignal,
     transcript?: (event: TranscriptEvent) => void,
   ): Promise<void>;
+  /**
+   * After a restore: sends an abort the restored run owes (ADR-0280), in `target.iid`'s FIFO of
+   * outbound calls, so ahead of any admission queued on that iid after it. Resolves true once
+   * the Harness acknowledged it; never rejects. Optional.
+   */
+  abortOwed?(target: OwedAbortTarget): Promise<boolean>;
+}
+
+/** An abort a restored run owes (ADR-0280): where, and this instance's lease check and id. */
+export interface OwedAbortTarget {
+  harnessUrl: string;
+  iid: string;
+  /** Checked before it is sent: false sends nothing. Absent: always. */
+  holdsLease?: () => boolean;
+  /** Sent as `x-jr2-instance`. */
+  instanceId?: string;
 }
 
 /**

@@ -90,6 +90,8 @@ export interface TurnPorts {
   telemetry(event: TurnTelemetry): void;
   /** Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }` to the invoker. */
   fault(reason: FaultReason, detail?: string, cause?: FaultCause): void;
+  /** The Harness acknowledged the stop's abort of `iid`'s Submission (an owed abort paid, ADR-0280). */
+  aborted?(iid: string): void;
   log: (level: "info" | "warn", msg: string, fields?: Record<string, unknown>) => void;
   /** Injected clock (tests use fake timers). */
   setTimeout: (fn: () => void, ms: number) => unknown;

@@ -41,6 +41,7 @@ export function traceTurns(
 ): TurnDriver {
   return {
     ...(driver.drainUsage ? { drainUsage: driver.drainUsage.bind(driver) } : {}),
+    ...(driver.abortOwed ? { abortOwed: driver.abortOwed.bind(driver) } : {}),
     start(context) {
       const turn = openTurnSpan(telemetry, context, workflowOf(context.runId));
       // The context's getters (`registration` moves on a reseat) stay live through the prototype.

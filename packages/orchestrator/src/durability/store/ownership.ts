@@ -67,6 +67,12 @@ export interface RunOwnership {
   holder(runId: string): Promise<LeaseHolder | undefined>;
   /** Drops this instance's lease on `runId` (it settled, or was let go); a no-op if not held. */
   release(runId: string): Promise<void>;
+  /**
+   * A graceful stop: every lease this instance holds expires now (kept, not deleted), so a
+   * peer adopts its runs on its next tick instead of a lease length later; this instance holds
+   * none afterwards. Called once its runs are stopped and their pending saves committed.
+   */
+  relinquish(): Promise<void>;
 }
 
 /**

@@ -245,6 +245,18 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
     },
 
     release,
+
+    async relinquish() {
+      const runIds = [...held.keys()];
+      held.clear();
+      if (runIds.length === 0) return;
+      await query(
+        pool,
+        where,
+        "UPDATE run_leases SET expires_at = now() WHERE owner_id = $1 AND run_id = ANY($2::text[])",
+        [instanceId, runIds],
+      );
+    },
   };
 }
 

@@ -1,13 +1,16 @@
 /**
  * `GET /runs/:runId/events` as a stream (ADR-0256): the run's stored event log from `since`
  * (paged), then the tail memory holds, then live until the run is no longer running. Each
- * event is written once, in `seq` order, with its original `seq` and `at`.
+ * event is written once, in `seq` order, with its original `seq` and `at`. A run hosted by
+ * another instance sharing the store is followed from the store ({@link streamStoredEvents},
+ * ADR-0280) through the same writer: the same bytes.
  * @see SPEC §4.1
  */
 import type { ServerResponse } from "node:http";
 import type { RunFeedEvent } from "@jr2/wire";
 import type { RunFeed } from "../../runs/feed.js";
 import type { RunHost } from "../../runs/run-host.js";
+import type { StoreFeed } from "../../runs/store-feed.js";
 
 /** Events read from the store per page. */
 export const EVENT_PAGE = 500;
@@ -22,6 +25,14 @@ export interface EventStream {
   /** The app's open streams: each ended when the app closes. */
   streams: Set<() => void>;
   heartbeatMs: number;
+  /**
+   * On a store several instances share (ADR-0280): the run's store feed, followed from where
+   * the stream is once the run left this process unsettled (this instance let it go: another
+   * adopted it). Absent: the stream follows memory alone.
+   */
+  handover?: StoreFeed | undefined;
+  /** How often a following stream checks that its run is still live here, ms; default 1000. */
+  handoverCheckMs?: number;
 }
 
 /**
@@ -31,10 +42,7 @@ export interface EventStream {
  * ends on it, written.
  */
 export async function streamEvents(s: EventStream): Promise<void> {
-  const { out } = s;
   let next = s.since;
-  const write = (event: RunFeedEvent) =>
-    out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   const replay = (event: RunFeedEvent) => {
     if (event.seq < next) return;
     write(event);
@@ -48,7 +56,60 @@ export async function streamEvents(s: EventStream): Promise<void> {
   };
   const buffered: RunFeedEvent[] = [];
   let replaying = true;
-  const unsubscribe = s.feed.subscribe((event) => (replaying ? buffered.push(event) : live(event)));
+  let unsubscribe = s.feed.subscribe((event) => (replaying ? buffered.push(event) : live(event)));
+  const { write, finish, finished } = openStream(s, () => unsubscribe());
+  try {
+    await replayStored(s, () => next, replay, finished);
+  } catch {
+    finish(); // the store failed while read: the follower reconnects with Last-Event-ID
+    return;
+  }
+  if (finished()) return;
+  for (const event of s.feed.since(next)) replay(event);
+  replaying = false;
+  for (const event of buffered.splice(0)) live(event);
+  if (!finished() && !s.host.isLive(s.runId)) finish();
+  if (!finished() && s.handover) {
+    const { handover } = s;
+    // The run left memory unsettled (let go): its events now come through the store.
+    const check = setInterval(() => {
+      if (finished()) return clearInterval(check);
+      if (s.host.isLive(s.runId)) return;
+      clearInterval(check);
+      unsubscribe();
+      unsubscribe = handover.follow(next, { event: live, end: finish, error: finish });
+    }, s.handoverCheckMs ?? 1000);
+    check.unref();
+  }
+}
+
+/** What a stream from the shared store needs (ADR-0280): the run's store feed instead of its live one. */
+export type StoredEventStream = Omit<EventStream, "host" | "feed"> & { feed: StoreFeed };
+
+/**
+ * Follows a run hosted elsewhere from the store: every stored event from `since`, then each one
+ * committed by whichever instance hosts the run (its owner, or the survivor that adopted it),
+ * ending on its final status as {@link streamEvents} does. Returns once the stream is open.
+ */
+export function streamStoredEvents(s: StoredEventStream): void {
+  let stop = () => {};
+  const { write, finish } = openStream(s, () => stop());
+  stop = s.feed.follow(s.since, { event: write, end: finish, error: finish });
+}
+
+/**
+ * The stream's writer and its end: one SSE message per event (`id`, `event`, `data`), a
+ * keep-alive comment every `heartbeatMs`, ended once — when the run settles, the client goes
+ * away, or the app closes (`unsubscribe` runs then).
+ */
+function openStream(
+  s: Pick<EventStream, "out" | "streams" | "heartbeatMs">,
+  unsubscribe: () => void,
+): { write: (event: RunFeedEvent) => void; finish: () => void; finished: () => boolean } {
+  const { out } = s;
+  const write = (event: RunFeedEvent) => {
+    out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
   const heartbeat = setInterval(() => out.write(": keep-alive\n\n"), s.heartbeatMs);
   heartbeat.unref();
   let finished = false;
@@ -63,22 +124,7 @@ export async function streamEvents(s: EventStream): Promise<void> {
   };
   s.streams.add(finish);
   out.on("close", finish);
-  try {
-    await replayStored(
-      s,
-      () => next,
-      replay,
-      () => finished,
-    );
-  } catch {
-    finish(); // the store failed while read: the follower reconnects with Last-Event-ID
-    return;
-  }
-  if (finished) return;
-  for (const event of s.feed.since(next)) replay(event);
-  replaying = false;
-  for (const event of buffered.splice(0)) live(event);
-  if (!finished && !s.host.isLive(s.runId)) finish();
+  return { write, finish, finished: () => finished };
 }
 
 /** Writes the stored events below the first one memory keeps (those are written from memory). */

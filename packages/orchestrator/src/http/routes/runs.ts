@@ -1,9 +1,11 @@
 import { CancelAnswer, RunDetail, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { FeedNotices } from "../../durability/store/ownership.js";
 import type { RunHost } from "../../runs/run-host.js";
+import { createStoreFeed, type FeedStore, storeFeedOf } from "../../runs/store-feed.js";
 import { errorResponses } from "./error-responses.js";
-import { streamEvents } from "./run-events-stream.js";
+import { streamEvents, streamStoredEvents } from "./run-events-stream.js";
 
 const RunParams = z.object({ runId: z.string().min(1).max(200) });
 
@@ -12,10 +14,12 @@ const RunParams = z.object({ runId: z.string().min(1).max(200) });
  * `GET /runs/:runId/events` (the run feed as SSE) and `POST /runs/:runId/cancel`.
  * @see SPEC §4.1
  */
-export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: number }> = async (
-  app,
-  options,
-) => {
+export const runRoutes: FastifyPluginAsyncZod<{
+  host: RunHost;
+  heartbeatMs?: number;
+  /** A store several instances share (ADR-0280): a run hosted elsewhere is followed from it. */
+  store?: (FeedStore & { notices?: FeedNotices | undefined }) | undefined;
+}> = async (app, options) => {
   const { host } = options;
   /** Open feed streams; ended when the app closes, so a live follower never holds shutdown. */
   const streams = new Set<() => void>();
@@ -82,7 +86,8 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
           "run is no longer running: at once for a settled run, whatever `since` is; a live run's stream always ends " +
           "with its final status event, even when `since` lies past the log's end. A settled run's log lasts as long " +
           "as `JR2_EVENT_RETENTION_DAYS` keeps it (default: forever); a run settled before the log existed has its " +
-          "final status event alone, numbered 0.",
+          "final status event alone, numbered 0. On a store several instances share, a run hosted by another instance " +
+          "is followed from the store — the same messages — and keeps going when another instance adopts it.",
         params: RunParams,
         querystring: z.object({ since: z.coerce.number().int().nonnegative().optional() }),
         response: errorResponses(401, 404),
@@ -92,6 +97,9 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
     async (request, reply) => {
       const { runId } = request.params;
       const feed = await host.feedOf(runId);
+      // Hosted by another instance (or moving to one): its events come through the store.
+      const stored =
+        !host.isLive(runId) && options.store ? await storeFeedOf(options.store, runId) : undefined;
       const lastId = Number(request.headers["last-event-id"]);
       const since = request.query.since ?? (Number.isInteger(lastId) ? lastId + 1 : 0);
       reply.hijack();
@@ -103,6 +111,8 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
       });
       // Headers now, not with the first event: a follower with nothing to replay knows it is connected.
       out.flushHeaders();
+      const heartbeatMs = options.heartbeatMs ?? 15_000;
+      if (stored) return streamStoredEvents({ runId, feed: stored, since, out, streams, heartbeatMs });
       await streamEvents({
         host,
         runId,
@@ -110,7 +120,10 @@ export const runRoutes: FastifyPluginAsyncZod<{ host: RunHost; heartbeatMs?: num
         since,
         out,
         streams,
-        heartbeatMs: options.heartbeatMs ?? 15_000,
+        heartbeatMs,
+        handover: options.store?.notices
+          ? createStoreFeed(options.store, options.store.notices, runId)
+          : undefined,
       });
     },
   );

@@ -1,0 +1,132 @@
+/**
+ * Every instance answers the whole API (issue 15 item 2, ADR-0280): a request naming a run
+ * leased to another live instance is forwarded to its owner with `@fastify/reply-from` —
+ * method, path and query, body and the caller's own headers (`Authorization` included: the
+ * owner authorizes it again; this instance never substitutes its token or scope), marked with
+ * {@link FORWARDED_BY}. The owner's answer is passed through as it came (status, headers, bytes).
+ * A run whose owner stopped renewing, an owner that cannot be reached, and a forwarded request
+ * for a run this instance does not host answer 503 `JR2_ERR_RUN_MOVING` with `Retry-After`.
+ * Without ownership (SQLite, memory) nothing is registered: every request is answered here.
+ * @see docs/adr/0280-postgres-store-leases-and-fencing.md
+ */
+import replyFrom from "@fastify/reply-from";
+import { Jr2Error } from "@jr2/wire";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { RunOwnership } from "../../durability/store/ownership.js";
+import type { RunHost } from "../../runs/run-host.js";
+import { FORWARDED_BY, type RunRoute, routeRun, runOfRoute, unreachableRetryAfter } from "../run-routing.js";
+
+/** Options of {@link forwardPlugin}. */
+export interface ForwardOptions {
+  host: Pick<RunHost, "isLive">;
+  /** The store's leases; absent: the plugin does nothing. */
+  ownership: RunOwnership | undefined;
+  /** How long a forwarded request may take before it answers 503, in ms; default 30 000. */
+  timeoutMs?: number;
+}
+
+/**
+ * Registers the forwarding hook (`preValidation`: after auth — a refused caller learns nothing
+ * — and after the body was parsed, before this instance validates it: the owner does). Register
+ * it after the auth plugin and before the routes.
+ */
+export const forwardPlugin = fp(
+  async (app: FastifyInstance, options: ForwardOptions) => {
+    const { ownership } = options;
+    if (!ownership) return;
+    const timeout = options.timeoutMs ?? 30_000;
+    // No retry on a 503 or a reset: the caller decides (it may try its next instance).
+    await app.register(replyFrom, { retryMethods: [], disableRequestLogging: true });
+    app.addHook("preValidation", async (request, reply) => {
+      const runId = runOfRoute(request.method, request.routeOptions.url, request.params);
+      if (runId === undefined) return;
+      const route = await decide(runId, request, options.host, ownership);
+      if (route.kind === "here") return;
+      if (route.kind === "moving") throw moving(runId, route);
+      request.log.debug(
+        { runId, target: route.url, owner: route.holder.instanceId },
+        "request forwarded to the run's owner",
+      );
+      await forward(request, reply, route, { me: ownership.instanceId, leaseMs: ownership.leaseMs, timeout });
+    });
+  },
+  { name: "jr2-forward", fastify: "5.x", dependencies: ["jr2-auth"] },
+);
+
+/**
+ * The route of one request: its run live here, else by its lease.
+ * @throws JR2_ERR_STORE_FAILING (503, Retry-After) when the lease cannot be read
+ */
+async function decide(
+  runId: string,
+  request: FastifyRequest,
+  host: Pick<RunHost, "isLive">,
+  ownership: RunOwnership,
+): Promise<RunRoute> {
+  if (host.isLive(runId)) return { kind: "here" };
+  const said = request.headers[FORWARDED_BY];
+  const holder = await ownership.holder(runId).catch((error: unknown) => {
+    // The lease table cannot be read: nothing is decided here; the caller retries (ADR-0253).
+    request.log.warn({ runId, err: error }, "the run's lease could not be read");
+    throw new Jr2Error("JR2_ERR_STORE_FAILING", {
+      detail: "the run's lease could not be read",
+      retryAfter: 2,
+    });
+  });
+  return routeRun(runId, {
+    live: false,
+    holder,
+    me: ownership.instanceId,
+    forwardedBy: Array.isArray(said) ? said[0] : said,
+    leaseMs: ownership.leaseMs,
+  });
+}
+
+/**
+ * Sends the request to the owner and resolves once the answer went out (so the route's own
+ * handler never runs). A transport failure (refused, reset, timeout) answers 503, never 5xx.
+ */
+function forward(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: Extract<RunRoute, { kind: "forward" }>,
+  o: { me: string; leaseMs: number; timeout: number },
+): Promise<void> {
+  const { holder } = route;
+  const path = request.raw.url ?? "/";
+  const done = new Promise<void>((resolve) => {
+    reply.raw.once("close", () => resolve());
+    reply.raw.once("finish", () => resolve());
+  });
+  reply.from(`${route.url.replace(/\/+$/, "")}${path.split("?")[0]}`, {
+    timeout: o.timeout,
+    rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY]: o.me }),
+    onError: (r, { error }) => {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+      request.log.info(
+        { runId: holder.runId, target: route.url, cause },
+        "the run's owner cannot be reached",
+      );
+      const retryAfter = unreachableRetryAfter(holder, o.leaseMs, Date.now());
+      r.send(
+        new Jr2Error("JR2_ERR_RUN_MOVING", {
+          runId: holder.runId,
+          owner: holder.instanceId,
+          retryAfter,
+          detail: `its owner \`${holder.instanceId}\` at ${route.url} cannot be reached (${cause ?? "no answer"}); if it is gone, another instance adopts the run within ~${retryAfter} s`,
+        }),
+      );
+    },
+  });
+  return done;
+}
+
+function moving(runId: string, route: Extract<RunRoute, { kind: "moving" }>): Jr2Error {
+  return new Jr2Error("JR2_ERR_RUN_MOVING", {
+    runId,
+    owner: route.owner,
+    retryAfter: route.retryAfter,
+    detail: route.detail,
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * Letting go of a run (ADR-0280 "Letting go"): an instance that finds its lease on a run lost
+ * — a renewal that misses it, a write the fence refused, or `holds()` false before a Harness
+ * call — stops that run as a shutdown stops every run: its actors stopped unsaved (its Turns
+ * see `shuttingDown()` true, so no remote abort leaves), nothing saved or told, no pick
+ * answered (`JR2_ERR_RUN_MOVED`, a 503: the Harness tries its next URL), out of memory. The
+ * instance that holds the lease now restores it from its last commit, as after a restart.
+ * @see SPEC §8; ADR-0280
+ */
+import { Jr2Error } from "@jr2/wire";
+import type { HostState } from "./host-state.js";
+import type { LiveRun } from "./live-run.js";
+
+/**
+ * Lets go of `runId` now; `why` is logged. Idempotent; a run not in memory only gives its
+ * lease back (a no-op when not held). Never throws.
+ */
+export function letGoOfRun(state: HostState, runId: string, why: string): void {
+  const run = state.runs.get(runId);
+  if (run && !run.movedAway) {
+    // Both: `frozen` keeps every save, retry and outbox effect of it from running (ADR-0253's
+    // machinery), `movedAway` says why (its Turns stop as at shutdown, its saves answer 503).
+    run.movedAway = true;
+    run.frozen = true;
+    state.persistence.letGo(run);
+    state.runs.delete(runId);
+    try {
+      run.actor.stop();
+    } catch (error) {
+      state.log.error({ runId, err: error }, "stopping the run let go of threw");
+    }
+    logLetGo(state, runId, why);
+  }
+  // Not renewed again (so it expires for an adopter) — a no-op when another instance holds it.
+  state.ownership
+    ?.release(runId)
+    .catch((error: unknown) => state.log.warn({ runId, err: error }, "giving the lease back failed"));
+}
+
+/** Logs the let-go with the lease as the store has it now (who holds it, its epoch). */
+function logLetGo(state: HostState, runId: string, why: string): void {
+  const instanceId = state.ownership?.instanceId;
+  const said = (holder?: { instanceId: string; epoch: number }) =>
+    state.log.info(
+      { runId, why, instanceId, ...(holder ? { heldBy: holder.instanceId, epoch: holder.epoch } : {}) },
+      "let go of the run: another instance holds it now",
+    );
+  if (!state.ownership) {
+    said();
+    return;
+  }
+  state.ownership.holder(runId).then(
+    (holder) => said(holder),
+    () => said(),
+  );
+}
+
+/**
+ * Whether this instance may still act for `run` — send a Harness call, decide a pick: true
+ * without ownership (an embedded store), for a run it settled (its lease row went with the
+ * settling save; the aborts that save owes still leave), or while it holds the run's lease by
+ * its own clock. False once let go; a run served from memory whose lease is not held is let
+ * go at once (one not served yet — a resume before its claiming save — is only answered false).
+ */
+export function holdsRun(state: HostState, run: LiveRun): boolean {
+  const { ownership } = state;
+  if (!ownership) return true;
+  if (run.movedAway) return false;
+  if (run.status !== "running" || ownership.holds(run.runId)) return true;
+  if (state.runs.get(run.runId) === run)
+    state.letGo(run.runId, "the lease is not held by this instance's clock");
+  return false;
+}
+
+/**
+ * Refuses a request for a run this instance let go of, or no longer holds (a pick, a Gate
+ * event): nothing is decided here. @throws JR2_ERR_RUN_MOVED (503)
+ */
+export function refuseIfMoved(state: HostState, runId: string): void {
+  const run = state.runs.get(runId);
+  if (run && !holdsRun(state, run)) throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
+}
+
+/**
+ * `find()` (the live Turn of a pick), except that on a shared store a run not in memory whose
+ * lease another instance holds (or awaits adoption) answers 503 `JR2_ERR_RUN_MOVED`, not 404:
+ * the Harness must try the run's owner, not read "the Turn is over". One store read, only on
+ * that miss. @throws what `find` throws, or JR2_ERR_RUN_MOVED
+ */
+export async function movedOr404<T>(state: HostState, runId: string, find: () => T): Promise<T> {
+  try {
+    return find();
+  } catch (error) {
+    const { ownership } = state;
+    if (!ownership || state.runs.has(runId) || !(error instanceof Jr2Error)) throw error;
+    if (error.code !== "JR2_ERR_TURN_NOT_FOUND") throw error;
+    const holder = await ownership.holder(runId).catch(() => undefined);
+    if (holder && holder.instanceId !== ownership.instanceId)
+      throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
+    throw error;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The lease check before every Harness call (ADR-0280 "Letting go"): a client that asks
+ * `holds()` before each admission, stream read (a follow's (re)connection, a drain), abort and
+ * `/healthz` read, and sends nothing when this instance no longer holds the run's lease —
+ * the call answers as one that never left the host, and the host has let the run go (its Turn
+ * is stopped as at shutdown, so nothing retries).
+ * @see SPEC §5.5, §7.1; ADR-0280
+ */
+import type { HarnessClient } from "./harness-client.js";
+
+/** Why a guarded call was not sent. */
+const NOT_HELD =
+  "not sent: this Orchestrator instance no longer holds the run's lease (another instance hosts it now)";
+
+/**
+ * `client` with `holds()` asked before each call; false sends nothing: admit → `unsent`, read →
+ * `transport`, abort → not ok, health → down. Never throws (as the client).
+ */
+export function leaseGuardedClient(client: HarnessClient, holds: () => boolean): HarnessClient {
+  const { health } = client;
+  const guarded: HarnessClient = {
+    endpoint: client.endpoint,
+    admit: (iid, body, traceparent) =>
+      holds() ? client.admit(iid, body, traceparent) : Promise.resolve({ kind: "unsent", error: NOT_HELD }),
+    read: (iid, offset, waitSeconds, signal) =>
+      holds()
+        ? client.read(iid, offset, waitSeconds, signal)
+        : Promise.resolve({ kind: "transport", error: NOT_HELD }),
+    abort: (iid) => (holds() ? client.abort(iid) : Promise.resolve({ ok: false, error: NOT_HELD })),
+  };
+  if (health)
+    guarded.health = () => (holds() ? health() : Promise.resolve({ kind: "down", error: NOT_HELD }));
+  return guarded;
+}
