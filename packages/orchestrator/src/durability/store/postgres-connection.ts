@@ -14,7 +14,8 @@ export type Sql = Pick<pg.ClientBase, "query">;
 
 /** A parsed store URL: what errors and logs may name (never the password). */
 export interface StoreUrl {
-  url: string;
+  /** The URL as given, password included: not enumerable (JSON and log lines leave it out). */
+  readonly url: string;
   /** `postgres://user:***@host:port/db`. */
   redacted: string;
   host: string;
@@ -27,9 +28,24 @@ export function isPostgresUrl(text: string | undefined): text is string {
   return text !== undefined && /^postgres(ql)?:\/\//i.test(text.trim());
 }
 
-/** `text` with any `user:password@` part's password replaced by `***` (for unparsable URLs too). */
+/**
+ * `text` with any `user:password@` part's password and any `password=` parameter replaced by
+ * `***` (for unparsable URLs too). The password runs to the LAST `@`: one holding `/`, `?`,
+ * `#` or `@` unencoded is what makes a URL unparsable, so it is redacted whole.
+ */
 export function redactUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+  return text
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1:***@")
+    .replace(/([?&]password=)[^&]*/gi, "$1***");
+}
+
+/** `decodeURIComponent(text)`, or `text` itself when it holds a `%` that is no escape. */
+function decodeLoosely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -45,28 +61,66 @@ export function parseStoreUrl(text: string): StoreUrl {
   const url = new URL(text);
   if (!/^postgres(ql)?:$/.test(url.protocol)) throw bad("is not a postgres:// URL");
   if (!url.hostname) throw bad("names no host");
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ""));
+  const database = decodeLoosely(url.pathname.replace(/^\//, ""));
   if (!database) throw bad("names no database");
   const port = url.port || "5432";
-  const user = decodeURIComponent(url.username);
-  return {
-    url: text,
+  const user = decodeLoosely(url.username);
+  const parsed = {
     redacted: `${url.protocol}//${user ? `${user}${url.password ? ":***" : ""}@` : ""}${url.hostname}:${port}/${database}`,
     host: url.hostname,
     port,
     database,
   };
+  // Not enumerable: a log line or JSON of the parsed URL (`{ store: store.where }`) never holds it.
+  return Object.defineProperty(parsed, "url", { value: text, enumerable: false }) as StoreUrl;
 }
 
-/** SQLSTATE classes and Node codes that mean the database cannot be reached or refused us. */
+/**
+ * SQLSTATE classes and Node codes that mean the database cannot be reached or refused us; TLS
+ * and SASL failures (node-postgres throws them without a code) are said the same way.
+ */
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   // A client-side query timeout leaves the session busy: it is treated as broken (destroyed).
   if (typeof code !== "string")
-    return /Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(
+    return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|SSL|SASL/i.test(
       String(error),
     );
-  return /^(08|28|3D|57P)/.test(code) || /^E[A-Z]+$/.test(code);
+  return (
+    /^(08|28|3D|57P)/.test(code) || /^E[A-Z]+$/.test(code) || /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO)/.test(code)
+  );
+}
+
+/** PostgreSQL's refusal of a NUL (U+0000) in a text parameter (SQLSTATE 22021). */
+function isNulRefusal(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === "22021" && /0x00/.test(String(e.message));
+}
+
+/**
+ * The error a store operation throws: a connection error said by {@link connectionError}, a
+ * NUL in a key said by name (ADR-0280 "NUL"), any other as it is.
+ */
+export function storeError(where: StoreUrl, error: unknown): unknown {
+  if (isNulRefusal(error))
+    return new Error(
+      "the PostgreSQL run store cannot hold a NUL (U+0000) in a run id, workflow, iid, turnId, toolCallId, " +
+        "submissionId, position, scope or event type (PostgreSQL text has no NUL; SQLite's store does): " +
+        "nothing of the write was committed. Blobs, events, answers and transcripts are JSON and keep NUL (ADR-0280)",
+      { cause: error },
+    );
+  return connectionError(where, error);
+}
+
+/**
+ * True when a string in `params` (or in an array among them) holds a NUL: no row of the store
+ * can match it (PostgreSQL text holds none), so a read or delete keyed by it finds nothing
+ * instead of failing (`GET /runs/%00` is a 404, not a 500).
+ */
+export function matchesNothing(params: readonly unknown[]): boolean {
+  return params.some((p) =>
+    typeof p === "string" ? p.includes("\u0000") : Array.isArray(p) && matchesNothing(p),
+  );
 }
 
 /**
@@ -76,9 +130,10 @@ function isConnectionError(error: unknown): boolean {
 export function connectionError(where: StoreUrl, error: unknown): unknown {
   if (!isConnectionError(error)) return error;
   const raw = error instanceof Error ? error.message : String(error);
-  const password = URL.canParse(where.url) ? decodeURIComponent(new URL(where.url).password) : "";
+  const encoded = URL.canParse(where.url) ? new URL(where.url).password : "";
   let message = raw.split(where.url).join(where.redacted);
-  if (password) message = message.split(password).join("***");
+  for (const password of [encoded, decodeLoosely(encoded)])
+    if (password) message = message.split(password).join("***");
   const code = (error as { code?: unknown }).code;
   return new Error(
     `cannot reach the run store ${where.redacted} (host ${where.host}, port ${where.port}, database ${where.database}): ` +
@@ -107,20 +162,41 @@ export function createPool(
   const pool = new pg.Pool(clientConfig(where, settings, settings.max ?? 10));
   // An idle client's error (the server went away) must not crash the process; the next query reports it.
   pool.on("error", (error) => onError(connectionError(where, error)));
+  // node-postgres emits `error` on a checked-out client too (the server died mid-transaction):
+  // without a listener that is an uncaught exception. The query it fails reports it.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
 /** The config of one connection (the pool's, or the LISTEN client's). */
 export function clientConfig(where: StoreUrl, settings: PoolSettings, max?: number): pg.PoolConfig {
+  const ours = `-c idle_in_transaction_session_timeout=${settings.idleInTransactionMs} -c statement_timeout=${settings.statementTimeoutMs}`;
+  const { connectionString, options } = withOptions(where.url, ours);
   return {
-    connectionString: where.url,
+    connectionString,
     ...(max === undefined ? {} : { max }),
-    options: `-c idle_in_transaction_session_timeout=${settings.idleInTransactionMs} -c statement_timeout=${settings.statementTimeoutMs}`,
+    options,
     connectionTimeoutMillis: Math.max(2_000, Math.min(settings.statementTimeoutMs, 10_000)),
     query_timeout: settings.statementTimeoutMs + 2_000,
+    // Probes start after 10 s idle (the OS default is 2 h): a LISTEN connection to a host that
+    // vanished without a FIN is found dead and reopened, instead of waiting for notices forever.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: "jr2",
   };
+}
+
+/**
+ * The URL and startup `options` of a session: node-postgres lets the URL's `?options=` replace
+ * the config's, which would drop the timeouts the fence relies on. The URL's own options are
+ * moved out of it and sent first, ours after them (the last `-c` of a setting wins).
+ */
+function withOptions(url: string, ours: string): { connectionString: string; options: string } {
+  if (!/[?&]options=/.test(url) || !URL.canParse(url)) return { connectionString: url, options: ours };
+  const parsed = new URL(url);
+  const theirs = parsed.searchParams.get("options") ?? "";
+  parsed.searchParams.delete("options");
+  return { connectionString: parsed.toString(), options: `${theirs} ${ours}`.trim() };
 }
 
 /**
@@ -148,23 +224,27 @@ export async function inTransaction<T>(
   } catch (error) {
     if (isConnectionError(error)) broken = error as Error;
     else await client.query("ROLLBACK").catch((e: unknown) => (broken = e as Error));
-    throw connectionError(where, error);
+    throw storeError(where, error);
   } finally {
     client.release(broken ?? false);
   }
 }
 
-/** One query on the pool, a connection error said by {@link connectionError}. */
+/**
+ * One query on the pool, an error said by {@link storeError}; keyed by a NUL it finds nothing
+ * without asking ({@link matchesNothing}).
+ */
 export async function query<R extends pg.QueryResultRow>(
   pool: pg.Pool,
   where: StoreUrl,
   text: string,
   params: unknown[] = [],
 ): Promise<pg.QueryResult<R>> {
+  if (matchesNothing(params)) return { rows: [], rowCount: 0, command: "", oid: 0, fields: [] };
   try {
     return await pool.query<R>(text, params);
   } catch (error) {
-    throw connectionError(where, error);
+    throw storeError(where, error);
   }
 }
 

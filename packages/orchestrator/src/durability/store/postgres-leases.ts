@@ -3,6 +3,7 @@
  * run (owner id, owner URL, epoch, `expires_at` by the database's `now()`), this instance's
  * view of the leases it holds, and the fence every write transaction of a run begins with.
  * - claim: the first save of a run with no lease row inserts one (epoch 1) in its transaction;
+ *   a live row naming this instance id (a claim whose commit's answer was lost) is taken, epoch + 1;
  * - fence: `SELECT … FOR SHARE` of the row with our owner id and epoch; none is FencedError
  *   (the row lock makes an adoption wait for a write under way, so a write commits first or
  *   is refused);
@@ -107,9 +108,16 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
       if (claim) {
         claiming.add(runId);
         try {
+          // A live row naming this instance id is its own (a claim whose commit's answer was
+          // lost): taken with a bumped epoch. An expired one (relinquished, or left past its
+          // lease) is adoption's to hand out, so the claim is fenced.
           const { rows } = await sql.query<{ epoch: string }>(
             `INSERT INTO run_leases (run_id, owner_id, owner_url, epoch, expires_at)
-             VALUES ($1, $2, $3, 1, ${expiry(4)}) ON CONFLICT (run_id) DO NOTHING RETURNING epoch`,
+             VALUES ($1, $2, $3, 1, ${expiry(4)})
+             ON CONFLICT (run_id) DO UPDATE SET owner_url = excluded.owner_url,
+               epoch = run_leases.epoch + 1, expires_at = excluded.expires_at
+             WHERE run_leases.owner_id = excluded.owner_id AND run_leases.expires_at >= now()
+             RETURNING epoch`,
             [runId, instanceId, advertiseUrl, leaseMs],
           );
           if (rows.length === 0) throw new FencedError(runId, undefined);

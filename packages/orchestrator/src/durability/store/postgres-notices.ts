@@ -72,6 +72,12 @@ export function postgresNotices(
       await next.end().catch(() => {});
       throw connectionError(where, error);
     }
+    // Closed while this connect was under way (a reconnect): nothing may keep it open.
+    if (closed) {
+      next.removeAllListeners("end");
+      await next.end().catch(() => {});
+      return;
+    }
     client = next;
   };
   const dropped = (which: pg.Client) => {

@@ -17,6 +17,7 @@ import {
   createPool,
   inTransaction,
   parseStoreUrl,
+  query,
   type Sql,
   type StoreUrl,
 } from "./postgres-connection.js";
@@ -135,15 +136,15 @@ function postgresRunStore(
     });
   const write = (runId: string, body: (sql: Sql) => Promise<void>) =>
     fenced(runId, false, (sql) => body(sql));
+  // A read keyed by a NUL finds nothing (PostgreSQL text holds none; ADR-0280 "NUL").
   const read = <R extends pg.QueryResultRow>(text: string, params: unknown[]) =>
-    pool.query<R>(text, params).catch((error: unknown) => {
-      throw connectionError(where, error);
-    });
+    query<R>(pool, where, text, params);
   const readSql: Sql = { query: ((text: string, params: unknown[]) => read(text, params)) as Sql["query"] };
   const transcripts = postgresTranscripts(readSql, write);
 
   return {
-    ownership: leases,
+    // A release waits for the run's writes already sent: a queued save must not claim it anew after.
+    ownership: { ...leases, release: (runId) => serial(runId, () => leases.release(runId)) },
     notices,
     where,
     pool,
