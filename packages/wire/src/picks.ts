@@ -1,5 +1,13 @@
 import { z } from "zod";
 
+/** A key string with no U+0000 in it: PostgreSQL's text cannot hold NUL (ADR-0280). */
+const keyString = () =>
+  z
+    .string()
+    .min(1)
+    .max(512)
+    .refine((s) => !s.includes("\0"), "must not contain a NUL character (U+0000)");
+
 /**
  * `POST /agents/:iid/picks` body: one pick, keyed for idempotency by the model's tool-call id
  * within its Turn. `arguments` is the model's parsed arguments object (the Orchestrator
@@ -12,8 +20,8 @@ import { z } from "zod";
 export const PickRequest = z.object({
   name: z.string().min(1).max(200),
   arguments: z.unknown().optional(),
-  toolCallId: z.string().min(1).max(512),
-  turnId: z.string().min(1).max(512).optional(),
+  toolCallId: keyString(),
+  turnId: keyString().optional(),
 });
 export type PickRequest = z.infer<typeof PickRequest>;
 

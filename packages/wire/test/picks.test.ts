@@ -13,6 +13,17 @@ describe("PickRequest (§4.3, ADR-0252)", () => {
     expect(parsed.turnId).toBe("t-2");
   });
 
+  it("refuses a NUL character in toolCallId or turnId, naming it (a store key cannot hold one)", () => {
+    for (const pick of [
+      { name: "finish", toolCallId: "call\u00001" },
+      { name: "finish", toolCallId: "call-1", turnId: "t\u0000" },
+    ]) {
+      const parsed = PickRequest.safeParse(pick);
+      expect(parsed.success).toBe(false);
+      expect(JSON.stringify(parsed.error?.issues)).toContain("NUL character");
+    }
+  });
+
   it("refuses an empty turnId rather than reading it as no Turn", () => {
     expect(PickRequest.safeParse({ name: "finish", toolCallId: "call_0", turnId: "" }).success).toBe(false);
   });
