@@ -60,6 +60,18 @@ async function reviewWithLiveTurn(cluster: Cluster, on: Instance): Promise<{ run
       | string
       | undefined;
   });
+  // Live means admitted: the Harness got the Submission from this instance (its outbox sends it
+  // after the commit, so a registered Turn is not yet admitted).
+  await until("the Turn's admission", 30_000, async () =>
+    cluster.harnessCalls.some(
+      (call) =>
+        call.instance === on.name &&
+        call.method === "POST" &&
+        call.path === `/conversations/${encodeURIComponent(iid)}/submissions`,
+    )
+      ? true
+      : undefined,
+  );
   return { runId, iid };
 }
 
@@ -109,6 +121,8 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
     const c = cluster;
     const { runId, iid } = await reviewWithLiveTurn(c, c.a);
     const follow = jr2(c.b.url, c.instanceToken, ["follow", runId, "--answer-gates", "merge_gate=merge"]);
+    // A second follower is given both URLs, A first (the issue's client rule): it moves to B.
+    const followBoth = jr2(`${c.a.url},${c.b.url}`, c.instanceToken, ["follow", runId]);
     await sleep(300);
     const killedAt = Date.now();
     await c.a.kill();
@@ -116,6 +130,9 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
     const { code, out } = await follow;
     expect(out, `${out}\n--- B:\n${c.b.log()}`).toMatch(/outcome succeeded/);
     expect(code).toBe(0);
+    const both = await followBoth;
+    expect(both.out, both.out).toMatch(/outcome succeeded/);
+    expect(both.code).toBe(0);
     // B adopted within the lease (plus a renewal tick and the restore), then re-attached the Turn.
     const firstByB = c.harnessCalls.find((call) => call.instance === "b" && call.at > killedAt);
     expect(firstByB, c.b.log()).toBeDefined();
