@@ -46,4 +46,18 @@ describe("the lease check before each Harness call (ADR-0280)", () => {
     await client.abort("r/a");
     expect(seen.map((s) => s.url)).toEqual(["http://h.invalid/conversations/r%2Fa/abort"]);
   });
+
+  it("drops a stream read answered after the lease went (a long-poll sent before a pause)", async () => {
+    let held = true;
+    const { fetchImpl } = recordingFetch();
+    const pausing = (async (url: string, init?: RequestInit) => {
+      held = false; // the instance paused past its lease while the long-poll waited
+      return fetchImpl(url, init);
+    }) as unknown as typeof fetch;
+    const client = leaseGuardedClient(
+      createHarnessClient({ url: "http://h.invalid", token: "t", instanceId: "A" }, pausing),
+      () => held,
+    );
+    expect(await client.read("r/a", "0", 1)).toMatchObject({ kind: "transport" });
+  });
 });

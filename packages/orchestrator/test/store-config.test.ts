@@ -68,6 +68,9 @@ describe("choosing the run store in jr2 serve's configuration (ADR-0280)", () =>
       expect(refusal(() => readServeConfig({ ...token, JR2_LEASE_MS: lease }, {}))).toMatch(
         /JR2_ERR_CONFIG_INVALID: .*JR2_LEASE_MS .* is not a positive integer/,
       );
+    expect(refusal(() => readServeConfig({ ...token, JR2_LEASE_MS: "100" }, {}))).toMatch(
+      /JR2_LEASE_MS `100` is below 500/,
+    );
     expect(refusal(() => readServeConfig({ ...token, JR2_ADVERTISE_URL: "ftp://a" }, {}))).toMatch(
       /JR2_ADVERTISE_URL .* is not an http\(s\) URL/,
     );
@@ -75,6 +78,9 @@ describe("choosing the run store in jr2 serve's configuration (ADR-0280)", () =>
       "mysql://u:hunter2secret@db/jr2",
       "postgres://u:hunter2secret@db",
       "postgres://u:hunter2secret@",
+      // Found by a newcomer: the `//` forgotten, and a list as JR2_URL takes.
+      "postgres:hunter2secret@127.0.0.1:5432/jr2",
+      "postgres://u:pw@127.0.0.1:5432/jr2,postgres://u:hunter2secret@127.0.0.1:5432/jr2",
     ]) {
       const said = refusal(() => readServeConfig({ ...token, JR2_STORE_URL: url }, {}));
       expect(said).toMatch(/JR2_ERR_CONFIG_INVALID: .*JR2_STORE_URL/);

@@ -173,6 +173,9 @@ function readTelemetryConfig(env: NodeJS.ProcessEnv): NonNullable<ServeConfig["t
  * The last three are checked also without a store URL, so a typo is never silently ignored.
  * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the variable
  */
+/** The shortest `JR2_LEASE_MS` accepted (ms). */
+const MIN_LEASE_MS = 500;
+
 function readPostgresConfig(env: NodeJS.ProcessEnv, port: number): { postgres?: PostgresStoreConfig } {
   const advertiseUrl = env.JR2_ADVERTISE_URL?.trim() || `http://127.0.0.1:${port}`;
   if (!URL.canParse(advertiseUrl) || !/^https?:$/.test(new URL(advertiseUrl).protocol))
@@ -183,6 +186,10 @@ function readPostgresConfig(env: NodeJS.ProcessEnv, port: number): { postgres?: 
   if (leaseText !== "" && !/^[1-9]\d*$/.test(leaseText))
     throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
       detail: `JR2_LEASE_MS \`${leaseText}\` is not a positive integer (ms a run's lease lasts; default ${DEFAULT_LEASE_MS})`,
+    });
+  if (leaseText !== "" && Number(leaseText) < MIN_LEASE_MS)
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+      detail: `JR2_LEASE_MS \`${leaseText}\` is below ${MIN_LEASE_MS}: a lease renewed every third of it would move runs between live instances on every pause of the event loop (default ${DEFAULT_LEASE_MS})`,
     });
   const url = env.JR2_STORE_URL?.trim();
   if (!url) return {};

@@ -14,7 +14,8 @@ const NOT_HELD =
 
 /**
  * `client` with `holds()` asked before each call; false sends nothing: admit → `unsent`, read →
- * `transport`, abort → not ok, health → down. Never throws (as the client).
+ * `transport`, abort → not ok, health → down. A read asks again when its answer comes and
+ * drops an answer that came after the lease went. Never throws (as the client).
  */
 export function leaseGuardedClient(client: HarnessClient, holds: () => boolean): HarnessClient {
   const { health } = client;
@@ -22,10 +23,13 @@ export function leaseGuardedClient(client: HarnessClient, holds: () => boolean):
     endpoint: client.endpoint,
     admit: (iid, body, traceparent) =>
       holds() ? client.admit(iid, body, traceparent) : Promise.resolve({ kind: "unsent", error: NOT_HELD }),
-    read: (iid, offset, waitSeconds, signal) =>
-      holds()
-        ? client.read(iid, offset, waitSeconds, signal)
-        : Promise.resolve({ kind: "transport", error: NOT_HELD }),
+    // Asked again when the answer comes: a long-poll sent before a pause answers after it, when
+    // another instance may have adopted the run — its events are that owner's to act on.
+    read: async (iid, offset, waitSeconds, signal) => {
+      if (!holds()) return { kind: "transport", error: NOT_HELD };
+      const answer = await client.read(iid, offset, waitSeconds, signal);
+      return holds() ? answer : { kind: "transport", error: NOT_HELD };
+    },
     abort: (iid) => (holds() ? client.abort(iid) : Promise.resolve({ ok: false, error: NOT_HELD })),
   };
   if (health)

@@ -57,10 +57,11 @@ export async function openServeStore(
   const { postgres } = config;
   if (!postgres) return openRunStore(config.dataDir, log);
   const versionsKept = versionsKeptOf(process.env);
+  // Info, not a warning: `pnpm start` and the compose profile always set a data dir (logs, jr2.env).
   if (config.dataDir)
-    log.warn(
+    log.info(
       { dataDir: config.dataDir },
-      "JR2_STORE_URL and JR2_DATA_DIR are both set: the PostgreSQL store (JR2_STORE_URL) is used, the data dir is not",
+      "JR2_STORE_URL and JR2_DATA_DIR are both set: the PostgreSQL store (JR2_STORE_URL) is used, the data dir keeps no runs",
     );
   const store = await openPostgresStore(postgres.url, {
     versionsKept,

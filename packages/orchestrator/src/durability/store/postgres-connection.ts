@@ -34,9 +34,13 @@ export function isPostgresUrl(text: string | undefined): text is string {
  * `#` or `@` unencoded is what makes a URL unparsable, so it is redacted whole.
  */
 export function redactUrl(text: string): string {
-  return text
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1:***@")
-    .replace(/([?&]password=)[^&]*/gi, "$1***");
+  return (
+    text
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i, "$1:***@")
+      // `postgres:pw@host/db` (the `//` forgotten): everything before the last `@` may be the password.
+      .replace(/^([a-z][a-z0-9+.-]*:)(?!\/\/)[^@]*@/i, "$1***@")
+      .replace(/([?&]password=)[^&]*/gi, "$1***")
+  );
 }
 
 /** `decodeURIComponent(text)`, or `text` itself when it holds a `%` that is no escape. */
@@ -57,6 +61,10 @@ export function parseStoreUrl(text: string): StoreUrl {
     new Error(
       `JR2_STORE_URL \`${redactUrl(text)}\` ${why}: expected postgres://user:password@host:port/database`,
     );
+  // A list (as JR2_URL takes) would put the second URL, password and all, into the database name.
+  if (text.includes(","))
+    throw bad("holds a comma: it takes one URL, not a list (percent-encode a comma in the password as %2C)");
+  if (!/^postgres(ql)?:\/\//i.test(text)) throw bad("is not a postgres:// URL");
   if (!URL.canParse(text)) throw bad("is not a URL");
   const url = new URL(text);
   if (!/^postgres(ql)?:$/.test(url.protocol)) throw bad("is not a postgres:// URL");
