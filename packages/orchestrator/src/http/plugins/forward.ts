@@ -99,15 +99,15 @@ function forward(
     reply.raw.once("close", () => resolve());
     reply.raw.once("finish", () => resolve());
   });
+  // reply-from warns with a whole stack for each failed forward; the line below says it once, shorter.
+  const log = request.log;
+  request.log = log.child({}, { level: "error" });
   reply.from(`${route.url.replace(/\/+$/, "")}${path.split("?")[0]}`, {
     timeout: o.timeout,
     rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY]: o.me }),
     onError: (r, { error }) => {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-      request.log.info(
-        { runId: holder.runId, target: route.url, cause },
-        "the run's owner cannot be reached",
-      );
+      log.info({ runId: holder.runId, target: route.url, cause }, "the run's owner cannot be reached");
       const retryAfter = unreachableRetryAfter(holder, o.leaseMs, Date.now());
       r.send(
         new Jr2Error("JR2_ERR_RUN_MOVING", {
