@@ -346,6 +346,17 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
   }),
   z.object({
     ...feedBase,
+    /**
+     * Another Orchestrator instance took the run over on a shared store (ADR-0280): `instance`
+     * (its `JR2_INSTANCE_ID`) adopted it at lease `epoch` after its owner stopped renewing (it
+     * died, paused, or stopped and handed it on) and restored it; its Turns re-attached.
+     */
+    type: z.literal("adopted"),
+    instance: z.string(),
+    epoch: z.number().int().positive(),
+  }),
+  z.object({
+    ...feedBase,
     /** This run was forked (ADR-0270): `runId` is the new run, started from this run's `version`; `by` who asked. */
     type: z.literal("forked-to"),
     runId: z.string(),

@@ -30,6 +30,8 @@ export function describe(e: RunFeedEvent): string {
       return `Gate ${e.gate} answered ${e.event} by ${e.by}`;
     case "timer":
       return `timer ${e.after} → ${stateText(e.value)}`;
+    case "adopted":
+      return `adopted by instance ${e.instance} (lease epoch ${e.epoch}): its owner stopped renewing`;
     case "resumed":
       return `resumed by ${e.by}, drift accepted: ${e.accepted}${e.moved.length ? `; new conversations: ${e.moved.join(", ")}` : ""}`;
     case "retried":

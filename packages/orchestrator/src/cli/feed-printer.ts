@@ -55,6 +55,8 @@ function feedLine(event: RunFeedEvent, runId: string): string {
       return `${time}  forked    to ${event.runId} from version ${event.version} (by ${event.by})`;
     case "forked-from":
       return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}; its workspace starts empty`;
+    case "adopted":
+      return `${time}  adopted   by instance ${event.instance} (lease epoch ${event.epoch}): its owner stopped renewing; Turns re-attached`;
     case "resumed":
       return `${time}  resumed   drift accepted: ${event.accepted}${event.moved.length ? `; on a new conversation: ${event.moved.join(", ")}` : ""} (by ${event.by})`;
     case "retried":

@@ -98,5 +98,8 @@ async function adoptOne(
   if (outcome.run.movedAway) return;
   report.restored.push(blob.runId);
   report.timers += outcome.timers;
+  // Followers see the move (on any instance: the event is on the run's log).
+  if (state.ownership && holder)
+    outcome.run.feed.append({ type: "adopted", instance: state.ownership.instanceId, epoch: holder.epoch });
   evictWhenSaved(state, outcome.run);
 }

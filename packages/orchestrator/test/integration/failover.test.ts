@@ -130,6 +130,8 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
     const { code, out } = await follow;
     expect(out, `${out}\n--- B:\n${c.b.log()}`).toMatch(/outcome succeeded/);
     expect(code).toBe(0);
+    // The follower was told of the move.
+    expect(out).toMatch(/adopted +by instance b \(lease epoch \d+\)/);
     const both = await followBoth;
     expect(both.out, both.out).toMatch(/outcome succeeded/);
     expect(both.code).toBe(0);
