@@ -6,6 +6,7 @@
  */
 import type { UsageRecord } from "../usage-totals.js";
 import { insertMany, type Sql } from "./postgres-connection.js";
+import { USAGE_COLUMNS, usageValues } from "./row-columns.js";
 import type { PickKey, StoredPickAnswer } from "./run-store.js";
 
 /** Inserts pick answers once by (run, iid, turn, toolCallId); a Turn without turnId is `''`. */
@@ -26,19 +27,9 @@ export async function insertPicks(
 export async function insertUsage(sql: Sql, runId: string, records: readonly UsageRecord[]): Promise<void> {
   await insertMany(
     sql,
-    "INSERT INTO usage_events (run_id, iid, submission_id, position, prompt_tokens, cached_tokens, completion_tokens, finish_reason, turn_id)",
+    `INSERT INTO usage_events (${USAGE_COLUMNS})`,
     9,
-    records.map((r) => [
-      runId,
-      r.iid,
-      r.submissionId,
-      r.position,
-      r.promptTokens,
-      r.cachedTokens,
-      r.completionTokens,
-      r.finishReason ?? null,
-      r.turnId ?? null,
-    ]),
+    records.map((r) => usageValues(runId, r)),
   );
 }
 

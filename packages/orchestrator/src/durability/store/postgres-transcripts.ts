@@ -9,6 +9,7 @@ import type { TranscriptRow, TurnRecord } from "../transcript-rows.js";
 import { transcriptKey } from "../transcript-rows.js";
 import { insertMany, type Sql } from "./postgres-connection.js";
 import { SETTLED_BEFORE } from "./postgres-events.js";
+import { TRANSCRIPT_COLUMNS, transcriptValues } from "./row-columns.js";
 import type { TranscriptStore } from "./transcript-store.js";
 
 /** A `transcript_entries` row as read. */
@@ -37,19 +38,9 @@ export function postgresTranscripts(read: Sql, write: WriteRun): TranscriptStore
       await write(runId, async (sql) => {
         await insertMany(
           sql,
-          "INSERT INTO transcript_entries (run_id, iid, submission_id, position, turn_id, at, kind, entry, capped)",
+          `INSERT INTO transcript_entries (${TRANSCRIPT_COLUMNS})`,
           9,
-          rows.map((r) => [
-            runId,
-            r.iid,
-            r.submissionId,
-            r.position,
-            r.turnId,
-            r.at,
-            r.entry.kind,
-            JSON.stringify(r.entry),
-            r.capped ? JSON.stringify(r.capped) : null,
-          ]),
+          rows.map((r) => transcriptValues(runId, r)),
         );
       });
     },

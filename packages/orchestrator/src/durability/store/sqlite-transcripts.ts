@@ -8,6 +8,7 @@
 import type Database from "better-sqlite3";
 import type { TranscriptRow, TurnRecord } from "../transcript-rows.js";
 import { transcriptKey } from "../transcript-rows.js";
+import { transcriptValues } from "./row-columns.js";
 import type { TranscriptStore } from "./transcript-store.js";
 
 /** A `transcript_entries` row as read. */
@@ -49,18 +50,7 @@ export function sqliteTranscripts(
   const deleteEntries = db.prepare<[string]>(`DELETE FROM transcript_entries WHERE run_id IN (${settled})`);
   const deleteTurns = db.prepare<[string]>(`DELETE FROM turns WHERE run_id IN (${settled})`);
   const entriesTx = db.transaction((runId: string, rows: readonly TranscriptRow[]) => {
-    for (const r of rows)
-      insertEntry.run(
-        runId,
-        r.iid,
-        r.submissionId,
-        r.position,
-        r.turnId,
-        r.at,
-        r.entry.kind,
-        JSON.stringify(r.entry),
-        r.capped ? JSON.stringify(r.capped) : null,
-      );
+    for (const r of rows) insertEntry.run(...transcriptValues(runId, r));
   });
   const turnsTx = db.transaction((runId: string, turns: readonly TurnRecord[]) => {
     for (const t of turns) upsertTurn.run(runId, t.turnId, t.startedAt, JSON.stringify(t));

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { PickAnswer } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { UsageRecord } from "../usage-totals.js";
+import { usageValues } from "./row-columns.js";
 import { decodeRunBlob, type RunBlob, type RunStore, type StoreOptions, summaryOfBlob } from "./run-store.js";
 import { sqliteEventLog } from "./sqlite-events.js";
 import { listRuns } from "./sqlite-list.js";
@@ -164,18 +165,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
     }
   >("SELECT * FROM usage_events WHERE run_id = ? ORDER BY rowid");
   const recordTx = db.transaction((runId: string, records: readonly UsageRecord[]) => {
-    for (const r of records)
-      insertUsage.run(
-        runId,
-        r.iid,
-        r.submissionId,
-        r.position,
-        r.promptTokens,
-        r.cachedTokens,
-        r.completionTokens,
-        r.finishReason ?? null,
-        r.turnId ?? null,
-      );
+    for (const r of records) insertUsage.run(...usageValues(runId, r));
   });
   const eventLog = sqliteEventLog(db);
   const transcripts = sqliteTranscripts(db);
