@@ -24,6 +24,7 @@ import {
 import { parseStoreUrl } from "../src/durability/store/postgres-connection.js";
 import type { RunBlob } from "../src/durability/store/run-store.js";
 import { describePg, freshPgDatabase } from "./pg.js";
+import { pgInstances } from "./pg-instances.js";
 
 const LEASE_MS = 300;
 const SCRIPT = fileURLToPath(new URL("../../../scripts/pg-test-cluster.sh", import.meta.url));
@@ -340,37 +341,9 @@ describePg("the PostgreSQL store when its database is paused, killed and restart
 });
 
 describePg("the PostgreSQL store given hostile input, contention and bad URLs", () => {
-  let db: Awaited<ReturnType<typeof freshPgDatabase>>;
-  const open: PostgresRunStore[] = [];
-  const lines: string[] = [];
-  const log = {
-    warn: (obj: unknown, msg?: string) => lines.push(JSON.stringify([obj, msg])),
-    info: (obj: unknown, msg?: string) => lines.push(JSON.stringify([obj, msg])),
-  };
-  const instance = async (id: string, options: Partial<PostgresStoreOptions> = {}, url = db.url) => {
-    const store = await openPostgresStore(url, {
-      instanceId: id,
-      advertiseUrl: `http://127.0.0.1:1${id.length}`,
-      leaseMs: LEASE_MS,
-      poolMax: 4,
-      log: log as unknown as PostgresStoreOptions["log"],
-      ...options,
-    });
-    open.push(store);
-    return store;
-  };
-  let n = 0;
-  const runId = () => `run-${++n}`;
-
-  beforeAll(async () => {
-    db = await freshPgDatabase("jr2_breaks");
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const pgs = pgInstances("jr2_breaks", LEASE_MS);
+  const { lines, runId } = pgs;
+  const instance = pgs.instance.bind(pgs);
 
   it("stores run ids, workflows and payloads with quotes, backslashes, spaces and unicode byte for byte", async () => {
     const a = await instance("A");
@@ -545,10 +518,10 @@ describePg("the PostgreSQL store given hostile input, contention and bad URLs", 
   });
 
   it("never names the password: a password with `/`, a raw `%`, `%`-encoded chars, DNS and SSL failures", async () => {
-    const url = new URL(db.url);
+    const url = new URL(pgs.db.url);
     const password = decodeURIComponent(url.password);
     const hostPort = `${url.hostname}:${url.port}`;
-    const slash = `postgres://postgres:se/cr3tpw@${hostPort}/${db.name}`;
+    const slash = `postgres://postgres:se/cr3tpw@${hostPort}/${pgs.db.name}`;
     const bad = await refusal(instance("A", {}, slash));
     expect(bad.message).toMatch(/JR2_STORE_URL/);
     expect(bad.message).not.toContain("cr3tpw");
@@ -560,31 +533,31 @@ describePg("the PostgreSQL store given hostile input, contention and bad URLs", 
       expect((error as Error).message).not.toContain("pa/ss");
     }
     const rawPercent = await refusal(
-      instance("A", {}, `postgres://postgres:pw%zzsecret@${hostPort}/${db.name}`),
+      instance("A", {}, `postgres://postgres:pw%zzsecret@${hostPort}/${pgs.db.name}`),
     );
     expect(rawPercent.message).toMatch(/cannot reach the run store .*28P01/);
     expect(rawPercent.message).not.toContain("zzsecret");
     const encoded = await refusal(
-      instance("A", {}, `postgres://postgres:p%40ss%2Fw0rd%25x@${hostPort}/${db.name}`),
+      instance("A", {}, `postgres://postgres:p%40ss%2Fw0rd%25x@${hostPort}/${pgs.db.name}`),
     );
     expect(encoded.message).toMatch(/password authentication failed/);
     expect(encoded.message).not.toMatch(/p@ss\/w0rd%x|p%40ss%2Fw0rd/);
     const dns = await refusal(
-      instance("A", {}, `postgres://postgres:${url.password}@no-such-host.invalid:5999/${db.name}`),
+      instance("A", {}, `postgres://postgres:${url.password}@no-such-host.invalid:5999/${pgs.db.name}`),
     );
     expect(dns.message).toMatch(/cannot reach the run store .*ENOTFOUND/);
     expect(dns.message).not.toContain(password);
-    const ssl = await refusal(instance("A", {}, `${db.url}?sslmode=require`));
+    const ssl = await refusal(instance("A", {}, `${pgs.db.url}?sslmode=require`));
     expect(ssl.message).toMatch(/cannot reach the run store .*SSL/);
     expect(ssl.message).not.toContain(password);
     expect(lines.join("\n")).not.toContain(password);
     const a = await instance("A");
     expect(JSON.stringify({ store: a.where })).not.toContain(password);
-    expect(a.where.url).toBe(db.url);
+    expect(a.where.url).toBe(pgs.db.url);
   });
 
   it("keeps its session timeouts when JR2_STORE_URL carries its own `options` (e.g. a search_path)", async () => {
-    const a = await instance("A", {}, `${db.url}?options=${encodeURIComponent("-c search_path=public")}`);
+    const a = await instance("A", {}, `${pgs.db.url}?options=${encodeURIComponent("-c search_path=public")}`);
     const { rows } = await a.pool.query(
       "SELECT current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('search_path') AS path",
     );
@@ -614,7 +587,7 @@ describePg("the PostgreSQL store given hostile input, contention and bad URLs", 
       expect(await again.load("h-1")).toEqual(blob("h-1"));
     } finally {
       await admin.end();
-      for (const s of open.splice(0)) await s.close();
+      await pgs.closeAll();
       await fresh.drop();
     }
   });

@@ -7,16 +7,12 @@
  */
 import type { RunFeedEvent } from "@jr2/wire";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { FencedError } from "../src/durability/store/ownership.js";
-import {
-  openPostgresStore,
-  type PostgresRunStore,
-  type PostgresStoreOptions,
-} from "../src/durability/store/postgres.js";
 import { POSTGRES_SCHEMA_VERSION } from "../src/durability/store/postgres-migrations.js";
 import type { RunBlob } from "../src/durability/store/run-store.js";
 import { describePg, freshPgDatabase } from "./pg.js";
+import { pgInstances } from "./pg-instances.js";
 
 const LEASE_MS = 300;
 
@@ -57,37 +53,9 @@ async function eventually(check: () => boolean | Promise<boolean>, ms = 5_000): 
 }
 
 describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => {
-  let db: Awaited<ReturnType<typeof freshPgDatabase>>;
-  const open: PostgresRunStore[] = [];
-  const lines: string[] = [];
-  const log = {
-    warn: (obj: unknown, msg?: string) => lines.push(JSON.stringify([obj, msg])),
-    info: (obj: unknown, msg?: string) => lines.push(JSON.stringify([obj, msg])),
-  };
-  const instance = async (id: string, options: Partial<PostgresStoreOptions> = {}, url = db.url) => {
-    const store = await openPostgresStore(url, {
-      instanceId: id,
-      advertiseUrl: `http://127.0.0.1:1${id.length}`,
-      leaseMs: LEASE_MS,
-      poolMax: 4,
-      log: log as unknown as PostgresStoreOptions["log"],
-      ...options,
-    });
-    open.push(store);
-    return store;
-  };
-  let n = 0;
-  const runId = () => `run-${++n}`;
-
-  beforeAll(async () => {
-    db = await freshPgDatabase("jr2_shared");
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const pgs = pgInstances("jr2_shared", LEASE_MS);
+  const { lines, runId } = pgs;
+  const instance = pgs.instance.bind(pgs);
 
   it("claims a run on its first save; another instance's save of it is fenced and commits nothing", async () => {
     const a = await instance("A");
@@ -227,7 +195,7 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     await a.save(blob(id));
     await sleep(LEASE_MS + 100);
     // A write transaction of A's, paused after its fence (a raw session: no idle timeout).
-    const writer = new pg.Client(db.url);
+    const writer = new pg.Client(pgs.db.url);
     await writer.connect();
     try {
       await writer.query("BEGIN");
@@ -258,7 +226,7 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     const id = runId();
     await a.save(blob(id));
     await sleep(LEASE_MS + 100);
-    const writer = new pg.Client(db.url);
+    const writer = new pg.Client(pgs.db.url);
     await writer.connect();
     try {
       await writer.query("BEGIN");
@@ -316,7 +284,7 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     const a = await instance("A");
     const b = await instance("B");
     const id = `${runId()} with space`;
-    const raw = new pg.Client(db.url);
+    const raw = new pg.Client(pgs.db.url);
     await raw.connect();
     const payloads: string[] = [];
     raw.on("notification", (m) => payloads.push(m.payload ?? ""));
@@ -400,7 +368,7 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
         /schema version 999, newer than this jr2 knows.*upgrade jr2/,
       );
     } finally {
-      for (const s of open.splice(0)) await s.close();
+      await pgs.closeAll();
       await fresh.drop();
     }
   });
@@ -411,16 +379,16 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
         () => new Error("accepted"),
         (e: unknown) => e as Error,
       );
-    const url = new URL(db.url);
+    const url = new URL(pgs.db.url);
     const password = decodeURIComponent(url.password);
     expect(password.length).toBeGreaterThan(8);
-    const wrong = new URL(db.url);
+    const wrong = new URL(pgs.db.url);
     wrong.password = `${password}x`;
     const refused = await refusedBy(instance("A", {}, wrong.toString()));
-    expect(refused.message).toContain(`host 127.0.0.1, port ${url.port}, database ${db.name}`);
+    expect(refused.message).toContain(`host 127.0.0.1, port ${url.port}, database ${pgs.db.name}`);
     expect(refused.message).toContain("postgres://postgres:***@");
     expect(refused.message).not.toContain(password);
-    const closed = new URL(db.url);
+    const closed = new URL(pgs.db.url);
     closed.port = "1";
     const unreachable = await refusedBy(instance("A", {}, closed.toString()));
     expect(unreachable.message).toMatch(/cannot reach the run store .*port 1, .*ECONNREFUSED/);
