@@ -204,6 +204,25 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     expect((await again.ownership.adopt(["review"])).adopted.map((r) => r.runId)).not.toContain(id);
   });
 
+  it("two live processes given the same JR2_INSTANCE_ID do not take a run back and forth", async () => {
+    // A restart takes over its own leases once (its first adoption); after that, a lease row
+    // naming this id that this process does not hold is another live process's (a second
+    // instance misconfigured with the same id), never re-taken: the run stays with one of them.
+    const first = await instance("same", { leaseMs: 60_000 });
+    await first.ownership.adopt(["dup"]); // its start-up restore
+    const id = runId();
+    await first.save(blob(id, { workflow: "dup" })); // a workflow of its own: no other test's runs
+    const second = await instance("same", { leaseMs: 60_000 });
+    expect((await second.ownership.adopt(["dup"])).adopted.map((r) => r.runId)).toEqual([id]);
+    expect((await first.ownership.renew()).lost).toEqual([id]);
+    for (let tick = 0; tick < 3; tick++) {
+      expect((await first.ownership.adopt(["dup"])).adopted).toEqual([]);
+      expect((await second.ownership.renew()).lost).toEqual([]);
+      expect((await second.ownership.adopt(["dup"])).adopted).toEqual([]);
+    }
+    expect(await second.ownership.holder(id)).toMatchObject({ instanceId: "same", epoch: 2 });
+  });
+
   it("a settling save deletes the lease row; release drops it; a settled run is claimed anew", async () => {
     const a = await instance("A");
     const b = await instance("B");

@@ -40,11 +40,13 @@ export function letGoOfRun(state: HostState, runId: string, why: string): void {
 /** Logs the let-go with the lease as the store has it now (who holds it, its epoch). */
 function logLetGo(state: HostState, runId: string, why: string): void {
   const instanceId = state.ownership?.instanceId;
-  const said = (holder?: { instanceId: string; epoch: number }) =>
+  const said = (holder?: { instanceId: string; epoch: number }) => {
+    if (holder && holder.instanceId === instanceId) warnSameId(state, runId, holder.epoch);
     state.log.info(
       { runId, why, instanceId, ...(holder ? { heldBy: holder.instanceId, epoch: holder.epoch } : {}) },
       "let go of the run: another instance holds it now",
     );
+  };
   if (!state.ownership) {
     said();
     return;
@@ -52,6 +54,18 @@ function logLetGo(state: HostState, runId: string, why: string): void {
   state.ownership.holder(runId).then(
     (holder) => said(holder),
     () => said(),
+  );
+}
+
+/**
+ * Logs loudly that another live process took a lease under this instance's own id: two
+ * Orchestrators were given the same `JR2_INSTANCE_ID` (or a paused one resumed after its
+ * replacement started). Each run stays with one of them (ADR-0280 "Instance identity").
+ */
+function warnSameId(state: HostState, runId: string, epoch: number): void {
+  state.log.error(
+    { runId, instanceId: state.ownership?.instanceId, epoch },
+    "another Orchestrator process holds this run's lease under this instance's own JR2_INSTANCE_ID: give every instance its own JR2_INSTANCE_ID (or leave it unset: it defaults to JR2_ADVERTISE_URL)",
   );
 }
 

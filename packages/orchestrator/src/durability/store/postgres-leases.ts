@@ -71,6 +71,10 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
   const held = new Map<string, Held>();
   // Claims under way: adoption leaves them alone (the claiming save is this process's own).
   const claiming = new Set<string>();
+  // Only this process's first adoption (its start-up restore) takes over unexpired leases of
+  // its own id: those are an earlier process's. Later, such a row is another live process's
+  // given the same JR2_INSTANCE_ID; re-taking it would move the run back and forth each tick.
+  let restored = false;
   const expiry = (n: number) => `now() + $${n}::double precision * interval '1 millisecond'`;
   const forget = (runId: string, epoch: number) => {
     if (held.get(runId)?.epoch === epoch) held.delete(runId);
@@ -186,13 +190,14 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
          SELECT r.run_id, $1, $2, 1, ${expiry(3)}
          FROM runs r LEFT JOIN run_leases l ON l.run_id = r.run_id
          WHERE r.status = 'running' AND r.workflow = ANY($4::text[]) AND NOT (r.run_id = ANY($5::text[]))
-           AND (l.run_id IS NULL OR l.expires_at < now() OR l.owner_id = $1)
+           AND (l.run_id IS NULL OR l.expires_at < now() OR ($6::boolean AND l.owner_id = $1))
          ON CONFLICT (run_id) DO UPDATE SET owner_id = excluded.owner_id, owner_url = excluded.owner_url,
            epoch = run_leases.epoch + 1, expires_at = excluded.expires_at
-         WHERE run_leases.expires_at < now() OR run_leases.owner_id = excluded.owner_id
+         WHERE run_leases.expires_at < now() OR ($6::boolean AND run_leases.owner_id = excluded.owner_id)
          RETURNING run_id, epoch`,
-        [instanceId, advertiseUrl, leaseMs, [...workflows], mine],
+        [instanceId, advertiseUrl, leaseMs, [...workflows], mine, !restored],
       );
+      restored = true;
       for (const r of rows) held.set(r.run_id, { epoch: Number(r.epoch), validUntil: sentAt + leaseMs });
       const adoption = await readAdopted(
         pool,
