@@ -101,6 +101,7 @@ function forward(
   });
   reply.from(`${route.url.replace(/\/+$/, "")}${path.split("?")[0]}`, {
     timeout: o.timeout,
+    ...falsyBody(request),
     rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY]: o.me }),
     onError: (r, { error }) => {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
@@ -120,6 +121,18 @@ function forward(
     },
   });
   return done;
+}
+
+/**
+ * The body to send when the parsed one is falsy (`null`, `false`, `0`, `""`): reply-from sends
+ * only a truthy parsed body and would send none (the owner then read "the body is empty", not
+ * the caller's bytes). JSON again as parsed; other types as their text. `{}` when truthy or absent.
+ */
+function falsyBody(request: FastifyRequest): { body?: string; contentType?: string } {
+  const { body } = request;
+  if (body === undefined || body) return {};
+  const contentType = request.headers["content-type"] ?? "application/json";
+  return { body: /json/i.test(contentType) ? JSON.stringify(body) : String(body), contentType };
 }
 
 function moving(runId: string, route: Extract<RunRoute, { kind: "moving" }>): Jr2Error {
