@@ -223,7 +223,7 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     expect(await second.ownership.holder(id)).toMatchObject({ instanceId: "same", epoch: 2 });
   });
 
-  it("a settling save deletes the lease row; release drops it; a settled run is claimed anew", async () => {
+  it("a settling save deletes the lease row; release expires it (kept); a settled run is claimed anew", async () => {
     const a = await instance("A");
     const b = await instance("B");
     const id = runId();
@@ -234,8 +234,11 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     await b.save(blob(id, { updatedAt: "2026-12-01T00:00:00.000Z" })); // a resume on B
     expect(await b.ownership.holder(id)).toMatchObject({ instanceId: "B", epoch: 1 });
     await b.ownership.release(id);
-    expect(await b.ownership.holder(id)).toBeUndefined();
+    // Kept, expired: the run is moving (not settled) until adopted, and the adopter bumps the epoch.
+    expect(await b.ownership.holder(id)).toMatchObject({ instanceId: "B", epoch: 1, expired: true });
     expect(b.ownership.holds(id)).toBe(false);
+    expect((await a.ownership.adopt(["review"])).adopted.map((r) => r.runId)).toContain(id);
+    expect(await a.ownership.holder(id)).toMatchObject({ instanceId: "A", epoch: 2 });
     await a.ownership.release("never-held");
   });
 

@@ -96,8 +96,8 @@ export function refuseIfMoved(state: HostState, runId: string): void {
 }
 
 /**
- * `find()` (the live Turn of a pick), except that on a shared store a run not in memory whose
- * lease another instance holds (or awaits adoption) answers 503 `JR2_ERR_RUN_MOVED`, not 404:
+ * `find()` (the live Turn of a pick), except that on a shared store a run not in memory that
+ * has a lease row (another instance's, or one awaiting adoption) answers 503 `JR2_ERR_RUN_MOVED`, not 404:
  * the Harness must try the run's owner, not read "the Turn is over". One store read, only on
  * that miss. @throws what `find` throws, or JR2_ERR_RUN_MOVED
  */
@@ -108,9 +108,10 @@ export async function movedOr404<T>(state: HostState, runId: string, find: () =>
     const { ownership } = state;
     if (!ownership || state.runs.has(runId) || !(error instanceof Jr2Error)) throw error;
     if (error.code !== "JR2_ERR_TURN_NOT_FOUND") throw error;
+    // Any lease row: the run is live somewhere or about to be (this instance's own id included:
+    // it let the run go and an adoption is due). Only a run without one has no live Turn.
     const holder = await ownership.holder(runId).catch(() => undefined);
-    if (holder && holder.instanceId !== ownership.instanceId)
-      throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
+    if (holder) throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
     throw error;
   }
 }

@@ -8,9 +8,13 @@
  * - **Forwarding keeps the owner's answer**: through the non-owner, a 1 MB body reaches the
  *   owner, and the owner's 4xx bytes come back exactly as the owner answers them directly —
  *   a JSON body of `null` included (it used to be sent without its bytes: a 503 after a wait).
+ * - **PostgreSQL frozen** (its postmaster and every backend SIGSTOPped for 4 s, past the
+ *   lease) with a run live on each instance: neither instance crashes, `/healthz` answers,
+ *   and after SIGCONT both runs finish `succeeded` with one delivered pick per Turn.
  * Needs the built binaries (`pnpm build`) and PostgreSQL (`JR2_TEST_PG_URL`, test/pg.ts).
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RunFeedEvent } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
@@ -105,6 +109,42 @@ async function raw(c: Cluster, target: Instance, path: string, body: string) {
   return { status: res.status, text: await res.text() };
 }
 
+/** The pids of the test cluster's postmaster (found by JR2_TEST_PG_URL's port) and its backends. */
+function pgProcesses(): number[] {
+  const port = new URL(pgAdminUrl() ?? "postgres://x:1").port;
+  for (const dir of readdirSync("/tmp").filter((d) => d.startsWith("jr2-pg."))) {
+    let lines: string[];
+    try {
+      lines = readFileSync(`/tmp/${dir}/data/postmaster.pid`, "utf8").split("\n");
+    } catch {
+      continue;
+    }
+    if (lines[3]?.trim() !== port) continue;
+    const postmaster = Number(lines[0]);
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)], { encoding: "utf8" })
+      .split("\n")
+      .map((l) => Number(l.trim()))
+      .filter((pid) => pid > 0);
+    return [postmaster, ...children];
+  }
+  throw new Error(`no postmaster.pid under /tmp/jr2-pg.* for port ${port}`);
+}
+
+/** Answers the `merge` Gate of `runId` through `via` until the run is done. */
+async function driveToDone(c: Cluster, via: Instance, runId: string): Promise<void> {
+  await until(`run ${runId} done`, 120_000, async () => {
+    const { body } = await c.http(via, `/runs/${runId}`);
+    if (body?.status === "done") return true;
+    for (const gate of (body?.gates as Array<{ id: string; acceptsNow: string[] }>) ?? [])
+      if (gate.acceptsNow.includes("merge"))
+        await c.http(via, `/runs/${runId}/gates/${gate.id}/events`, {
+          method: "POST",
+          body: '{"type":"merge"}',
+        });
+    return undefined;
+  });
+}
+
 describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad day (issue 15)", () => {
   let cluster: Cluster | undefined;
   afterEach(async () => {
@@ -165,4 +205,40 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad
       expect({ name, ...forwarded }).toEqual({ name, ...direct });
     }
   }, 120_000);
+  it("PostgreSQL frozen for 4 s (past the lease) with a run live on each: no crash, /healthz answers, both succeed", async () => {
+    cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: 1_500 });
+    const c = cluster;
+    const onA = await reviewWithLiveTurn(c, c.a);
+    const onB = await reviewWithLiveTurn(c, c.b);
+    const pids = pgProcesses();
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    try {
+      await sleep(2_500);
+      for (const instance of [c.a, c.b]) {
+        const health = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(3_000) });
+        expect(health.status, instance.log()).toBe(200);
+      }
+      await sleep(1_500);
+    } finally {
+      for (const pid of pids) process.kill(pid, "SIGCONT");
+    }
+    try {
+      await Promise.all([driveToDone(c, c.a, onA), driveToDone(c, c.b, onB)]);
+    } catch (error) {
+      const detail = async (id: string) => JSON.stringify((await c.http(c.a, `/runs/${id}`)).body);
+      throw new Error(
+        `${error}\nA's run: ${await detail(onA)}\nB's run: ${await detail(onB)}\n--- A:\n${c.a.log()}\n--- B:\n${c.b.log()}\n--- Harness:\n${c.harnessLog()}`,
+      );
+    }
+    const runs = [(await c.http(c.a, `/runs/${onA}`)).body, (await c.http(c.a, `/runs/${onB}`)).body];
+    const logs = `--- A:\n${c.a.log()}\n--- B:\n${c.b.log()}\n--- Harness:\n${c.harnessLog()}`;
+    expect(
+      runs.map((r) => r?.outcome),
+      `${JSON.stringify(runs)}\n${logs}`,
+    ).toEqual(["succeeded", "succeeded"]);
+    for (const instance of [c.a, c.b])
+      expect((await c.http(instance, "/healthz")).status, instance.log()).toBe(200);
+    await onePickPerTurn(c, c.a, onA);
+    await onePickPerTurn(c, c.a, onB);
+  }, 240_000);
 });

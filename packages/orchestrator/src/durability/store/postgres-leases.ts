@@ -7,7 +7,7 @@
  *   (the row lock makes an adoption wait for a write under way, so a write commits first or
  *   is refused);
  * - a save of a settled blob deletes the row in its transaction;
- * - renew, adopt, holder, release: one statement each.
+ * - renew, adopt, holder, release (the row expired, kept): one statement each.
  * `holds()` needs no I/O: a lease is held until `leaseMs` after the renewal (or claim) that last
  * confirmed it was SENT, by `performance.now()`, so never past the database's expiry.
  * @see SPEC §8
@@ -79,7 +79,22 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
   const forget = (runId: string, epoch: number) => {
     if (held.get(runId)?.epoch === epoch) held.delete(runId);
   };
+  // Giving a lease back expires its row, never deletes it: a running run without a lease row
+  // reads as settled (answered from the store, its Turns "not found" — a Harness would abandon
+  // them) until adopted, and an adopter bumps the epoch instead of starting again at 1.
   const release = async (runId: string) => {
+    const mine = held.get(runId);
+    if (!mine) return;
+    held.delete(runId);
+    await query(
+      pool,
+      where,
+      "UPDATE run_leases SET expires_at = now() WHERE run_id = $1 AND owner_id = $2 AND epoch = $3",
+      [runId, instanceId, mine.epoch],
+    );
+  };
+  /** Deletes the lease row of a run found settled at adoption (rows exist for running runs only). */
+  const drop = async (runId: string) => {
     const mine = held.get(runId);
     if (!mine) return;
     held.delete(runId);
@@ -206,8 +221,7 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
       );
       // A save that settled the run committed while the claim waited for its row lock: not ours
       // to host (lease rows exist only for running runs).
-      for (const settled of adoption.adopted.filter((b) => b.status !== "running"))
-        await release(settled.runId);
+      for (const settled of adoption.adopted.filter((b) => b.status !== "running")) await drop(settled.runId);
       return { ...adoption, adopted: adoption.adopted.filter((b) => b.status === "running") };
     },
 
