@@ -227,6 +227,20 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
     expect(owner.seen.filter((h) => h["x-jr2-forwarded-by"])).toHaveLength(0);
   });
 
+  it("an owner whose advertised URL reaches the forwarder itself: 503, no loop, and one error naming JR2_ADVERTISE_URL", async () => {
+    const lines: string[] = [];
+    const { follower, ownership, runId, owner } = await ownerAndFollower(INSTANCE_TOKEN, lines);
+    ownership.holders.set(runId, leaseOf(runId, "b", follower.url)); // b misconfigured: a's URL
+    for (let i = 0; i < 2; i++) {
+      const res = await fetchJson(follower.url, "GET", `/runs/${runId}`);
+      expect([res.status, res.body.code]).toEqual([503, "JR2_ERR_RUN_MOVING"]);
+    }
+    const errors = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 50);
+    expect(errors).toEqual([expect.objectContaining({ owner: "b", instanceId: "a" })]);
+    expect(errors[0].msg).toContain("JR2_ADVERTISE_URL");
+    expect(owner.seen.filter((h) => h["x-jr2-forwarded-by"])).toHaveLength(0);
+  });
+
   it("logs each forward at debug with the runId and the target, never a token", async () => {
     const lines: string[] = [];
     const { owner, follower, ownership, runId, iid } = await ownerAndFollower(INSTANCE_TOKEN, lines);
