@@ -37,11 +37,17 @@ export function letGoOfRun(state: HostState, runId: string, why: string): void {
     .catch((error: unknown) => state.log.warn({ runId, err: error }, "giving the lease back failed"));
 }
 
+/** Why a run is let go when `holds()` said no: the lease ran out by this instance's clock. */
+const BY_OUR_CLOCK = "the lease is not held by this instance's clock";
+
 /** Logs the let-go with the lease as the store has it now (who holds it, its epoch). */
 function logLetGo(state: HostState, runId: string, why: string): void {
   const instanceId = state.ownership?.instanceId;
   const said = (holder?: { instanceId: string; epoch: number }) => {
-    if (holder && holder.instanceId === instanceId) warnSameId(state, runId, holder.epoch);
+    // Our own clock running out proves nothing (the row may still be ours, e.g. the database
+    // stalled); a missed renewal or a fence means the epoch moved on: under our id, a twin.
+    if (holder && holder.instanceId === instanceId && why !== BY_OUR_CLOCK)
+      warnSameId(state, runId, holder.epoch);
     state.log.info(
       { runId, why, instanceId, ...(holder ? { heldBy: holder.instanceId, epoch: holder.epoch } : {}) },
       "let go of the run: another instance holds it now",
@@ -81,8 +87,7 @@ export function holdsRun(state: HostState, run: LiveRun): boolean {
   if (!ownership) return true;
   if (run.movedAway) return false;
   if (run.status !== "running" || ownership.holds(run.runId)) return true;
-  if (state.runs.get(run.runId) === run)
-    state.letGo(run.runId, "the lease is not held by this instance's clock");
+  if (state.runs.get(run.runId) === run) state.letGo(run.runId, BY_OUR_CLOCK);
   return false;
 }
 

@@ -236,6 +236,8 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad
       runs.map((r) => r?.outcome),
       `${JSON.stringify(runs)}\n${logs}`,
     ).toEqual(["succeeded", "succeeded"]);
+    // Letting go by its own clock while the row is still its own is no JR2_INSTANCE_ID twin.
+    expect(logs).not.toContain("under this instance's own JR2_INSTANCE_ID");
     for (const instance of [c.a, c.b])
       expect((await c.http(instance, "/healthz")).status, instance.log()).toBe(200);
     await onePickPerTurn(c, c.a, onA);
