@@ -66,6 +66,8 @@ export interface OrchestratorClientOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** A URL with another after it is given up after this long without an answer (ms, default 10 000). */
   failoverAfterMs?: number;
+  /** See `DEFAULT_WRITE_FAILOVER_AFTER_MS` (orchestrator-urls.ts): a pick's wait on a hung instance. */
+  writeFailoverAfterMs?: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -97,6 +99,7 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
     urls: parseOrchestratorUrls(opts.url),
     fetch: opts.fetch,
     ...(opts.failoverAfterMs === undefined ? {} : { failoverAfterMs: opts.failoverAfterMs }),
+    ...(opts.writeFailoverAfterMs === undefined ? {} : { writeFailoverAfterMs: opts.writeFailoverAfterMs }),
   });
   const agentPath = (iid: string, tail: string) => `/agents/${encodeURIComponent(iid)}/${tail}`;
 

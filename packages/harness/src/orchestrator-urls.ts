@@ -10,6 +10,15 @@
 export const DEFAULT_FAILOVER_AFTER_MS = 10_000;
 
 /**
+ * Gives up on a URL whose answer to a write (a pick) has not begun in this long when another is
+ * left (ms). Longer than a live owner can take: its save is cut by the store's 30 s
+ * `statement_timeout` (ADR-0280), so by then the host is hung (SIGSTOPped, frozen) and, if it
+ * ever wakes, it finds its lease lost and answers nothing. Without it undici's 300 s
+ * `headersTimeout` held the pick that long.
+ */
+export const DEFAULT_WRITE_FAILOVER_AFTER_MS = 60_000;
+
+/**
  * Parses `raw` (`http://a:7400,http://b:7400`) into base URLs without a trailing `/`. Pure.
  * @param name - the variable named in an error, e.g. `JR2_ORCHESTRATOR_URL`
  * @throws Error naming the bad entry and its position, or the empty list
@@ -57,6 +66,8 @@ export interface FailoverOptions {
   fetch: typeof globalThis.fetch;
   /** See {@link DEFAULT_FAILOVER_AFTER_MS}; the last URL tried is waited for as long as the caller's signal allows. */
   failoverAfterMs?: number;
+  /** See {@link DEFAULT_WRITE_FAILOVER_AFTER_MS}; the same for any method but GET. */
+  writeFailoverAfterMs?: number;
 }
 
 /**
@@ -64,14 +75,16 @@ export interface FailoverOptions {
  * one that answered last (a dead first URL costs each later request nothing). Answers the
  * first response that is not 503, else the last 503. Stops at once when `init.signal` aborts.
  * A GET that has no answer within `failoverAfterMs` moves on (a paused host accepts
- * connections but never answers); any other method is waited for — a pick is answered only
- * after its save, and it is safe to re-send (same `toolCallId`, §4.3) on a transport error.
+ * connections but never answers); any other method is waited for `writeFailoverAfterMs` — a
+ * pick is answered only after its save, and it is safe to re-send (same `toolCallId`, §4.3) on
+ * a transport error.
  * @throws Error listing each URL's transport error when none answered (or the caller's abort)
  */
 export function createFailoverFetch(
   opts: FailoverOptions,
 ): (path: string, init?: RequestInit) => Promise<Response> {
   const failoverAfterMs = opts.failoverAfterMs ?? DEFAULT_FAILOVER_AFTER_MS;
+  const writeFailoverAfterMs = opts.writeFailoverAfterMs ?? DEFAULT_WRITE_FAILOVER_AFTER_MS;
   let preferred = 0;
   return async (path, init = {}) => {
     const n = opts.urls.length;
@@ -82,13 +95,13 @@ export function createFailoverFetch(
       const url = opts.urls[i]!;
       const last = k === n - 1;
       try {
-        // Only a read is cut: a pick waits for its receipt (its save) however long it takes.
+        // A pick waits for its receipt (its save) far longer than a read: only a hung host is left.
         const read = (init.method ?? "GET") === "GET";
         const res = await attempt(
           opts.fetch,
           `${url}${path}`,
           init,
-          last || !read ? undefined : failoverAfterMs,
+          last ? undefined : read ? failoverAfterMs : writeFailoverAfterMs,
         );
         if (res.status !== 503 || last) {
           if (res.status !== 503) preferred = i;

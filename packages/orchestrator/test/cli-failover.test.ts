@@ -152,6 +152,30 @@ describe("jr2 with a list of Orchestrator URLs", () => {
     expect(b.seen).toEqual(["GET /runs/r1/events?since=2"]);
   });
 
+  it("a follow whose stream A ends cleanly while stopping (a rolling restart) goes on at B, each event once", async () => {
+    // A graceful stop ends every open feed stream (no final status), then answers 503 until gone.
+    let served = false;
+    const a = await instance((_req, res) => {
+      if (served) return json(res, 503, { error: "stopping", code: "JR2_ERR_STOPPING" });
+      served = true;
+      sse(res, FEED.slice(0, 2));
+      res.end();
+    });
+    const b = await survivor();
+    const events = await followAll(`${a.url},${b.url}`);
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(b.seen).toContain("GET /runs/r1/events?since=2");
+  });
+
+  it("a follow of a settled run whose stream ends with nothing after `since` stops (no endless reconnect)", async () => {
+    const b = await survivor();
+    const events: RunFeedEvent[] = [];
+    for await (const e of followFeed(resolveTarget({ url: b.url, token: TOKEN }, {}), "r1", 3))
+      events.push(e);
+    expect(events).toEqual([]);
+    expect(b.seen.filter((r) => r.startsWith("GET /runs/r1/events"))).toHaveLength(1);
+  });
+
   it("takes A's 404 as the answer: show fails with A's error, B is not asked", async () => {
     const a = await answering(404);
     const b = await survivor();

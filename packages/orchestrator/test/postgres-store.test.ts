@@ -172,7 +172,26 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     expect((await again.ownership.adopt(["review"])).adopted.map((r) => r.runId)).not.toContain(id);
   });
 
-  it("a settling save deletes the lease row; release drops it; a settled run is claimed anew", async () => {
+  it("two live processes given the same JR2_INSTANCE_ID do not take a run back and forth", async () => {
+    // A restart takes over its own leases once (its first adoption); after that, a lease row
+    // naming this id that this process does not hold is another live process's (a second
+    // instance misconfigured with the same id), never re-taken: the run stays with one of them.
+    const first = await instance("same", { leaseMs: 60_000 });
+    await first.ownership.adopt(["dup"]); // its start-up restore
+    const id = runId();
+    await first.save(blob(id, { workflow: "dup" })); // a workflow of its own: no other test's runs
+    const second = await instance("same", { leaseMs: 60_000 });
+    expect((await second.ownership.adopt(["dup"])).adopted.map((r) => r.runId)).toEqual([id]);
+    expect((await first.ownership.renew()).lost).toEqual([id]);
+    for (let tick = 0; tick < 3; tick++) {
+      expect((await first.ownership.adopt(["dup"])).adopted).toEqual([]);
+      expect((await second.ownership.renew()).lost).toEqual([]);
+      expect((await second.ownership.adopt(["dup"])).adopted).toEqual([]);
+    }
+    expect(await second.ownership.holder(id)).toMatchObject({ instanceId: "same", epoch: 2 });
+  });
+
+  it("a settling save deletes the lease row; release expires it (kept); a settled run is claimed anew", async () => {
     const a = await instance("A");
     const b = await instance("B");
     const id = runId();
@@ -183,8 +202,11 @@ describePg("the PostgreSQL store shared by several instances (ADR-0280)", () => 
     await b.save(blob(id, { updatedAt: "2026-12-01T00:00:00.000Z" })); // a resume on B
     expect(await b.ownership.holder(id)).toMatchObject({ instanceId: "B", epoch: 1 });
     await b.ownership.release(id);
-    expect(await b.ownership.holder(id)).toBeUndefined();
+    // Kept, expired: the run is moving (not settled) until adopted, and the adopter bumps the epoch.
+    expect(await b.ownership.holder(id)).toMatchObject({ instanceId: "B", epoch: 1, expired: true });
     expect(b.ownership.holds(id)).toBe(false);
+    expect((await a.ownership.adopt(["review"])).adopted.map((r) => r.runId)).toContain(id);
+    expect(await a.ownership.holder(id)).toMatchObject({ instanceId: "A", epoch: 2 });
     await a.ownership.release("never-held");
   });
 

@@ -149,7 +149,8 @@ function createView(
       const row = leases.get(runId);
       const mine = held.get(runId);
       held.delete(runId);
-      if (row && mine && row.instanceId === instanceId && row.epoch === mine.epoch) leases.delete(runId);
+      // As on PostgreSQL: expired, kept (the run reads as moving until adopted).
+      if (row && mine && row.instanceId === instanceId && row.epoch === mine.epoch) row.expiresAt = dbNow();
     },
     async relinquish() {
       for (const [runId, mine] of held) {

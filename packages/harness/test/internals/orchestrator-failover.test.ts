@@ -61,6 +61,7 @@ const clientOf = (url: string) =>
     pickBudgetMs: 2_000,
     backoff: { initialMs: 20, maxMs: 50 },
     failoverAfterMs: 300,
+    writeFailoverAfterMs: 1_200,
   });
 
 describe("the Harness's Orchestrator list", () => {
@@ -114,6 +115,17 @@ describe("the Harness's Orchestrator list", () => {
     });
     expect(hits).toBe(1);
     expect(b.picks).toHaveLength(0);
+  });
+
+  it("sends a pick on to B when A accepts it but never answers (a hung host), after the write wait", async () => {
+    // Before: a write was waited for until undici's 300 s headersTimeout, holding the Turn.
+    const a = await instanceA("silent");
+    const b = await instanceB();
+    const started = Date.now();
+    expect(await clientOf(`${a.url},${b.url}`).postPick("coder/1", PICK)).toMatchObject({ kind: "answer" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_100);
+    expect(a.hits).toBe(1);
+    expect(b.picks).toEqual([PICK]);
   });
 
   it("takes A's 404 as the answer: the Turn is gone, B is not asked", async () => {

@@ -170,7 +170,9 @@ export async function call<T>(target: CliTarget, method: string, path: string, b
  * Follows a run's feed (`GET /runs/:runId/events`, SSE) and yields each event until the
  * stream ends (the run settled). Reconnects after a dropped connection, or while every URL
  * answers 503, from the last seen seq — through the whole URL list, so a follow moves to a
- * surviving Orchestrator when the one it read from dies.
+ * surviving Orchestrator when the one it read from dies. A stream that ends without the final
+ * status (its instance stopping gracefully, or letting the run go) is reconnected too; one that
+ * brought nothing new ends the follow once the run's detail says it is no longer running.
  * @param from - the first seq to read (a control's own log entry: what came before is not followed)
  * @throws Error `cannot reach the Orchestrator at …` when the first connection fails (no
  *   Orchestrator: say so at once, as {@link call} does; retrying is for one that restarts)
@@ -179,6 +181,7 @@ export async function* followFeed(target: CliTarget, runId: string, from = 0): A
   let since = from;
   let connected = false;
   for (let attempt = 0; attempt < 30; attempt++) {
+    const before = since;
     let res: Response;
     try {
       res = await send(target, `/runs/${encodeURIComponent(runId)}/events?since=${since}`, {
@@ -222,9 +225,25 @@ export async function* followFeed(target: CliTarget, runId: string, from = 0): A
           if (event.data.type === "status" && event.data.status !== "running") return;
         }
       }
-      return; // the server ended the stream: the run is no longer live
+      // Ended without the final status: the instance stopped (a graceful stop ends every feed
+      // stream) or let the run go. Go on elsewhere, unless nothing came and the run settled.
+      if (since === before && !(await stillRunning(target, runId))) return;
+      if (since !== before) attempt = -1; // progress: the reconnect budget starts again
     } catch {
       await new Promise((r) => setTimeout(r, 1000));
     }
+  }
+}
+
+/**
+ * Whether the run is still `running` by its detail (any instance of the list). A failed read
+ * answers true: the follow goes on trying within its reconnect budget.
+ */
+async function stillRunning(target: CliTarget, runId: string): Promise<boolean> {
+  try {
+    const detail = await call<{ status?: string }>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
+    return detail.status === "running";
+  } catch {
+    return true;
   }
 }

@@ -34,15 +34,24 @@ export interface RoutingFacts {
 }
 
 /**
- * The decision (ADR-0280): live here or held by this instance → here; no lease → here (answered
- * from the store, which is safe for a settled run); held by another and expired → moving (the
+ * The decision (ADR-0280): live here → here; no lease → here (answered from the store, which
+ * is safe for a settled run); leased under this instance's id but not live here (let go, being
+ * restored, or another process given the same id) → moving: its Turns are not answered "gone"
+ * by an instance that does not host them; held by another and expired → moving (the
  * owner stopped renewing, a survivor adopts within about a third of a lease); held by another
  * and current → forward, unless the request was already forwarded (no loops) → moving.
  */
 export function routeRun(runId: string, facts: RoutingFacts): RunRoute {
   const { holder } = facts;
-  if (facts.live || !holder || holder.instanceId === facts.me) return { kind: "here" };
+  if (facts.live || !holder) return { kind: "here" };
   const adoptionSeconds = secondsOf(facts.leaseMs / 3);
+  if (holder.instanceId === facts.me)
+    return {
+      kind: "moving",
+      retryAfter: adoptionSeconds,
+      owner: holder.instanceId,
+      detail: `run \`${runId}\` is leased under this instance's id but not live here (let go, or being restored); it is adopted within ~${adoptionSeconds} s`,
+    };
   if (holder.expired)
     return {
       kind: "moving",

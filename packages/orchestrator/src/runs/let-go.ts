@@ -37,14 +37,22 @@ export function letGoOfRun(state: HostState, runId: string, why: string): void {
     .catch((error: unknown) => state.log.warn({ runId, err: error }, "giving the lease back failed"));
 }
 
+/** Why a run is let go when `holds()` said no: the lease ran out by this instance's clock. */
+const BY_OUR_CLOCK = "the lease is not held by this instance's clock";
+
 /** Logs the let-go with the lease as the store has it now (who holds it, its epoch). */
 function logLetGo(state: HostState, runId: string, why: string): void {
   const instanceId = state.ownership?.instanceId;
-  const said = (holder?: { instanceId: string; epoch: number }) =>
+  const said = (holder?: { instanceId: string; epoch: number }) => {
+    // Our own clock running out proves nothing (the row may still be ours, e.g. the database
+    // stalled); a missed renewal or a fence means the epoch moved on: under our id, a twin.
+    if (holder && holder.instanceId === instanceId && why !== BY_OUR_CLOCK)
+      warnSameId(state, runId, holder.epoch);
     state.log.info(
       { runId, why, instanceId, ...(holder ? { heldBy: holder.instanceId, epoch: holder.epoch } : {}) },
       "let go of the run: another instance holds it now",
     );
+  };
   if (!state.ownership) {
     said();
     return;
@@ -52,6 +60,18 @@ function logLetGo(state: HostState, runId: string, why: string): void {
   state.ownership.holder(runId).then(
     (holder) => said(holder),
     () => said(),
+  );
+}
+
+/**
+ * Logs loudly that another live process took a lease under this instance's own id: two
+ * Orchestrators were given the same `JR2_INSTANCE_ID` (or a paused one resumed after its
+ * replacement started). Each run stays with one of them (ADR-0280 "Instance identity").
+ */
+function warnSameId(state: HostState, runId: string, epoch: number): void {
+  state.log.error(
+    { runId, instanceId: state.ownership?.instanceId, epoch },
+    "another Orchestrator process holds this run's lease under this instance's own JR2_INSTANCE_ID: give every instance its own JR2_INSTANCE_ID (or leave it unset: it defaults to JR2_ADVERTISE_URL)",
   );
 }
 
@@ -67,8 +87,7 @@ export function holdsRun(state: HostState, run: LiveRun): boolean {
   if (!ownership) return true;
   if (run.movedAway) return false;
   if (run.status !== "running" || ownership.holds(run.runId)) return true;
-  if (state.runs.get(run.runId) === run)
-    state.letGo(run.runId, "the lease is not held by this instance's clock");
+  if (state.runs.get(run.runId) === run) state.letGo(run.runId, BY_OUR_CLOCK);
   return false;
 }
 
@@ -82,8 +101,8 @@ export function refuseIfMoved(state: HostState, runId: string): void {
 }
 
 /**
- * `find()` (the live Turn of a pick), except that on a shared store a run not in memory whose
- * lease another instance holds (or awaits adoption) answers 503 `JR2_ERR_RUN_MOVED`, not 404:
+ * `find()` (the live Turn of a pick), except that on a shared store a run not in memory that
+ * has a lease row (another instance's, or one awaiting adoption) answers 503 `JR2_ERR_RUN_MOVED`, not 404:
  * the Harness must try the run's owner, not read "the Turn is over". One store read, only on
  * that miss. @throws what `find` throws, or JR2_ERR_RUN_MOVED
  */
@@ -94,9 +113,10 @@ export async function movedOr404<T>(state: HostState, runId: string, find: () =>
     const { ownership } = state;
     if (!ownership || state.runs.has(runId) || !(error instanceof Jr2Error)) throw error;
     if (error.code !== "JR2_ERR_TURN_NOT_FOUND") throw error;
+    // Any lease row: the run is live somewhere or about to be (this instance's own id included:
+    // it let the run go and an adoption is due). Only a run without one has no live Turn.
     const holder = await ownership.holder(runId).catch(() => undefined);
-    if (holder && holder.instanceId !== ownership.instanceId)
-      throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
+    if (holder) throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
     throw error;
   }
 }

@@ -211,16 +211,33 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
     expect(instA.seen).toHaveLength(1);
   });
 
-  it("answers here what needs no owner: a run with no lease, a run held by itself, a token in the URL", async () => {
+  it("answers here what needs no owner: a run with no lease, a token in the URL; a run leased to itself but not live is moving", async () => {
     const { follower, ownership, runId, owner } = await ownerAndFollower();
     ownership.holders.clear();
     // No lease (settled, or unknown here): read from this instance's store — which lacks the run.
     expect((await fetchJson(follower.url, "GET", `/runs/${runId}`)).body.code).toBe("JR2_ERR_RUN_NOT_FOUND");
+    // Leased under its own id but not in its memory (let go, being restored): 503, never "not
+    // found" — a Harness reading 404 for a Turn abandons it (found freezing PostgreSQL).
     ownership.holders.set(runId, leaseOf(runId, "a", follower.url));
-    expect((await fetchJson(follower.url, "GET", `/runs/${runId}`)).body.code).toBe("JR2_ERR_RUN_NOT_FOUND");
+    const own = await fetchJson(follower.url, "GET", `/runs/${runId}`);
+    expect([own.status, own.body.code]).toEqual([503, "JR2_ERR_RUN_MOVING"]);
     ownership.holders.set(runId, leaseOf(runId, "b", owner.url));
     const inUrl = await fetchJson(follower.url, "GET", `/runs/${runId}?token=${INSTANCE_TOKEN}`);
     expect(inUrl.status).toBe(400);
+    expect(owner.seen.filter((h) => h["x-jr2-forwarded-by"])).toHaveLength(0);
+  });
+
+  it("an owner whose advertised URL reaches the forwarder itself: 503, no loop, and one error naming JR2_ADVERTISE_URL", async () => {
+    const lines: string[] = [];
+    const { follower, ownership, runId, owner } = await ownerAndFollower(INSTANCE_TOKEN, lines);
+    ownership.holders.set(runId, leaseOf(runId, "b", follower.url)); // b misconfigured: a's URL
+    for (let i = 0; i < 2; i++) {
+      const res = await fetchJson(follower.url, "GET", `/runs/${runId}`);
+      expect([res.status, res.body.code]).toEqual([503, "JR2_ERR_RUN_MOVING"]);
+    }
+    const errors = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 50);
+    expect(errors).toEqual([expect.objectContaining({ owner: "b", instanceId: "a" })]);
+    expect(errors[0].msg).toContain("JR2_ADVERTISE_URL");
     expect(owner.seen.filter((h) => h["x-jr2-forwarded-by"])).toHaveLength(0);
   });
 

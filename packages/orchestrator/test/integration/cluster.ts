@@ -42,6 +42,8 @@ export interface Instance {
   /** Starts it (again); resolves once `/healthz` answers. */
   start(): Promise<void>;
   kill(): Promise<void>;
+  /** SIGTERM (a graceful stop, as a rolling restart sends); resolves once it exited. */
+  stop(): Promise<void>;
   /** SIGSTOP / SIGCONT: the paused process keeps its sockets and sessions. */
   pause(): void;
   resume(): void;
@@ -145,6 +147,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           await untilHealthy(url);
         },
         kill: () => stopProc(proc, "SIGKILL"),
+        stop: () => stopProc(proc, "SIGTERM"),
         pause: () => proc?.child.kill("SIGSTOP"),
         resume: () => proc?.child.kill("SIGCONT"),
         log: () => log + (proc && proc.child.exitCode === null ? proc.output() : ""),

@@ -153,7 +153,12 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
   it("A is paused past its lease: B adopts; A resumed is fenced, lets go, and sends the Harness nothing", async () => {
     cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: LEASE_MS });
     const c = cluster;
-    const { runId } = await reviewWithLiveTurn(c, c.a);
+    const { runId, iid } = await reviewWithLiveTurn(c, c.a);
+    // A registered the Turn; wait until its admission reached the Harness, so the pause lands
+    // on a Turn A drives (pausing before it left made the "A did drive the Turn" check flaky).
+    await until("A's admission", 30_000, async () =>
+      callsFor(c, "a", iid, 0).find((call) => call.method === "POST"),
+    );
     c.a.pause();
     const adoptedAt = await until(
       "B's first Harness call",

@@ -65,7 +65,10 @@ export interface RunOwnership {
   holds(runId: string): boolean;
   /** The run's lease as the store says now; undefined when it has none (settled, or unknown). */
   holder(runId: string): Promise<LeaseHolder | undefined>;
-  /** Drops this instance's lease on `runId` (it settled, or was let go); a no-op if not held. */
+  /**
+   * Gives this instance's lease on `runId` back (it was let go): no longer held or renewed;
+   * PostgreSQL expires the row (kept, so the run reads as moving until adopted). A no-op if not held.
+   */
   release(runId: string): Promise<void>;
   /**
    * A graceful stop: every lease this instance holds expires now (kept, not deleted), so a

@@ -8,7 +8,7 @@
  *   (the row lock makes an adoption wait for a write under way, so a write commits first or
  *   is refused);
  * - a save of a settled blob deletes the row in its transaction;
- * - renew, adopt, holder, release: one statement each.
+ * - renew, adopt, holder, release (the row expired, kept): one statement each.
  * `holds()` needs no I/O: a lease is held until `leaseMs` after the renewal (or claim) that last
  * confirmed it was SENT, by `performance.now()`, so never past the database's expiry.
  * @see SPEC §8
@@ -72,11 +72,30 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
   const held = new Map<string, Held>();
   // Claims under way: adoption leaves them alone (the claiming save is this process's own).
   const claiming = new Set<string>();
+  // Only this process's first adoption (its start-up restore) takes over unexpired leases of
+  // its own id: those are an earlier process's. Later, such a row is another live process's
+  // given the same JR2_INSTANCE_ID; re-taking it would move the run back and forth each tick.
+  let restored = false;
   const expiry = (n: number) => `now() + $${n}::double precision * interval '1 millisecond'`;
   const forget = (runId: string, epoch: number) => {
     if (held.get(runId)?.epoch === epoch) held.delete(runId);
   };
+  // Giving a lease back expires its row, never deletes it: a running run without a lease row
+  // reads as settled (answered from the store, its Turns "not found" — a Harness would abandon
+  // them) until adopted, and an adopter bumps the epoch instead of starting again at 1.
   const release = async (runId: string) => {
+    const mine = held.get(runId);
+    if (!mine) return;
+    held.delete(runId);
+    await query(
+      pool,
+      where,
+      "UPDATE run_leases SET expires_at = now() WHERE run_id = $1 AND owner_id = $2 AND epoch = $3",
+      [runId, instanceId, mine.epoch],
+    );
+  };
+  /** Deletes the lease row of a run found settled at adoption (rows exist for running runs only). */
+  const drop = async (runId: string) => {
     const mine = held.get(runId);
     if (!mine) return;
     held.delete(runId);
@@ -194,13 +213,14 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
          SELECT r.run_id, $1, $2, 1, ${expiry(3)}
          FROM runs r LEFT JOIN run_leases l ON l.run_id = r.run_id
          WHERE r.status = 'running' AND r.workflow = ANY($4::text[]) AND NOT (r.run_id = ANY($5::text[]))
-           AND (l.run_id IS NULL OR l.expires_at < now() OR l.owner_id = $1)
+           AND (l.run_id IS NULL OR l.expires_at < now() OR ($6::boolean AND l.owner_id = $1))
          ON CONFLICT (run_id) DO UPDATE SET owner_id = excluded.owner_id, owner_url = excluded.owner_url,
            epoch = run_leases.epoch + 1, expires_at = excluded.expires_at
-         WHERE run_leases.expires_at < now() OR run_leases.owner_id = excluded.owner_id
+         WHERE run_leases.expires_at < now() OR ($6::boolean AND run_leases.owner_id = excluded.owner_id)
          RETURNING run_id, epoch`,
-        [instanceId, advertiseUrl, leaseMs, [...workflows], mine],
+        [instanceId, advertiseUrl, leaseMs, [...workflows], mine, !restored],
       );
+      restored = true;
       for (const r of rows) held.set(r.run_id, { epoch: Number(r.epoch), validUntil: sentAt + leaseMs });
       const adoption = await readAdopted(
         pool,
@@ -209,8 +229,7 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
       );
       // A save that settled the run committed while the claim waited for its row lock: not ours
       // to host (lease rows exist only for running runs).
-      for (const settled of adoption.adopted.filter((b) => b.status !== "running"))
-        await release(settled.runId);
+      for (const settled of adoption.adopted.filter((b) => b.status !== "running")) await drop(settled.runId);
       return { ...adoption, adopted: adoption.adopted.filter((b) => b.status === "running") };
     },
 

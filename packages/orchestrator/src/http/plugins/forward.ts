@@ -38,12 +38,17 @@ export const forwardPlugin = fp(
     const timeout = options.timeoutMs ?? 30_000;
     // No retry on a 503 or a reset: the caller decides (it may try its next instance).
     await app.register(replyFrom, { retryMethods: [], disableRequestLogging: true });
+    const misadvertised = new Set<string>();
     app.addHook("preValidation", async (request, reply) => {
       const runId = runOfRoute(request.method, request.routeOptions.url, request.params);
       if (runId === undefined) return;
       const route = await decide(runId, request, options.host, ownership);
       if (route.kind === "here") return;
-      if (route.kind === "moving") throw moving(runId, route);
+      if (route.kind === "moving") {
+        if (request.headers[FORWARDED_BY] === ownership.instanceId)
+          warnSelfForward(request, route.owner, ownership.instanceId, misadvertised);
+        throw moving(runId, route);
+      }
       request.log.debug(
         { runId, target: route.url, owner: route.holder.instanceId },
         "request forwarded to the run's owner",
@@ -104,6 +109,7 @@ function forward(
   request.log = log.child({}, { level: "error" });
   reply.from(`${route.url.replace(/\/+$/, "")}${path.split("?")[0]}`, {
     timeout: o.timeout,
+    ...falsyBody(request),
     rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY]: o.me }),
     onError: (r, { error }) => {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
@@ -120,6 +126,32 @@ function forward(
     },
   });
   return done;
+}
+
+/**
+ * The body to send when the parsed one is falsy (`null`, `false`, `0`, `""`): reply-from sends
+ * only a truthy parsed body and would send none (the owner then read "the body is empty", not
+ * the caller's bytes). JSON again as parsed; other types as their text. `{}` when truthy or absent.
+ */
+function falsyBody(request: FastifyRequest): { body?: string; contentType?: string } {
+  const { body } = request;
+  if (body === undefined || body) return {};
+  const contentType = request.headers["content-type"] ?? "application/json";
+  return { body: /json/i.test(contentType) ? JSON.stringify(body) : String(body), contentType };
+}
+
+/**
+ * A request this instance forwarded came back to it: the owner's advertised URL (its lease
+ * row's `owner_url`) reaches this instance, so every request for that owner's runs answers 503
+ * here. Logged as an error once per owner id per process, naming the fix.
+ */
+function warnSelfForward(request: FastifyRequest, owner: string, me: string, warned: Set<string>): void {
+  if (warned.has(owner)) return;
+  warned.add(owner);
+  request.log.error(
+    { owner, instanceId: me },
+    `instance \`${owner}\` advertises a URL that reaches this instance (\`${me}\`): its runs cannot be forwarded to it; set its JR2_ADVERTISE_URL to the URL its peers reach it at`,
+  );
 }
 
 function moving(runId: string, route: Extract<RunRoute, { kind: "moving" }>): Jr2Error {
