@@ -9,6 +9,7 @@ import { buildOrchestrator, ORCHESTRATOR_VERSION } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "../turns/placement.js";
 import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
+import { checkAdvertisedUrl } from "./advertise-check.js";
 import type { ServeConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { checkModels } from "./model-check.js";
@@ -125,6 +126,8 @@ async function startUnlocked(
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   logger.info({ workflows: [...workflows.keys()], harness: config.harness.kind, dev: config.dev }, "ready");
+  // In the background: a wrong URL is the user's to fix; it does not stop this instance.
+  if (config.postgres) void checkAdvertisedUrl(config.postgres.advertiseUrl, logger);
   return {
     app,
     url: `http://${host}:${port}`,
