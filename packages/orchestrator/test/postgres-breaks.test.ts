@@ -504,14 +504,16 @@ describePg("the PostgreSQL store given hostile input, contention and bad URLs", 
     expect(await b.usage(id)).toEqual([usage]);
   });
 
-  it("release() while a save of the run is queued: the save commits first, and no lease is left behind", async () => {
+  it("release() while a save of the run is queued: the save commits first, and no live lease is left behind", async () => {
     const a = await instance("A");
     const id = runId();
     await a.save(blob(id));
     const saving = a.save(blob(id, { updatedAt: "2026-11-30T00:00:01.000Z" }));
     const releasing = a.ownership.release(id);
     await Promise.allSettled([saving, releasing]);
-    expect(await a.ownership.holder(id)).toBeUndefined();
+    // Released leases expire (kept for adoption, ADR-0280 "Letting go"), never renewed again.
+    expect(await a.ownership.holder(id)).toMatchObject({ instanceId: "A", expired: true });
+    expect((await a.load(id))?.updatedAt).toBe("2026-11-30T00:00:01.000Z");
     expect(a.ownership.holds(id)).toBe(false);
     const renewed = await a.ownership.renew();
     expect(renewed.lost).toEqual([]);
