@@ -123,6 +123,20 @@ async function followAll(urls: string): Promise<RunFeedEvent[]> {
 }
 
 describe("jr2 with a list of Orchestrator URLs", () => {
+  it("asks again after a 503 with Retry-After (a run moving between instances) instead of failing", async () => {
+    let refused = 0;
+    const moving = await instance((_req, res) => {
+      if (refused++ < 2) {
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+        return res.end(JSON.stringify({ error: "run r1 is moving", code: "JR2_ERR_RUN_MOVING" }));
+      }
+      json(res, 200, DETAIL);
+    });
+    const target = resolveTarget({ url: moving.url, token: TOKEN }, {});
+    expect(await call<RunDetail>(target, "GET", "/runs/r1")).toMatchObject({ runId: DETAIL.runId });
+    expect(moving.seen).toEqual(["GET /runs/r1", "GET /runs/r1", "GET /runs/r1"]);
+  });
+
   it("show and follow reach B when A is down", async () => {
     const b = await survivor();
     const urls = `${await down()},${b.url}`;

@@ -97,11 +97,36 @@ const NOT_SENT = new Set([
  * GET also moves on after any transport error, or after {@link FAILOVER_AFTER_MS} without its
  * answer beginning when another URL is left; any other method (a run started, a Gate answered)
  * moves on only when it was never sent (refused, DNS, unreachable): after a reset it may have
- * been done, and sending it again elsewhere could do it twice.
+ * been done, and sending it again elsewhere could do it twice. When every URL answered 503 with
+ * `Retry-After`, the pass is made again after the wait, for up to 30 s.
  * @returns the answer; the last 503 when every URL gave one
  * @throws Error `cannot reach the Orchestrator at …` naming each URL and its transport error
  */
 async function send(target: CliTarget, path: string, init: RequestInit): Promise<Response> {
+  const deadline = Date.now() + RETRY_503_FOR_MS;
+  for (;;) {
+    const res = await sendOnce(target, path, init);
+    const wait = retryAfterMs(res);
+    // A 503 with Retry-After is "not now" (a run moving between instances, a store failing):
+    // nothing was done, so asking again after the wait is safe for a write too.
+    if (wait === undefined || Date.now() + wait > deadline) return res;
+    await res.body?.cancel().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** How long {@link send} keeps asking again after 503s with `Retry-After` (ms). */
+const RETRY_503_FOR_MS = 30_000;
+
+/** A 503's `Retry-After` in ms (at most 5 s a wait), or undefined for any other answer. */
+function retryAfterMs(res: Response): number | undefined {
+  if (res.status !== 503) return undefined;
+  const seconds = Number(res.headers.get("retry-after"));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 5) * 1000 : undefined;
+}
+
+/** One pass of {@link send} over the URL list. */
+async function sendOnce(target: CliTarget, path: string, init: RequestInit): Promise<Response> {
   const urls = target.url.split(",");
   const read = (init.method ?? "GET") === "GET";
   const start = preferred.get(target.url) ?? 0;

@@ -133,7 +133,7 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("runs move to a survivor (i
     // The follower was told of the move.
     expect(out).toMatch(/adopted +by instance b \(lease epoch \d+\)/);
     const both = await followBoth;
-    expect(both.out, both.out).toMatch(/outcome succeeded/);
+    expect(both.out, `${both.out}\n--- B:\n${c.b.log()}`).toMatch(/outcome succeeded/);
     expect(both.code).toBe(0);
     // B adopted within the lease (plus a renewal tick and the restore), then re-attached the Turn.
     const firstByB = c.harnessCalls.find((call) => call.instance === "b" && call.at > killedAt);
