@@ -14,9 +14,10 @@
  * Needs the built binaries (`pnpm build`) and PostgreSQL (`JR2_TEST_PG_URL`, test/pg.ts).
  */
 import { execFile, execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RunFeedEvent } from "@jr2/wire";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { missingBinaries } from "../../../conformance/src/index.js";
 import { pgAdminUrl } from "../pg.js";
@@ -109,25 +110,26 @@ async function raw(c: Cluster, target: Instance, path: string, body: string) {
   return { status: res.status, text: await res.text() };
 }
 
-/** The pids of the test cluster's postmaster (found by JR2_TEST_PG_URL's port) and its backends. */
-function pgProcesses(): number[] {
-  const port = new URL(pgAdminUrl() ?? "postgres://x:1").port;
-  for (const dir of readdirSync("/tmp").filter((d) => d.startsWith("jr2-pg."))) {
-    let lines: string[];
-    try {
-      lines = readFileSync(`/tmp/${dir}/data/postmaster.pid`, "utf8").split("\n");
-    } catch {
-      continue;
-    }
-    if (lines[3]?.trim() !== port) continue;
-    const postmaster = Number(lines[0]);
-    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)], { encoding: "utf8" })
-      .split("\n")
-      .map((l) => Number(l.trim()))
-      .filter((pid) => pid > 0);
-    return [postmaster, ...children];
+/**
+ * The pids of the test cluster's postmaster and its backends: the server names its data
+ * directory (wherever the cluster was made: `.ci/run`'s, `scripts/with-pg.sh`'s), whose
+ * `postmaster.pid` names the postmaster.
+ */
+async function pgProcesses(): Promise<number[]> {
+  const admin = new pg.Client(pgAdminUrl());
+  await admin.connect();
+  let dataDir: string;
+  try {
+    dataDir = (await admin.query<{ data_directory: string }>("SHOW data_directory")).rows[0]!.data_directory;
+  } finally {
+    await admin.end();
   }
-  throw new Error(`no postmaster.pid under /tmp/jr2-pg.* for port ${port}`);
+  const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, "utf8").split("\n")[0]);
+  const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)], { encoding: "utf8" })
+    .split("\n")
+    .map((l) => Number(l.trim()))
+    .filter((pid) => pid > 0);
+  return [postmaster, ...children];
 }
 
 /** Answers the `merge` Gate of `runId` through `via` until the run is done. */
@@ -210,7 +212,7 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad
     const c = cluster;
     const onA = await reviewWithLiveTurn(c, c.a);
     const onB = await reviewWithLiveTurn(c, c.b);
-    const pids = pgProcesses();
+    const pids = await pgProcesses();
     for (const pid of pids) process.kill(pid, "SIGSTOP");
     try {
       await sleep(2_500);
