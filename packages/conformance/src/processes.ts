@@ -16,8 +16,34 @@ export interface Proc {
   output: () => string;
 }
 
-/** A free loopback port: bind port 0, read the port the OS chose, release it. */
-export function freePort(): Promise<number> {
+/**
+ * Ports handed out below Linux's ephemeral range (32768–60999 by default): an outgoing
+ * connection's local port is taken from that range, so one opened between this check and the
+ * child's own bind could take an ephemeral "free" port (`EADDRINUSE` in CI). Never twice in a process.
+ */
+const LOW_PORTS = { from: 20_000, to: 32_000 } as const;
+const handedOut = new Set<number>();
+
+/** True when 127.0.0.1:`port` can be bound now (bound and released at once). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free loopback port for a child to bind: a random one below the ephemeral range that binds
+ * now and was not handed out before in this process; after 50 misses, one the OS chooses.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = LOW_PORTS.from + Math.floor(Math.random() * (LOW_PORTS.to - LOW_PORTS.from));
+    if (handedOut.has(port) || !(await bindable(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
