@@ -13,86 +13,21 @@
  *   and after SIGCONT both runs finish `succeeded` with one delivered pick per Turn.
  * Needs the built binaries (`pnpm build`) and PostgreSQL (`JR2_TEST_PG_URL`, test/pg.ts).
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { RunFeedEvent } from "@jr2/wire";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { missingBinaries } from "../../../conformance/src/index.js";
 import { pgAdminUrl } from "../pg.js";
-import { type Cluster, type Instance, type Json, startCluster } from "./cluster.js";
-import { exampleModels } from "./example-models.js";
+import { type Cluster, type Instance, startCluster } from "./cluster.js";
+import { jr2, onePickPerTurn, reviewWithLiveTurn, sleep, slowModels, until } from "./cluster-scenarios.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
-const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+const _cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
-const LATENCY_MS = 700;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const slowModels = (baseUrl: string) =>
-  Object.fromEntries(
-    Object.entries(exampleModels(baseUrl)).map(([name, m]) => [
-      name,
-      { ...m, id: `${m.id}+latency:${LATENCY_MS}` },
-    ]),
-  );
-
-/** Polls `probe` every 200 ms until it returns a value, or throws after `ms`. */
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
-/** Starts `review` on `on` and waits until one of its Turns is live there: its runId. */
-async function reviewWithLiveTurn(cluster: Cluster, on: Instance): Promise<string> {
-  const started = await cluster.http(on, "/workflows/review/runs", {
-    method: "POST",
-    body: JSON.stringify({ input: { task: "a hello() function in hello.js" } }),
-  });
-  expect(started.status, JSON.stringify(started.body)).toBe(201);
-  const runId = started.body?.runId as string;
-  await until("a live Turn", 30_000, async () => {
-    const run = await cluster.http(on, `/runs/${runId}`);
-    return (run.body?.turns as Json[] | undefined)?.find((t) => typeof t.iid === "string");
-  });
-  return runId;
-}
-
-/** Every delivered pick on the log matches one picked Turn, in order: none lost, none doubled. */
-async function onePickPerTurn(cluster: Cluster, on: Instance, runId: string): Promise<void> {
-  const log = await cluster.events(on, runId);
-  const delivered = log.filter(
-    (e): e is Extract<RunFeedEvent, { type: "pick" }> =>
-      e.type === "pick" && (e.answer as { delivered?: boolean }).delivered === true,
-  );
-  const turns = ((await cluster.http(on, `/runs/${runId}/turns`)).body?.turns ?? []) as Json[];
-  const picked = turns.filter((t) => t.outcome === "picked");
-  expect(picked.length).toBeGreaterThan(0);
-  expect(delivered.map((e) => `${e.agent}:${e.name}`)).toEqual(
-    picked.map((t) => `${t.agent}:${t.pick.name}`),
-  );
-}
-
-/** `jr2 <args> --url <urls>` with the instance token; resolves with its exit code and output. */
-function jr2(urls: string, token: string, args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [cli, ...args, "--url", urls],
-      { env: { ...process.env, JR2_INSTANCE_TOKEN: token }, timeout: 150_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
-    );
-  });
-}
-
+const _LATENCY_MS = 700;
 /** The first Harness call `instance` sent after `since` (ms), awaited. */
 const firstCallBy = (c: Cluster, instance: string, since: number) =>
   until(`${instance}'s first Harness call`, 30_000, async () =>
@@ -159,13 +94,13 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad
     const LEASE_MS = 6_000;
     cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: LEASE_MS });
     const c = cluster;
-    const runId = await reviewWithLiveTurn(c, c.a);
-    const follow = jr2(`${c.a.url},${c.b.url}`, c.instanceToken, [
-      "follow",
-      runId,
-      "--answer-gates",
-      "merge_gate=merge",
-    ]);
+    const { runId } = await reviewWithLiveTurn(c, c.a);
+    const follow = jr2(
+      `${c.a.url},${c.b.url}`,
+      c.instanceToken,
+      ["follow", runId, "--answer-gates", "merge_gate=merge"],
+      150_000,
+    );
     await sleep(500);
 
     const stoppedA = Date.now();
@@ -192,7 +127,7 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad
   it("a request forwarded to the owner carries a 1 MB body, and the owner's 4xx bytes come back as they are", async () => {
     cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: 1_500 });
     const c = cluster;
-    const runId = await reviewWithLiveTurn(c, c.a);
+    const { runId } = await reviewWithLiveTurn(c, c.a);
     const path = `/runs/${runId}/gates/merge_gate/events`;
     const bodies = {
       large: JSON.stringify({ type: 123, pad: "x".repeat(1_000_000) }),
@@ -210,8 +145,8 @@ describe.skipIf(missing.length > 0 || !pgAdminUrl())("two Orchestrators on a bad
   it("PostgreSQL frozen for 4 s (past the lease) with a run live on each: no crash, /healthz answers, both succeed", async () => {
     cluster = await startCluster({ repoRoot, workflowsDir, models: slowModels, leaseMs: 1_500 });
     const c = cluster;
-    const onA = await reviewWithLiveTurn(c, c.a);
-    const onB = await reviewWithLiveTurn(c, c.b);
+    const onA = (await reviewWithLiveTurn(c, c.a)).runId;
+    const onB = (await reviewWithLiveTurn(c, c.b)).runId;
     const pids = await pgProcesses();
     for (const pid of pids) process.kill(pid, "SIGSTOP");
     try {

@@ -15,7 +15,7 @@ import type { RunFeedEvent } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { reviewModels } from "./example-models.js";
-import { type Json, orchestratorHttp } from "./stack-http.js";
+import { orchestratorHttp } from "./stack-http.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
