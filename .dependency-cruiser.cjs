@@ -2,9 +2,11 @@
  * Import rules for every package's src, run by `pnpm deps` (part of `pnpm test`):
  * no import circles anywhere; the services import @jr2/wire, never each other or another
  * package's src (STYLE.md "Dependencies point one way"); and the Orchestrator's layers
- * (packages/orchestrator/dependency-rules.cjs, ADR-0070).
+ * (packages/orchestrator/dependency-rules.cjs, ADR-0070) and the Harness's folders
+ * (packages/harness/dependency-rules.cjs, ADR-0160).
  */
 const { layerRules } = require("./packages/orchestrator/dependency-rules.cjs");
+const { harnessLayerRules } = require("./packages/harness/dependency-rules.cjs");
 
 module.exports = {
   forbidden: [
@@ -45,6 +47,7 @@ module.exports = {
       to: { couldNotResolve: true },
     },
     ...layerRules("packages/orchestrator/src"),
+    ...harnessLayerRules("packages/harness/src"),
   ],
   options: {
     // dist/ is followed no further but still seen, so an import into it (a package.json

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { readMetricsToken, startTracing, type Tracing } from "@jr2/telemetry";
-import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./bench-narrow.js";
-import { type HarnessEnvConfig, readHarnessEnv } from "./config.js";
-import { type ModelTable, parseModelTable } from "./models.js";
-import { buildHarness, HARNESS_VERSION } from "./server.js";
+import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./presenters/bench-narrow.js";
+import { type ModelTable, parseModelTable } from "./provider/models.js";
+import { type HarnessEnvConfig, readHarnessEnv } from "./wire/config.js";
+import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
 
 /**
  * `jr2-harness`: reads env, listens, prints `jr2 harness listening on http://…` when ready.

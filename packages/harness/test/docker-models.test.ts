@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseModelTable } from "../src/models.js";
+import { parseModelTable } from "../src/provider/models.js";
 
 const dockerDir = join(import.meta.dirname, "../../../docker");
 const files = readdirSync(dockerDir).filter((f) => /^models\..+\.json$/.test(f));

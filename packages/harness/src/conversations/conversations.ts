@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { type Context, ROOT_CONTEXT } from "@jr2/telemetry";
 import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { withTraceHeaders } from "./orchestrator-client.js";
-import { type HarnessTelemetry, startSubmissionTrace } from "./submission-telemetry.js";
-import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "./turn.js";
+import { withTraceHeaders } from "../orchestrator/orchestrator-client.js";
+import { type HarnessTelemetry, startSubmissionTrace } from "../telemetry/submission-telemetry.js";
+import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "../turn/turn.js";
 
 /**
  * Conversations held by this Harness process (§7.1): per conversation a FIFO of Submissions

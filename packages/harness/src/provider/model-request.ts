@@ -11,8 +11,10 @@ import {
   type SimpleStreamOptions,
   type streamSimple,
 } from "@mariozechner/pi-ai";
-import { type Delivery, deliveryOf, emptyAssistant } from "./answer-delivery.js";
-import { ingestCalls, type NeverRun } from "./answer-ingestion.js";
+import { type ModelRequestObservation, observeModelRequest } from "../telemetry/submission-telemetry.js";
+import type { AnswerReport } from "../transcript/transcript-answer.js";
+import { type Delivery, deliveryOf, emptyAssistant } from "./answer/answer-delivery.js";
+import { ingestCalls, type NeverRun } from "./answer/answer-ingestion.js";
 import { installFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import { type AttemptRequest, type AttemptValue, runAttempt } from "./model-attempt.js";
@@ -20,10 +22,8 @@ import type { ResolvedRetryPolicy } from "./models.js";
 import { describeSite, type RequestSite } from "./provider-errors.js";
 import { type AttemptSeen, type RetryNotice, type RetryOutcome, requestWithRetry } from "./provider-retry.js";
 import { type ReportedUsage, reportedUsage } from "./provider-usage.js";
-import { type LintMode, lintModeFromEnv, lintPayload } from "./replay-lint.js";
-import { replayPayloadHook } from "./replay-policy.js";
-import { type ModelRequestObservation, observeModelRequest } from "./submission-telemetry.js";
-import type { AnswerReport } from "./transcript-answer.js";
+import { type LintMode, lintModeFromEnv, lintPayload } from "./replay/replay-lint.js";
+import { replayPayloadHook } from "./replay/replay-policy.js";
 
 /**
  * One model answer for pi (the seat's `streamFn`): endpoint slot, pinned request options, the
@@ -36,8 +36,8 @@ import type { AnswerReport } from "./transcript-answer.js";
 type PiModel = Parameters<typeof streamSimple>[0];
 type PiContext = Parameters<typeof streamSimple>[1];
 
-export { emptyAssistant } from "./answer-delivery.js";
-export type { NeverRun } from "./answer-ingestion.js";
+export { emptyAssistant } from "./answer/answer-delivery.js";
+export type { NeverRun } from "./answer/answer-ingestion.js";
 
 /** What one answer's request needs from its run. */
 export interface AnswerRun {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Model } from "@mariozechner/pi-ai";
 import { z } from "zod";
-import { ReasoningReplay, withReplayPolicy } from "./replay-policy.js";
+import { ReasoningReplay, withReplayPolicy } from "./replay/replay-policy.js";
 
 /**
  * How one model entry's failed requests are retried (issue 10 §3); every key optional, each

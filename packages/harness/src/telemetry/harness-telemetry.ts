@@ -1,6 +1,6 @@
 import { createMetrics, type Jr2Metrics, TRACING_OFF, type Tracing } from "@jr2/telemetry";
-import type { EndpointLimiter } from "./limiter.js";
-import type { ModelTable } from "./models.js";
+import type { EndpointLimiter } from "../provider/limiter.js";
+import type { ModelTable } from "../provider/models.js";
 import type { HarnessTelemetry } from "./submission-telemetry.js";
 
 /**

@@ -16,8 +16,8 @@ import {
   withSpan,
 } from "@jr2/telemetry";
 import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
-import type { RetryNotice } from "./provider-retry.js";
-import type { ReportedUsage } from "./provider-usage.js";
+import type { RetryNotice } from "../provider/provider-retry.js";
+import type { ReportedUsage } from "../provider/provider-usage.js";
 
 /**
  * The Harness's telemetry of a Submission (issue 11 item 5, ADR-0420): a `jr2.submission` span

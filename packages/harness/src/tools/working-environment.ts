@@ -1,4 +1,4 @@
-import type { ModelTable } from "./models.js";
+import type { ModelTable } from "../provider/models.js";
 import type { Redactor } from "./secret-redaction.js";
 
 /**

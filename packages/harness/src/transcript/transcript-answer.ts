@@ -1,8 +1,8 @@
 import type { CallDisposition, TranscriptEntry, TranscriptToolCall } from "@jr2/wire";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import type { NeverRun } from "./answer-ingestion.js";
-import type { FetchProbe } from "./fetch-probe.js";
-import { reportedUsage } from "./provider-usage.js";
+import type { NeverRun } from "../provider/answer/answer-ingestion.js";
+import type { FetchProbe } from "../provider/fetch-probe.js";
+import { reportedUsage } from "../provider/provider-usage.js";
 
 /**
  * The Turn transcript's answer side (issue 11 item 3, ADR-0159): one model request's answer as

@@ -1,16 +1,22 @@
 import type { PickAnswer, StreamEvent, SubmissionRequest, TolerantPickAnswer } from "@jr2/wire";
+import {
+  createSeat,
+  type NotRunReason,
+  type RunHooks,
+  type RunOutcome,
+  type Seat,
+} from "../engine/pi/engine-pi.js";
+import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js";
+import { systemPrompt, turnPart, userMessageText } from "../presenters/briefing.js";
+import * as menu from "../presenters/menu.js";
+import type { EndpointLimiter } from "../provider/limiter.js";
+import { type ModelTable, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
+import { withoutServerText } from "../provider/provider-errors.js";
+import type { Redactor } from "../tools/secret-redaction.js";
+import { createWorkingDirectory } from "../tools/working-directory.js";
+import { createWorkingTools } from "../tools/working-tools.js";
 import { decideBoundary, type LastRead } from "./between-steps.js";
-import { systemPrompt, turnPart, userMessageText } from "./briefing.js";
-import { createSeat, type NotRunReason, type RunHooks, type RunOutcome, type Seat } from "./engine-pi.js";
-import type { EndpointLimiter } from "./limiter.js";
-import * as menu from "./menu.js";
-import { type ModelTable, modelEntry, retryPolicy, toPiModel } from "./models.js";
-import type { OrchestratorClient } from "./orchestrator-client.js";
-import { withoutServerText } from "./provider-errors.js";
 import { refusedPickAnswer } from "./refused-pick.js";
-import type { Redactor } from "./secret-redaction.js";
-import { createWorkingDirectory } from "./working-directory.js";
-import { createWorkingTools } from "./working-tools.js";
 
 /**
  * One Submission, top-down (§7.2): read surface → seat (first Submission only) → build request →

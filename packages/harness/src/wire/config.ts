@@ -1,6 +1,6 @@
 import { HARNESS_HTTP_EDGE_ENV, type HttpEdgeLimits, readHttpEdgeLimits } from "@jr2/http-edge";
 import { sandboxTokenProblem, secretProblem } from "@jr2/wire";
-import { parseOrchestratorUrls } from "./orchestrator-urls.js";
+import { parseOrchestratorUrls } from "../orchestrator/orchestrator-urls.js";
 
 /** What `jr2-harness` reads from env besides the model table. */
 export interface HarnessEnvConfig {

@@ -11,16 +11,20 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { type Conversations, createConversations, DEFAULT_CONVERSATION_TTL_MS } from "./conversations.js";
-import { createHarnessTelemetry } from "./harness-telemetry.js";
-import { createEndpointLimiter } from "./limiter.js";
-import type { ModelTable } from "./models.js";
-import { createOrchestratorClient } from "./orchestrator-client.js";
+import {
+  type Conversations,
+  createConversations,
+  DEFAULT_CONVERSATION_TTL_MS,
+} from "../conversations/conversations.js";
+import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
+import { createEndpointLimiter } from "../provider/limiter.js";
+import type { ModelTable } from "../provider/models.js";
+import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
+import { createRedactor } from "../tools/secret-redaction.js";
+import { harnessSecretValues } from "../tools/working-environment.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
-import { createRedactor } from "./secret-redaction.js";
-import { harnessSecretValues } from "./working-environment.js";
 
 /** The Harness's version, answered on /healthz. */
 export const HARNESS_VERSION = "0.1.0";

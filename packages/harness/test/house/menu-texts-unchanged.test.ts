@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as harness from "../../src/index.js";
-import * as menu from "../../src/menu.js";
+import * as menu from "../../src/presenters/menu.js";
 import { MENU_EXPORTS, menuTexts } from "./menu-texts.js";
 
 const pinUrl = new URL("./menu-texts-pin.json", import.meta.url);

@@ -7,7 +7,7 @@
  * export the texts below exercise; the test fails on an export that is not listed.
  */
 import type { Notice, TolerantPickAnswer } from "@jr2/wire";
-import * as menu from "../../src/menu.js";
+import * as menu from "../../src/presenters/menu.js";
 
 const ORDER = ["finish", "dispute", "approve"] as const;
 

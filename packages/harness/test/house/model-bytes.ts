@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AgentDefinition, Notice, TolerantPickAnswer, Tool } from "@jr2/wire";
-import { systemPrompt, turnPart, userMessageText } from "../../src/briefing.js";
+import { systemPrompt, turnPart, userMessageText } from "../../src/presenters/briefing.js";
 import {
   allowedLine,
   NUDGE_TEXT,
@@ -17,9 +17,9 @@ import {
   restatement,
   STANDING_PART,
   unknownToolReceipt,
-} from "../../src/menu.js";
-import { presentedTools } from "../../src/menu-tools.js";
-import { createWorkingTools } from "../../src/working-tools.js";
+} from "../../src/presenters/menu.js";
+import { presentedTools } from "../../src/presenters/pi/menu-tools.js";
+import { createWorkingTools } from "../../src/tools/working-tools.js";
 
 /** `workflow[/machine path]/agent` → that Agent's definition and Menu (example-menus.json). */
 export type ExampleMenus = Record<string, { definition: AgentDefinition; menu: Tool[] }>;
@@ -43,7 +43,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
  * empty one where the module exists.
  */
 async function workingTools(access: AgentDefinition["workspace"], cwd: string) {
-  const redaction = await import("../../src/secret-redaction.js").catch(() => undefined);
+  const redaction = await import("../../src/tools/secret-redaction.js").catch(() => undefined);
   const secrets = redaction?.createRedactor([]);
   return createWorkingTools(access, cwd, secrets as never);
 }

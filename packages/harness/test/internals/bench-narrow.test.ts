@@ -1,6 +1,10 @@
 import type { Tool } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
-import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools, menuForSubmission } from "../../src/bench-narrow.js";
+import {
+  BENCH_NARROW_TOOLS_WARNING,
+  benchNarrowTools,
+  menuForSubmission,
+} from "../../src/presenters/bench-narrow.js";
 
 const MENU: Tool[] = ["approve", "dispute", "finish", "request_changes"].map((name) => ({
   name,

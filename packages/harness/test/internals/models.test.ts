@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY, parseModelTable, retryPolicy, toPiModel } from "../../src/models.js";
+import { DEFAULT_RETRY, parseModelTable, retryPolicy, toPiModel } from "../../src/provider/models.js";
 
 const base = { baseUrl: "http://gpu:8000/v1", id: "qwen3", contextWindow: 32768, maxTokens: 4096 };
 

@@ -6,9 +6,9 @@
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { readHarnessEnv } from "../../src/config.js";
-import { createOrchestratorClient } from "../../src/orchestrator-client.js";
-import { parseOrchestratorUrls } from "../../src/orchestrator-urls.js";
+import { createOrchestratorClient } from "../../src/orchestrator/orchestrator-client.js";
+import { parseOrchestratorUrls } from "../../src/orchestrator/orchestrator-urls.js";
+import { readHarnessEnv } from "../../src/wire/config.js";
 import { type FakeOrchestrator, startFakeOrchestrator } from "../fixtures/fake-orchestrator.js";
 
 const PICK = { name: "approve", arguments: { summary: "ok" }, toolCallId: "call-1" };

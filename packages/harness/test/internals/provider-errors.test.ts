@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { newProbe } from "../../src/fetch-probe.js";
-import { chatUrl, classify, readErrorBody, withoutServerText } from "../../src/provider-errors.js";
+import { newProbe } from "../../src/provider/fetch-probe.js";
+import { chatUrl, classify, readErrorBody, withoutServerText } from "../../src/provider/provider-errors.js";
 
 const site = {
   entry: "coder",

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { newProbe } from "../../src/fetch-probe.js";
-import { DEFAULT_RETRY } from "../../src/models.js";
-import { type AttemptSeen, abortableSleep, backoffMs, requestWithRetry } from "../../src/provider-retry.js";
+import { newProbe } from "../../src/provider/fetch-probe.js";
+import { DEFAULT_RETRY } from "../../src/provider/models.js";
+import {
+  type AttemptSeen,
+  abortableSleep,
+  backoffMs,
+  requestWithRetry,
+} from "../../src/provider/provider-retry.js";
 
 const site = {
   entry: "sim",

@@ -4,9 +4,9 @@
  * The bad history is injected through the payload hook, since ingestion never stores one.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSeat, type RunHooks } from "../../src/engine-pi.js";
-import { createEndpointLimiter } from "../../src/limiter.js";
-import { DEFAULT_RETRY, toPiModel } from "../../src/models.js";
+import { createSeat, type RunHooks } from "../../src/engine/pi/engine-pi.js";
+import { createEndpointLimiter } from "../../src/provider/limiter.js";
+import { DEFAULT_RETRY, toPiModel } from "../../src/provider/models.js";
 import { MENU } from "../fixtures/fake-orchestrator.js";
 import { answer, type ScriptedUpstream, startScriptedUpstream } from "../fixtures/scripted-upstream.js";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { reportedUsage } from "../../src/provider-usage.js";
+import { isTextCall } from "../../src/engine/text-call.js";
+import { reportedUsage } from "../../src/provider/provider-usage.js";
 import {
   EMPTY_ANSWER_MARK,
   lintModeFromEnv,
   lintPayload,
   normalizeArguments,
-} from "../../src/replay-lint.js";
-import { isTextCall } from "../../src/text-call.js";
+} from "../../src/provider/replay/replay-lint.js";
 
 describe("normalizeArguments", () => {
   it.each([

@@ -1,8 +1,12 @@
 // ADR-0310: earlier reasoning is dropped from the replayed history by default, or echoed with
 // preserve_thinking for templates that honour it — the same history always gives the same bytes.
 import { describe, expect, it } from "vitest";
-import { parseModelTable, toPiModel } from "../../src/models.js";
-import { applyReplayPolicy, replayPayloadHook, replayPolicyOf } from "../../src/replay-policy.js";
+import { parseModelTable, toPiModel } from "../../src/provider/models.js";
+import {
+  applyReplayPolicy,
+  replayPayloadHook,
+  replayPolicyOf,
+} from "../../src/provider/replay/replay-policy.js";
 
 const history = (steps: number) => ({
   model: "Qwen/Qwen3.6-35B-A3B",

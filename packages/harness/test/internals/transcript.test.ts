@@ -5,9 +5,15 @@
  */
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { answerEntry, NEVER_REACHED, NEVER_SEEN, notRunFate, usageOf } from "../../src/transcript-answer.js";
-import { type DiffLookups, diffRequest, type UserTag } from "../../src/transcript-diff.js";
-import { bodyToolCallId, createConversationTranscript } from "../../src/transcript-log.js";
+import {
+  answerEntry,
+  NEVER_REACHED,
+  NEVER_SEEN,
+  notRunFate,
+  usageOf,
+} from "../../src/transcript/transcript-answer.js";
+import { type DiffLookups, diffRequest, type UserTag } from "../../src/transcript/transcript-diff.js";
+import { bodyToolCallId, createConversationTranscript } from "../../src/transcript/transcript-log.js";
 
 const TOOLS = [{ type: "function", function: { name: "approve", parameters: {} } }];
 const system = { role: "system", content: "the standing part" };

@@ -13,8 +13,8 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { readHarnessEnv } from "../../src/config.js";
-import { parseModelTable } from "../../src/models.js";
+import { parseModelTable } from "../../src/provider/models.js";
+import { readHarnessEnv } from "../../src/wire/config.js";
 
 const TOKEN = "harness-config-token-0123456789";
 const mainJs = fileURLToPath(new URL("../../dist/main.js", import.meta.url));

@@ -12,8 +12,8 @@ import { createHmac } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { ErrorBody, Health, ModelList } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
-import { readHarnessEnv } from "../../src/config.js";
 import { buildHarness } from "../../src/index.js";
+import { readHarnessEnv } from "../../src/wire/config.js";
 
 const TOKEN = "harness-models-token-0123456789";
 const mainJs = fileURLToPath(new URL("../../dist/main.js", import.meta.url));

@@ -3,7 +3,7 @@
  * (see crash-trials.ts's header for which phase holds to which).
  */
 import type { RecordedRequest } from "../../../conformance/src/index.js";
-import { noticeLine } from "../../../harness/src/menu.js";
+import { noticeLine } from "../../../harness/src/presenters/menu.js";
 
 /** The line the Harness renders for a `conversation-new` notice (§5.3). */
 export const CONVERSATION_NEW_LINE = noticeLine({ type: "conversation-new" });

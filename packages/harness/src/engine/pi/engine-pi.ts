@@ -1,11 +1,11 @@
 import type { Agent, AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
+import type { UserTag } from "../../transcript/transcript-diff.js";
+import { createConversationTranscript } from "../../transcript/transcript-log.js";
 import { finishAnswer, type RunRequest, type RunState, startRun, textOf } from "./run-state.js";
 import { buildSeatAgent, type SeatConfig } from "./seat-agent.js";
 import { type RunOutcome, settleRun } from "./settle-run.js";
 import { atStepBoundary, countAnswer } from "./step-boundary.js";
 import { createToolDispatch, interceptToolResult } from "./tool-execution.js";
-import type { UserTag } from "./transcript-diff.js";
-import { createConversationTranscript } from "./transcript-log.js";
 
 /**
  * The pi engine: one pi-agent-core `Agent` per conversation (a seat). The tools block and the

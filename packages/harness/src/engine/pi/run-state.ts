@@ -1,13 +1,13 @@
 import type { ThinkingLevel, TranscriptEntry } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Model } from "@mariozechner/pi-ai";
-import type { AnswerRun } from "./model-request.js";
-import type { ResolvedRetryPolicy } from "./models.js";
-import type { RetryNotice } from "./provider-retry.js";
-import type { ReportedUsage } from "./provider-usage.js";
-import { type AnswerReport, answerEntry, type CallFate } from "./transcript-answer.js";
-import type { UserTag } from "./transcript-diff.js";
-import type { ConversationTranscript } from "./transcript-log.js";
+import type { AnswerRun } from "../../provider/model-request.js";
+import type { ResolvedRetryPolicy } from "../../provider/models.js";
+import type { RetryNotice } from "../../provider/provider-retry.js";
+import type { ReportedUsage } from "../../provider/provider-usage.js";
+import { type AnswerReport, answerEntry, type CallFate } from "../../transcript/transcript-answer.js";
+import type { UserTag } from "../../transcript/transcript-diff.js";
+import type { ConversationTranscript } from "../../transcript/transcript-log.js";
 
 /**
  * One Submission's run on the seat: what the Turn asks for ({@link RunRequest}), the Turn's side

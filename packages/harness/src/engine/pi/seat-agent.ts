@@ -1,11 +1,11 @@
 import type { Tool } from "@jr2/wire";
 import { Agent, type AgentTool } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { benchNarrowTools, menuForSubmission } from "./bench-narrow.js";
-import type { EndpointLimiter } from "./limiter.js";
-import { piTools, presentedTools, type ToolDispatch } from "./menu-tools.js";
-import { createStreamFn } from "./model-request.js";
-import { EMPTY_ANSWER_MARK, type LintMode } from "./replay-lint.js";
+import { benchNarrowTools, menuForSubmission } from "../../presenters/bench-narrow.js";
+import { piTools, presentedTools, type ToolDispatch } from "../../presenters/pi/menu-tools.js";
+import type { EndpointLimiter } from "../../provider/limiter.js";
+import { createStreamFn } from "../../provider/model-request.js";
+import { EMPTY_ANSWER_MARK, type LintMode } from "../../provider/replay/replay-lint.js";
 import type { RunState } from "./run-state.js";
 
 /**

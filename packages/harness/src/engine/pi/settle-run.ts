@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { isTextCall } from "../text-call.js";
 import { type RunState, textOf } from "./run-state.js";
-import { isTextCall } from "./text-call.js";
 
 /**
  * The last phase of a run: how it ended, read from the run's bookkeeping and the conversation's

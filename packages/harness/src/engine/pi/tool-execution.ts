@@ -1,10 +1,10 @@
 import type { AgentEvent, AgentMessage, AgentTool } from "@mariozechner/pi-agent-core";
 import { validateToolArguments } from "@mariozechner/pi-ai";
-import { isJr2Result, type ToolDispatch, type ToolOutcome } from "./menu-tools.js";
-import type { NeverRun } from "./model-request.js";
+import { isJr2Result, type ToolDispatch, type ToolOutcome } from "../../presenters/pi/menu-tools.js";
+import type { NeverRun } from "../../provider/model-request.js";
+import { insideCwd, pathArgument, withBashTimeout } from "../../tools/working-tools.js";
+import { type CallFate, notRunFate } from "../../transcript/transcript-answer.js";
 import { type NotRunReason, type RunState, textOf } from "./run-state.js";
-import { type CallFate, notRunFate } from "./transcript-answer.js";
-import { insideCwd, pathArgument, withBashTimeout } from "./working-tools.js";
 
 /**
  * The seat's tool calls: each one pi runs comes here — a pick goes to the Turn (`menuCall`, its

@@ -1,6 +1,6 @@
 import type { AssistantMessage, streamSimple } from "@mariozechner/pi-ai";
-import type { AttemptValue } from "./model-attempt.js";
-import type { AttemptSeen, RetryOutcome } from "./provider-retry.js";
+import type { AttemptValue } from "../model-attempt.js";
+import type { AttemptSeen, RetryOutcome } from "../provider-retry.js";
 
 /**
  * How one model request ends for pi (model-request.ts's last phase): the finished answer, or

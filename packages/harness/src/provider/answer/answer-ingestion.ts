@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { normalizeArguments } from "./replay-lint.js";
+import { normalizeArguments } from "../replay/replay-lint.js";
 
 /**
  * Ingestion of a finished answer (before pi sees it): tool-call arguments normalized once, the

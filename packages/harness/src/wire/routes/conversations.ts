@@ -11,9 +11,9 @@ import {
 } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { Conversations } from "../conversations.js";
-import { type ModelTable, modelEntry } from "../models.js";
-import { cwdProblem } from "../working-directory.js";
+import type { Conversations } from "../../conversations/conversations.js";
+import { type ModelTable, modelEntry } from "../../provider/models.js";
+import { cwdProblem } from "../../tools/working-directory.js";
 import { bearerCheck } from "./auth.js";
 import { skipUnknownNotices } from "./notices.js";
 

@@ -1,6 +1,6 @@
 import { ErrorBody, ModelList } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import type { ModelTable } from "../models.js";
+import type { ModelTable } from "../../provider/models.js";
 import { bearerCheck } from "./auth.js";
 
 /**
