@@ -1,0 +1,59 @@
+import type { SubmissionRequest, Tool } from "@jr2/wire";
+import { createSeat, type Seat } from "../engine/pi/engine-pi.js";
+import { systemPrompt, turnPart, userMessageText } from "../presenters/briefing.js";
+import { modelEntry } from "../provider/models.js";
+import { createWorkingDirectory } from "../tools/working-directory.js";
+import { createWorkingTools } from "../tools/working-tools.js";
+import type { SeatSlot, TurnDeps } from "./turn-deps.js";
+
+/** The seat of a conversation, or why it could not be built. */
+export type SeatPhase =
+  | { kind: "seated"; seat: Seat }
+  | { kind: "failed"; error: { type: "cwd"; message: string } };
+
+/**
+ * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it.
+ * A working directory that cannot be created fails the Submission (`{ type: "cwd" }`) and
+ * seats nothing, so a later Submission tries again.
+ */
+export async function seatPhase(
+  slot: SeatSlot,
+  req: SubmissionRequest,
+  menuItems: Tool[],
+  deps: TurnDeps,
+): Promise<SeatPhase> {
+  if (slot.seat) return { kind: "seated", seat: slot.seat };
+  const cwd = req.definition.workspace === "none" ? undefined : req.cwd;
+  // The Harness creates a Turn's working directory on first admission (§5.2).
+  if (cwd !== undefined) {
+    const created = await createWorkingDirectory(cwd);
+    if (created.kind === "failed")
+      return { kind: "failed", error: { type: "cwd", message: created.message } };
+  }
+  const working =
+    cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd, deps.secrets);
+  const entry = modelEntry(deps.models, req.model ?? req.definition.model);
+  slot.seat = createSeat({
+    systemPrompt: systemPrompt(req.definition.instructions),
+    workingTools: working,
+    menu: menuItems,
+    cwd,
+    limiter: deps.limiter,
+    temperature: entry?.temperature,
+  });
+  slot.menuOrder = menuItems.map((t) => t.name);
+  slot.hasWorkingTools = working.length > 0;
+  slot.cwd = cwd;
+  return { kind: "seated", seat: slot.seat };
+}
+
+/** Phase 3: the user message — prompt (or nudge), then the Turn part. */
+export function buildRequestPhase(slot: SeatSlot, req: SubmissionRequest, allowed: string[]): string {
+  const part = turnPart({
+    cwd: slot.hasWorkingTools ? req.cwd : undefined,
+    notices: req.notices ?? [],
+    allowed,
+    menuOrder: slot.menuOrder,
+  });
+  return userMessageText(req.kind, req.prompt, part);
+}

@@ -1,0 +1,62 @@
+import type { StreamEvent } from "@jr2/wire";
+import type { Seat } from "../engine/pi/engine-pi.js";
+import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js";
+import type { EndpointLimiter } from "../provider/limiter.js";
+import type { ModelTable } from "../provider/models.js";
+import type { Redactor } from "../tools/secret-redaction.js";
+
+/**
+ * What a Submission's run needs from the Harness and the conversation-level state it reads and
+ * (once) writes — shared by turn.ts and its phases.
+ * @see SPEC §7.2
+ */
+
+/** What a Submission's run needs from the Harness. */
+export interface TurnDeps {
+  orchestrator: OrchestratorClient;
+  models: ModelTable;
+  limiter: EndpointLimiter;
+  /** Surface read budget before the model (ms, §7.2 step 1: 90 000). */
+  surfaceBudgetMs: number;
+  /** The bounded boundary read (ms, §7.5). */
+  boundaryReadMs: number;
+  maxSteps: number;
+  /** Per model request (ms), unless the model entry's `retry.requestTimeoutMs` says otherwise. */
+  requestTimeoutMs: number;
+  /** The Harness's secret values: kept out of Working tools' environment and results (ADR-0158). */
+  secrets: Redactor;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  /**
+   * Model-side trouble (provider errors, retries, invented tools, not-run calls, text calls) at
+   * warn, the replay-lint's repairs at error; each line names iid, turnId and model, never prompt
+   * or argument text. Absent: `log` with a `level` field.
+   */
+  warn?: (msg: string, fields?: Record<string, unknown>) => void;
+  error?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** The conversation-level state a Submission reads and (once) writes. */
+export interface SeatSlot {
+  iid: string;
+  seat: Seat | undefined;
+  menuOrder: string[];
+  hasWorkingTools: boolean;
+  /** The seat's working directory (Working tools only). */
+  cwd: string | undefined;
+  lastDials: { model: string; thinkingLevel: string } | undefined;
+}
+
+/** How a Submission ended. */
+export type Settlement = Extract<StreamEvent, { type: "submission-settled" }>;
+
+/** Logs at `level` through the Harness's logger (or `log` with the level as a field). */
+export function logAt(
+  deps: TurnDeps,
+  level: "warn" | "error",
+  msg: string,
+  fields: Record<string, unknown>,
+): void {
+  const sink = level === "warn" ? deps.warn : deps.error;
+  if (sink) sink(msg, fields);
+  else deps.log(msg, { level, ...fields });
+}
