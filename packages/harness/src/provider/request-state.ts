@@ -1,8 +1,4 @@
-import type {
-  createAssistantMessageEventStream,
-  SimpleStreamOptions,
-  streamSimple,
-} from "@mariozechner/pi-ai";
+import type { createAssistantMessageEventStream, streamSimple } from "@mariozechner/pi-ai";
 import type { ModelRequestObservation } from "../telemetry/submission-telemetry.js";
 import type { AnswerReport } from "../transcript/transcript-answer.js";
 import type { NeverRun } from "./answer/answer-ingestion.js";

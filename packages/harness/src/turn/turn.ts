@@ -1,5 +1,6 @@
 import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { RunOutcome, Seat } from "../engine/pi/engine-pi.js";
+import { hooksFor } from "../engine/steer-fallback.js";
 import { type ModelEntry, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
 import { buildRequestPhase, seatPhase } from "./seat-phase.js";
 import { readSurfacePhase } from "./surface-phase.js";
@@ -134,7 +135,11 @@ async function runPhase(
     thinkingLevel: run.thinkingLevel as never,
     maxSteps: deps.maxSteps,
     allowed: run.allowed,
-    hooks: turnHooks(slot, submissionId, { turnId: req.turnId, model: modelName }, run.state, deps, emit),
+    // pi steers, so its hooks are the Turn's as they are; an engine without steer gets the fallback.
+    hooks: hooksFor(
+      seat,
+      turnHooks(slot, submissionId, { turnId: req.turnId, model: modelName }, run.state, deps, emit),
+    ),
   });
   signal.removeEventListener("abort", onAbort);
   return outcome;

@@ -1,6 +1,8 @@
 import type { Agent, AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
+import { piPresenter } from "../../presenters/pi/pi-presenter.js";
 import type { UserTag } from "../../transcript/transcript-diff.js";
 import { createConversationTranscript } from "../../transcript/transcript-log.js";
+import type { Engine } from "../engine.js";
 import { finishAnswer, type RunRequest, type RunState, startRun, textOf } from "./run-state.js";
 import { buildSeatAgent, type SeatConfig } from "./seat-agent.js";
 import { type RunOutcome, settleRun } from "./settle-run.js";
@@ -25,12 +27,14 @@ export type { SeatConfig } from "./seat-agent.js";
 export type { RunOutcome } from "./settle-run.js";
 export { IDENTICAL_CALLS_LIMIT, OUTPUT_CUTS_LIMIT } from "./step-boundary.js";
 
-/** A conversation's pi seat. */
-export interface Seat {
+/** A conversation's pi seat: the pi {@link Engine}, with `steer` (pi's between-steps input). */
+export interface Seat extends Engine<RunRequest> {
   run(req: RunRequest): Promise<RunOutcome>;
   /** Aborts the model request and clears queued steering (§7.2 step 4). */
   abort(): void;
   messages(): AgentMessage[];
+  /** Queues a user message for pi to send before its next model request (a run in flight only). */
+  steer(text: string, part: "restatement" | "continue"): void;
 }
 
 /**
@@ -68,6 +72,9 @@ export function createSeat(cfg: SeatConfig): Seat {
       agent.abort();
     },
     messages: () => agent.state.messages,
+    steer(text, part) {
+      if (current) agent.steer(userMessage(current, text, { part }));
+    },
   };
 }
 
@@ -86,13 +93,12 @@ async function runLoop(agent: Agent, run: RunState): Promise<void> {
   }
 }
 
+/** Places the texts the Turn hands the seat (pi's user messages). */
+const PI_PRESENTER = piPresenter();
+
 /** A user message for pi, tagged with what the Harness sends it as (the transcript's `part`). */
 function userMessage(run: RunState, text: string, tag: UserTag) {
-  const message = {
-    role: "user" as const,
-    content: [{ type: "text" as const, text }],
-    timestamp: Date.now(),
-  };
+  const message = PI_PRESENTER.placeText(text);
   run.transcript.tagUser(message, tag);
   return message;
 }

@@ -1,13 +1,12 @@
-import type { ThinkingLevel, TranscriptEntry } from "@jr2/wire";
+import type { ThinkingLevel } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Model } from "@mariozechner/pi-ai";
 import type { AnswerRun } from "../../provider/model-request.js";
 import type { ResolvedRetryPolicy } from "../../provider/models.js";
-import type { RetryNotice } from "../../provider/provider-retry.js";
-import type { ReportedUsage } from "../../provider/provider-usage.js";
 import { type AnswerReport, answerEntry, type CallFate } from "../../transcript/transcript-answer.js";
 import type { UserTag } from "../../transcript/transcript-diff.js";
 import type { ConversationTranscript } from "../../transcript/transcript-log.js";
+import type { EngineHooks as RunHooks } from "../engine.js";
 
 /**
  * One Submission's run on the seat: what the Turn asks for ({@link RunRequest}), the Turn's side
@@ -16,36 +15,7 @@ import type { ConversationTranscript } from "../../transcript/transcript-log.js"
  * @see SPEC §7.2, §7.5
  */
 
-/** The Turn's side of a run: pick delivery, texts, boundary reads, observers. From turn.ts. */
-export interface RunHooks {
-  menuCall(call: {
-    name: string;
-    arguments: unknown;
-    toolCallId: string;
-  }): Promise<{ text: string; turnOver: boolean }>;
-  /**
-   * Receipt text for calls that are never run (unknown tool, cut off, not JSON, not an object,
-   * after the end); `detail` carries what the model sent when the history no longer shows it.
-   */
-  notRun(reason: NotRunReason, name: string, detail?: { sent: string; kind?: string }): string;
-  /** After each model answer's tool results: the restatement to steer, if any (§7.5). */
-  boundary(modelStopped: boolean): Promise<string | undefined>;
-  /** After an answer cut at the output limit with no tool call: the text to steer, if any. */
-  outputCut(): string | undefined;
-  usage(u: ReportedUsage & { finishReason?: string }): void;
-  /** A model request is retried or its endpoint waited for (issue 10 §3). */
-  retry(n: RetryNotice): void;
-  /** Model-side trouble for the operator's log (never prompt or argument text). */
-  trouble(level: "warn" | "error", msg: string, fields?: Record<string, unknown>): void;
-  message(role: "user" | "assistant" | "toolResult", text: string): void;
-  /** Text for a Working tool's bad arguments / outside-cwd path / failure. */
-  workingText(kind: "arguments" | "outside-cwd" | "failed", name: string, detail: string): string;
-  /** One transcript entry, as it happens (issue 11 item 3, ADR-0159). */
-  transcript(entry: TranscriptEntry): void;
-}
-
-/** Why a tool call of the model was answered without being run (the receipt {@link RunHooks.notRun} writes). */
-export type NotRunReason = "unknown-tool" | "truncated" | "not-json" | "not-object" | "turn-over" | "stopped";
+export type { EngineHooks as RunHooks, NotRunReason } from "../engine.js";
 
 /** One Submission's run on the seat. */
 export interface RunRequest {

@@ -2,7 +2,8 @@ import type { Tool } from "@jr2/wire";
 import { Agent, type AgentTool } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { benchNarrowTools, menuForSubmission } from "../../presenters/bench-narrow.js";
-import { piTools, presentedTools, type ToolDispatch } from "../../presenters/pi/menu-tools.js";
+import { piTools, type ToolDispatch } from "../../presenters/pi/menu-tools.js";
+import { piPresenter } from "../../presenters/pi/pi-presenter.js";
 import type { EndpointLimiter } from "../../provider/limiter.js";
 import { createStreamFn } from "../../provider/model-request.js";
 import { EMPTY_ANSWER_MARK, type LintMode } from "../../provider/replay/replay-lint.js";
@@ -47,14 +48,13 @@ export function buildSeatAgent(
   current: () => RunState | undefined,
   dispatch: ToolDispatch,
 ): SeatAgent {
-  const tools = presentedTools(cfg.workingTools, cfg.menu);
+  const presenter = piPresenter(cfg.workingTools);
+  const tools = presenter.tools(cfg.menu);
   // BENCHMARK-ONLY (bench-narrow.ts): off by default; when on, the tools block changes per Turn.
   const narrow = benchNarrowTools(process.env);
   const toolsBlock = () => {
     const run = current();
-    return narrow && run
-      ? presentedTools(cfg.workingTools, menuForSubmission(cfg.menu, run.req.allowed ?? [], true))
-      : tools;
+    return narrow && run ? presenter.tools(menuForSubmission(cfg.menu, run.req.allowed ?? [], true)) : tools;
   };
   const streamFn = createStreamFn({
     limiter: cfg.limiter,

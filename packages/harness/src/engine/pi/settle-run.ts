@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { EngineOutcome as RunOutcome } from "../engine.js";
 import { isTextCall } from "../text-call.js";
 import { type RunState, textOf } from "./run-state.js";
 
@@ -8,12 +9,7 @@ import { type RunState, textOf } from "./run-state.js";
  * @see SPEC §7.2 step 6; docs/adr/0151-pi-interception.md
  */
 
-/** How the run ended (turn.ts maps it to a settlement). */
-export type RunOutcome =
-  /** `textCall`: the last answer wrote a tool call as text (case C1); nothing was run. */
-  | { kind: "completed"; textCall?: boolean }
-  | { kind: "failed"; error: { type: string; message: string; cause?: string } }
-  | { kind: "aborted" };
+export type { EngineOutcome as RunOutcome } from "../engine.js";
 
 /**
  * Aborted wins, then a runaway halt, then a failed or aborted last answer (the request's own
