@@ -38,5 +38,6 @@ export {
   type RunToolOperations,
   runToolOperations,
   type SandboxBashOperations,
+  sniffImageMimeType,
 } from "./tool-operations.js";
 export { DEFAULT_SANDBOX_UID, ownForSandbox, sandboxUser } from "./user.js";

@@ -34,7 +34,9 @@ export interface SandboxBashOperations {
 /** Everything the seven Working tools need, for one run. */
 export interface RunToolOperations {
   files: ConfinedFiles;
-  read: Pick<ConfinedFiles, "readFile" | "access">;
+  read: Pick<ConfinedFiles, "readFile" | "access"> & {
+    detectImageMimeType(path: string): Promise<string | null>;
+  };
   write: Pick<ConfinedFiles, "writeFile" | "mkdir">;
   edit: Pick<ConfinedFiles, "readFile" | "writeFile" | "access">;
   ls: Pick<ConfinedFiles, "exists" | "stat" | "readdir">;
@@ -101,12 +103,31 @@ function globOperation(run: RunSandbox, files: ConfinedFiles): RunToolOperations
   };
 }
 
+/** The image types pi's read tool attaches, by their first bytes (read through the confinement). */
+export function sniffImageMimeType(head: Buffer): string | null {
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return "image/png";
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "image/jpeg";
+  if (head.subarray(0, 4).toString("latin1") === "GIF8") return "image/gif";
+  if (
+    head.subarray(0, 4).toString("latin1") === "RIFF" &&
+    head.subarray(8, 12).toString("latin1") === "WEBP"
+  ) {
+    return "image/webp";
+  }
+  return null;
+}
+
 /** The operations of every Working tool of one run (see the README for the pi mapping). */
 export async function runToolOperations(run: RunSandbox): Promise<RunToolOperations> {
   const files = await confinedFiles(run.root, run.access, run.user);
   return {
     files,
-    read: { readFile: files.readFile, access: files.access },
+    read: {
+      readFile: files.readFile,
+      access: files.access,
+      detectImageMimeType: async (p) => sniffImageMimeType((await files.readFile(p)).subarray(0, 16)),
+    },
     write: { writeFile: files.writeFile, mkdir: files.mkdir },
     edit: { readFile: files.readFile, writeFile: files.writeFile, access: files.access },
     ls: { exists: files.exists, stat: files.stat, readdir: files.readdir },
