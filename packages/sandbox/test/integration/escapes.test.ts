@@ -105,6 +105,8 @@ describe.skipIf(noSandbox)("a run's sandbox: escapes refused", () => {
       `ls /proc | grep -c '^[0-9]*$'; cat /proc/*/root${runs.secretB} 2>&1; cat /proc/1/root${runs.secretB} 2>&1`,
     );
     expect(r.text).not.toContain(runs.secretText);
+    // bwrap's PID 1, bash, ls and grep: the host's processes (this test's, run B's) are not there.
+    expect(Number(r.text.split("\n")[0])).toBeLessThanOrEqual(5);
     const ops = await runToolOperations({ root: runs.runA, access: "write", env: TOOL_ENV });
     const pid = serviceB.process.pid;
     await expect(ops.read.readFile(`/proc/${pid}/root${runs.secretB}`)).rejects.toThrow(
@@ -122,6 +124,10 @@ describe.skipIf(noSandbox)("a run's sandbox: escapes refused", () => {
   });
 
   it("/proc/*/environ and /proc/*/cmdline hold no JR2_ value of the Harness", async () => {
+    // The test process (root, holding the canary) would be unreadable to uid 10001 anyway; the
+    // PID namespace is what hides it at all: its pid is not a directory inside.
+    const hidden = await bash(`test -d /proc/${process.pid} && echo VISIBLE || echo HIDDEN`);
+    expect(hidden.text).toContain("HIDDEN");
     const r = await bash("cat /proc/*/environ /proc/*/cmdline 2>/dev/null | tr '\\0' '\\n'; env");
     expect(r.text).toContain("PATH=");
     expect(r.text).not.toContain("jr2-canary-7f3e9a");
