@@ -1,5 +1,8 @@
 # The Harness image (SPEC §7, §11): the Harness plus what its Working tools call — bash,
-# coreutils, ripgrep, git, and an `fd` that pi's find tool accepts (ADR-0102).
+# coreutils, ripgrep, git, and an `fd` that pi's find tool accepts (ADR-0102) — and bubblewrap,
+# which runs every Working tool in its run's own sandbox (issue 26, ADR-0170; util-linux's
+# prlimit, Essential in Debian, sets its limits). The Harness runs as uid 10001, so the sandbox
+# does too; compose gives the container what bwrap needs (ADR-0172).
 #
 # Built by docker/build-images.sh, which stages the context: app/harness is a
 # `pnpm deploy --prod` output (dist + production node_modules), fd is docker/fd-compat.sh.
@@ -8,14 +11,14 @@ ARG BASE_IMAGE=node:22-bookworm-slim
 FROM ${BASE_IMAGE}
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      bash coreutils findutils grep sed ca-certificates git ripgrep fd-find \
+      bash coreutils findutils grep sed ca-certificates git ripgrep fd-find bubblewrap util-linux \
  && rm -rf /var/lib/apt/lists/*
 COPY fd /usr/local/bin/fd
 RUN chmod 755 /usr/local/bin/fd \
  && useradd --uid 10001 --user-group --create-home --home-dir /home/jr2 --shell /bin/bash jr2 \
  && mkdir -p /work && chown 10001:10001 /work \
  && fd --glob --color=never --hidden --no-require-git --max-results 1 -- 'passwd' /etc >/dev/null \
- && rg --version >/dev/null && git --version >/dev/null
+ && rg --version >/dev/null && git --version >/dev/null && bwrap --version >/dev/null && prlimit --version >/dev/null
 COPY app /app
 RUN printf '#!/bin/sh\nexec node /app/harness/dist/main.js "$@"\n' >/usr/local/bin/jr2-harness \
  && chmod 755 /usr/local/bin/jr2-harness

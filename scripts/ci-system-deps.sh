@@ -3,15 +3,17 @@
 # for the web console's browser suite (packages/console, driven by playwright-core at
 # /usr/bin/chromium), and PostgreSQL for the store suites (issue 15: Debian's `postgresql`, whose
 # binaries under /usr/lib/postgresql/<ver>/bin scripts/pg-test-cluster.sh runs; no cluster of the
-# package's is used or relied on). Under CI=true a suite that cannot find them fails, so CI
+# package's is used or relied on), and bubblewrap for the Working-tool sandbox's suites
+# (packages/sandbox, issue 26; they fail under CI=true without it). Under CI=true a suite that cannot find them fails, so CI
 # installs them here rather than letting a test skip. A developer machine:
 # `sudo bash scripts/ci-system-deps.sh`.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "system deps: present (chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgresql $(ls /usr/lib/postgresql | sort -V | tail -1))"
+  echo "system deps: present (chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgresql $(ls /usr/lib/postgresql | sort -V | tail -1), $(bwrap --version))"
   exit 0
 fi
 echo "system deps: installing ${need[*]} from Debian"

@@ -4,6 +4,22 @@
 # endpoint) and stops the stack when the run settles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Every Working tool runs in its run's bubblewrap sandbox (issue 26, ADR-0170): without bwrap,
+# stop here with the install command, unless the user turned the sandbox off (JR2_SANDBOX=off).
+if [ "${JR2_SANDBOX:-on}" != "off" ]; then
+  if ! command -v bwrap >/dev/null 2>&1; then
+    echo "quickstart: bubblewrap (bwrap) is missing; Working tools run in a bwrap sandbox per run." >&2
+    echo "  install it:  sudo apt-get install bubblewrap   (Fedora: sudo dnf install bubblewrap)" >&2
+    echo "  or run without the sandbox (tools then reach everything this user can):  JR2_SANDBOX=off bash scripts/quickstart.sh" >&2
+    exit 1
+  fi
+  if ! bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>/dev/null; then
+    echo "quickstart: bwrap is installed but cannot create its namespaces here:" >&2
+    bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>&1 | sed 's/^/  /' >&2 || true
+    echo "  see docs/adr/0172-sandbox-deployment.md (user namespaces, AppArmor, /proc), or JR2_SANDBOX=off" >&2
+    exit 1
+  fi
+fi
 if ! command -v pnpm >/dev/null 2>&1 || ! pnpm -v | grep -q '^10\.'; then
   echo "quickstart: installing pnpm@10"
   npm i -g pnpm@10 >/dev/null

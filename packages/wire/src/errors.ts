@@ -195,6 +195,20 @@ export const errorCodes = {
     status: 500,
     message: "sandbox name `{sandbox}` cannot be carried in a sandbox token: {reason}",
   },
+  // The Working-tool sandbox (@jr2/sandbox, issue 26, ADR-0170)
+  JR2_ERR_SANDBOX_UNAVAILABLE: {
+    status: 503,
+    message: "the Working-tool sandbox does not work here: {layer} ({detail}); fix: {fix}",
+  },
+  JR2_ERR_SANDBOX_PATH_REFUSED: {
+    status: 403,
+    message: "path `{path}` is refused: {reason}; use a path inside the run's directory `{root}`",
+  },
+  JR2_ERR_SANDBOX_EGRESS_REFUSED: {
+    status: 403,
+    message:
+      "host `{host}` is not on this run's network allow list ({allowed}); add it to workspace(body, { network: [...] })",
+  },
   JR2_ERR_WORKFLOW_LOAD_FAILED: {
     status: 500,
     message: "cannot load workflow module `{file}`: {detail}",
