@@ -6,7 +6,8 @@
 import { parseArgs } from "node:util";
 import type { ResumeAnswer, RetryAnswer } from "@jr2/wire";
 import { type CliTarget, call, resolveTarget } from "./client.js";
-import { followRun } from "./run-command.js";
+import { followRun } from "./follow-run.js";
+import { parseGateAnswers } from "./gate-answers.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {
@@ -18,8 +19,12 @@ const options = {
   url: { type: "string" },
   token: { type: "string" },
   follow: { type: "boolean" },
+  "answer-gates": { type: "string", multiple: true },
   "accept-drift": { type: "boolean" },
 } as const;
+
+/** The follow flags `jr2 run` takes, taken by every control that revives a run (issue 22 §1). */
+export const FOLLOW_FLAGS = "[--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]]";
 
 /** The runId and target of a command line. @throws Error when the runId is missing */
 function parsed(args: string[]) {
@@ -29,33 +34,47 @@ function parsed(args: string[]) {
   return { runId, values, target: resolveTarget(values, process.env) };
 }
 
-/** `--follow`: the run's feed from the control's own entry until it settles, exiting by its outcome; else 0. */
+/**
+ * `--follow`: the run's feed from the control's own entry until it settles, answering Gates
+ * from `--answer-gates`, exiting by its outcome; else 0.
+ * @throws Error when `--answer-gates` is given without `--follow` (nothing would answer)
+ */
 function thenFollow(
   target: CliTarget,
   runId: string,
-  follow: boolean | undefined,
+  values: { follow?: boolean | undefined; "answer-gates"?: string[] | undefined },
   from: number,
 ): Promise<number> | number {
-  return follow ? followRun(target, runId, [], process.stdout, from) : 0;
+  return values.follow
+    ? followRun(target, runId, parseGateAnswers(values["answer-gates"] ?? []), process.stdout, from)
+    : 0;
+}
+
+/** `--answer-gates` answers while following: refused before the control acts when `--follow` is absent. */
+export function checkFollowFlags(values: { follow?: boolean | undefined; "answer-gates"?: unknown }): void {
+  if (values["answer-gates"] !== undefined && !values.follow)
+    throw new Error("--answer-gates answers Gates while following: add --follow");
 }
 
 export const resumeRetryCommands: Record<string, Command> = {
   resume: {
-    usage: "jr2 resume <runId> [--accept-drift] [--follow] [--url URL] [--token T]",
+    usage: `jr2 resume <runId> [--accept-drift] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
+      checkFollowFlags(values);
       const accept = values["accept-drift"] === true;
       const path = `/runs/${encodeURIComponent(runId)}/resume`;
       const answer = await call<ResumeAnswer>(target, "POST", path, { acceptDrift: accept });
       process.stdout.write(formatResume(answer));
       if (!answer.resumed) return answer.resumable ? 0 : 1;
-      return thenFollow(target, runId, values.follow, answer.seq ?? 0);
+      return thenFollow(target, runId, values, answer.seq ?? 0);
     },
   },
   retry: {
-    usage: "jr2 retry <runId> [--follow] [--url URL] [--token T]",
+    usage: `jr2 retry <runId> ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
+      checkFollowFlags(values);
       if (values["accept-drift"]) throw new Error("--accept-drift is `jr2 resume`'s; `jr2 retry` takes none");
       const answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, {});
       const from =
@@ -63,7 +82,7 @@ export const resumeRetryCommands: Record<string, Command> = {
       process.stdout.write(
         `run ${answer.runId} retried ${answer.child} from ${from} as Turn ${answer.turnId} (a new conversation); ${answer.status}\n`,
       );
-      return thenFollow(target, runId, values.follow, answer.seq);
+      return thenFollow(target, runId, values, answer.seq);
     },
   },
 };
