@@ -60,6 +60,11 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "resumed":
       return `${time}  resumed   drift accepted: ${event.accepted}${event.moved.length ? `; on a new conversation: ${event.moved.join(", ")}` : ""} (by ${event.by})`;
     case "retried":
+      if (event.machineFault) {
+        const m = event.machineFault;
+        const from = m.from === "input" ? "started again from its input" : `restored version ${m.from}`;
+        return `${time}  retried   the Machine fault (${m.reason}): ${from}${m.event ? `; delivered again: ${m.event}` : ""} (by ${event.by})`;
+      }
       return `${time}  retried   ${event.child} from ${event.fromVersion === null ? "its last save before the fault" : `version ${event.fromVersion}`}, as Turn ${event.turnId} (by ${event.by})`;
   }
 }

@@ -4,8 +4,8 @@
  * @see docs/adr/0271-resume-and-retry.md, README "Resume and retry"
  */
 import { parseArgs } from "node:util";
-import type { ResumeAnswer, RetryAnswer } from "@jr2/wire";
-import { type CliTarget, call, resolveTarget } from "./client.js";
+import { MachineFaultRetry, type ResumeAnswer, type RetryAnswer } from "@jr2/wire";
+import { CliHttpError, type CliTarget, call, resolveTarget } from "./client.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
 
@@ -21,6 +21,8 @@ const options = {
   follow: { type: "boolean" },
   "answer-gates": { type: "string", multiple: true },
   "accept-drift": { type: "boolean" },
+  yes: { type: "boolean" },
+  force: { type: "boolean" },
 } as const;
 
 /** The follow flags `jr2 run` takes, taken by every control that revives a run (issue 22 §1). */
@@ -71,21 +73,76 @@ export const resumeRetryCommands: Record<string, Command> = {
     },
   },
   retry: {
-    usage: `jr2 retry <runId> ${FOLLOW_FLAGS} [--url URL] [--token T]`,
+    usage: `jr2 retry <runId> [--yes] [--force] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
       checkFollowFlags(values);
       if (values["accept-drift"]) throw new Error("--accept-drift is `jr2 resume`'s; `jr2 retry` takes none");
-      const answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, {});
-      const from =
-        answer.fromVersion === null ? "its last save before the fault" : `version ${answer.fromVersion}`;
-      process.stdout.write(
-        `run ${answer.runId} retried ${answer.child} from ${from} as Turn ${answer.turnId} (a new conversation); ${answer.status}\n`,
-      );
+      // `{}` unless asked: what an Orchestrator before ADR-0272 takes (its body is strict).
+      const body = { ...(values.yes ? { confirm: true } : {}), ...(values.force ? { force: true } : {}) };
+      let answer: RetryAnswer;
+      try {
+        answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, body);
+      } catch (error) {
+        const plan = dryRunOf(error);
+        if (!plan) throw error;
+        // A run faulted by its Machine: the plan, nothing changed (as `jr2 resume` without --accept-drift).
+        process.stdout.write(formatMachineRetry(runId, plan, false, values.force === true));
+        return 0;
+      }
+      process.stdout.write(formatRetry(answer));
       return thenFollow(target, runId, values, answer.seq);
     },
   },
 };
+
+/** The plan of a Machine-fault retry refused for want of `--yes` (ADR-0272); undefined for any other error. */
+function dryRunOf(error: unknown): MachineFaultRetry | undefined {
+  if (!(error instanceof CliHttpError) || error.body?.code !== "JR2_ERR_RUN_RETRY_UNCONFIRMED")
+    return undefined;
+  const parsed = MachineFaultRetry.safeParse(error.body.machineFault);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** What a retry did, one line; a Machine fault's as its plan. */
+export function formatRetry(answer: RetryAnswer): string {
+  if (answer.machineFault)
+    return formatMachineRetry(answer.runId, answer.machineFault, true, false, answer.status);
+  const from =
+    answer.fromVersion === null ? "its last save before the fault" : `version ${answer.fromVersion}`;
+  return `run ${answer.runId} retried ${answer.child} from ${from} as Turn ${answer.turnId} (a new conversation); ${answer.status}\n`;
+}
+
+/**
+ * A Machine-fault retry (ADR-0272), done or planned: the fault, the version restored (or the
+ * stored input), the event delivered again, the Turns on a new conversation, the source digests.
+ */
+export function formatMachineRetry(
+  runId: string,
+  plan: MachineFaultRetry,
+  done: boolean,
+  force: boolean,
+  status?: string,
+): string {
+  const lines = [`run ${runId} was faulted by its Machine: ${plan.reason}`];
+  const { faulted, served } = plan.sourceDigest;
+  lines.push(`  workflow source: ${short(faulted)} when it faulted → ${short(served)} served now`);
+  lines.push(
+    plan.from === "input"
+      ? `  ${done ? "started again" : "would start again"} from its stored input (the fault was in its initial macrostep)`
+      : `  ${done ? "restored" : "would restore"} version ${plan.from}, the newest saved before the faulting macrostep`,
+  );
+  if (plan.event) lines.push(`  event delivered again: ${plan.event}`);
+  lines.push(
+    `  on a new conversation: ${plan.newConversations.includes("*") ? "every Turn (new turnIds and iids)" : plan.newConversations.join(", ") || "no Turn"}`,
+  );
+  lines.push(
+    done
+      ? `status ${status ?? "running"}`
+      : `dry run, nothing changed: retry with \`jr2 retry ${runId} --yes${force ? " --force" : ""}\``,
+  );
+  return `${lines.join("\n")}\n`;
+}
 
 /** What a resume did or would do, one fact a line. */
 export function formatResume(a: ResumeAnswer): string {

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Jr2Error } from "@jr2/wire";
 import { createJiti } from "jiti";
 import type { AnyStateMachine } from "xstate";
 import { modelOf } from "../menu/menu.js";
+import { recordSourceDigest, sourceDigestOfBytes } from "../menu/source-digests.js";
 import type { WorkflowTable } from "../runs/run-host.js";
 import { DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS } from "./config.js";
 
@@ -137,6 +138,8 @@ async function importMachine(
       detail: `${describeExport(exports)}; export \`machine\` (or a default export) built by jr2Setup(...).createMachine(...)`,
     });
   }
+  // The module's bytes as loaded: a run saves their digest beside its fingerprint (ADR-0272).
+  recordSourceDigest(machine as AnyStateMachine, sourceDigestOfBytes(readFileSync(file)));
   return machine as AnyStateMachine;
 }
 
