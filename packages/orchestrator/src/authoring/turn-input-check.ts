@@ -43,7 +43,10 @@ export function checkTurnInputsAtLoad(workflow: string, machine: AnyStateMachine
         try {
           raw =
             typeof authored === "function"
-              ? (authored as (a: unknown) => unknown)({ context: context.value, event: { type: "xstate.init" } })
+              ? (authored as (a: unknown) => unknown)({
+                  context: context.value,
+                  event: { type: "xstate.init" },
+                })
               : authored;
         } catch {
           continue; // it may read an event or a context the start does not have: the run checks it
@@ -51,7 +54,12 @@ export function checkTurnInputsAtLoad(workflow: string, machine: AnyStateMachine
         const state = [path, seat.statePath].filter((p) => p.length > 0).join("/") || "(root)";
         for (const key of typeof raw === "object" && raw !== null ? Object.keys(raw) : [])
           if (!(TURN_INPUT_KEYS as readonly string[]).includes(key))
-            throw new Jr2Error("JR2_ERR_SETUP_TURN_INPUT_KEY", { agent, state, key, accepted: [...TURN_INPUT_KEYS] });
+            throw new Jr2Error("JR2_ERR_SETUP_TURN_INPUT_KEY", {
+              agent,
+              state,
+              key,
+              accepted: [...TURN_INPUT_KEYS],
+            });
       }
     }
   }
@@ -60,7 +68,13 @@ export function checkTurnInputsAtLoad(workflow: string, machine: AnyStateMachine
 
 /** The input a run started with `{}` gets: the schema's defaults; or the first required field without one. */
 function defaultInput(
-  schema: { safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: Array<{ path: PropertyKey[] }> } } } | null,
+  schema: {
+    safeParse(v: unknown): {
+      success: boolean;
+      data?: unknown;
+      error?: { issues: Array<{ path: PropertyKey[] }> };
+    };
+  } | null,
 ): { ok: true; value: unknown } | { ok: false; missing: string } {
   if (!schema) return { ok: true, value: undefined };
   const parsed = schema.safeParse({});

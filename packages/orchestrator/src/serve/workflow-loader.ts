@@ -148,7 +148,11 @@ async function importMachine(
   } catch (error) {
     const code = codeOf(error);
     const message = error instanceof Error ? error.message : String(error);
-    throw new Jr2Error("JR2_ERR_WORKFLOW_LOAD_FAILED", { file, detail: code ? `${code}: ${message}` : message }, error);
+    throw new Jr2Error(
+      "JR2_ERR_WORKFLOW_LOAD_FAILED",
+      { file, detail: code ? `${code}: ${message}` : message },
+      error,
+    );
   }
   for (const note of notes) options.logger?.info({ file }, note);
   loadNotes.set(machine as AnyStateMachine, notes);
