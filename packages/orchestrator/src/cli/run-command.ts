@@ -3,7 +3,7 @@ import type { StartRunAnswer } from "@jr2/wire";
 import { CliHttpError, call, resolveTarget } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
-import { parseGateAnswers } from "./gate-answers.js";
+import { fieldText, parseGateAnswers } from "./gate-answers.js";
 
 export { followRun } from "./follow-run.js";
 
@@ -96,6 +96,12 @@ export async function gateCommand(args: string[], out = process.stdout): Promise
     if (error instanceof CliHttpError && error.status === 409) {
       const now = (error.body?.acceptsNow as string[] | undefined) ?? [];
       out.write(`not now: ${error.message}\naccepts now: ${now.join(", ") || "none"}\n`);
+      return 1;
+    }
+    // The refused field named, a missing one told from a wrong value (as the terminal prompt does).
+    if (error instanceof CliHttpError && error.body?.code === "JR2_ERR_GATE_PAYLOAD_INVALID") {
+      const issues = (error.body.issues as Parameters<typeof fieldText>[0][] | undefined) ?? [];
+      out.write(`refused: ${error.message}\n${issues.map((i) => `  ${fieldText(i)}\n`).join("")}`);
       return 1;
     }
     throw error;
