@@ -1,4 +1,5 @@
-import type { PickAnswer, RunFeedEvent } from "@jr2/wire";
+import type { PickAnswer, RunFeedEvent, UsageTotals } from "@jr2/wire";
+import { cachePercent } from "../durability/usage-totals.js";
 import { describeGate } from "./gate-text.js";
 import { stripControls } from "./transcript-text.js";
 
@@ -119,4 +120,15 @@ function formatAnswer(answer: unknown): string {
     return `refused (${a.refusal})${a.issues?.length ? `: ${a.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` : ""}`;
   const moved = a.moved === undefined ? "delivered" : a.moved ? "moved" : "did not move";
   return `${moved}${a.turnComplete ? ", turn complete" : `, turn open; Allowed now: ${a.allowed?.join(", ") || "none"}`}`;
+}
+
+/**
+ * A run's cached tokens in words: `N (P%)`; `?` alone for a run with no model request (issue 22
+ * §5: `0 (?)` read as a cache that missed), and `N (?)` where the share cannot be computed.
+ */
+export function cachedText(u: UsageTotals): string {
+  const none = u.requests === 0 || (u.requests === undefined && !u.promptTokens && !u.completionTokens);
+  if (none) return "?";
+  const pct = cachePercent(u);
+  return `${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`})`;
 }

@@ -6,10 +6,9 @@
  */
 import { createInterface } from "node:readline/promises";
 import type { Gate, RunDetail, RunFeedEvent } from "@jr2/wire";
-import { cachePercent } from "../durability/usage-totals.js";
 import { type CliTarget, call, followFeed } from "./client.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
-import { formatFeedEvent, formatValue } from "./feed-printer.js";
+import { cachedText, formatFeedEvent, formatValue } from "./feed-printer.js";
 import {
   answerFor,
   formatGateAnswer,
@@ -83,8 +82,7 @@ function heldLine(status: StatusEvent, next: RunFeedEvent, runId: string): strin
 /** How the run ended: status, fault, tokens; the outcome on its own line; a routed fault. */
 function summary(runId: string, detail: RunDetail): string {
   const u = detail.usage;
-  const pct = cachePercent(u);
-  let text = `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}\n`;
+  let text = `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${cachedText(u)}, completion ${u.completionTokens ?? "?"}\n`;
   // Its own line: the one above reads as it did before outcomes (scripts grep it).
   if (detail.outcome)
     text += `run ${runId} outcome ${detail.outcome} (final state ${formatValue(detail.finalState ?? detail.value)})\n`;
