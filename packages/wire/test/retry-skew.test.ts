@@ -4,6 +4,7 @@
  * request (`{}`) is still valid, and the added fields parse where a new Orchestrator sends them.
  */
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { RetryAnswer, RetryRequest, RunFeedEvent, VersionCause } from "../src/index.js";
 
 const at = "2026-12-01T10:00:00.000Z";
@@ -52,5 +53,44 @@ describe("retry fields across versions (issue 22 skew rule)", () => {
       machineFault: fromVersion,
     });
     expect(VersionCause.parse({ kind: "start", by: "cli" })).toEqual({ kind: "start", by: "cli" });
+  });
+
+  it("is read by an older reader: the shapes before ADR-0272 take a new Orchestrator's answer and event", () => {
+    // The schemas as they were (zod objects drop keys they do not know).
+    const olderEvent = z.object({
+      seq: z.number(),
+      at: z.string(),
+      type: z.literal("retried"),
+      child: z.string(),
+      turnId: z.string(),
+      fromVersion: z.number().int().nullable(),
+      by: z.enum(["cli", "http", "console"]),
+    });
+    const olderAnswer = z.object({
+      runId: z.string(),
+      status: z.string(),
+      child: z.string(),
+      turnId: z.string(),
+      fromVersion: z.number().int().nullable(),
+      value: z.unknown(),
+      seq: z.number().int(),
+    });
+    const machineFault = { reason: "boom", from: "input", newConversations: ["*"] };
+    const event = { ...older, child: "(Machine)", turnId: "", fromVersion: null, machineFault };
+    expect(olderEvent.safeParse(RunFeedEvent.parse(event)).success).toBe(true);
+    const answer = {
+      runId: "r",
+      status: "running",
+      child: "(Machine)",
+      turnId: "",
+      fromVersion: null,
+      value: null,
+      seq: 5,
+    };
+    const sent = RetryAnswer.parse({
+      ...answer,
+      machineFault: { ...machineFault, sourceDigest: { faulted: "a", served: "b" } },
+    });
+    expect(olderAnswer.parse(sent)).toEqual(answer);
   });
 });
