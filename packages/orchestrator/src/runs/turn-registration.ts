@@ -29,7 +29,7 @@ import {
   turnRefused,
   turnStarted,
 } from "./turn-records.js";
-import { turnTelemetry } from "./turn-telemetry.js";
+import { type TurnSeat, turnTelemetry } from "./turn-telemetry.js";
 
 /** The newest pick answer of each Turn, by its Turn actor (a Turn keeps it across a reseat). */
 const lastAnswers = new WeakMap<AnyActorRef, { pick: string; answer: PickAnswer }>();
@@ -120,14 +120,6 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
 /** The seat a Turn record names. */
 function recordSeat(seat: TurnSeat, turn: TurnStart, iid: string) {
   return { turnId: turn.input.turnId, agent: seat.agent, state: seat.statePath, iid };
-}
-
-/** Where a Turn sits: its invoking state, its Agent, its feed child (`<state>#<agent>`), its log. */
-export interface TurnSeat {
-  statePath: string;
-  agent: string;
-  child: string;
-  log: Logger;
 }
 
 /** A registered Turn's mutable state: its live registration (a reseat moves it), its driver's stop. */

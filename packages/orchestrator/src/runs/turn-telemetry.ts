@@ -6,16 +6,33 @@
  * Submission was ledgered, so without a key a mid-stream retry was told under it too.
  * @see SPEC §5.6 (the feed never carries an iid)
  */
-import { capEntry } from "../durability/transcript-rows.js";
+import type { Logger } from "pino";
+import { capEntry, type TranscriptRow } from "../durability/transcript-rows.js";
+import type { UsageRecord } from "../durability/usage-totals.js";
 import type { Registration } from "../turns/registration-table.js";
 import { toolCallLines } from "../turns/tool-call-lines.js";
 import { type TurnContext, usageFeedEntry } from "../turns/turn-driver.js";
 import type { LiveRun } from "./live-run.js";
-import type { TurnRegistrationDeps, TurnSeat } from "./turn-registration.js";
+
+/** Where a Turn sits: its invoking state, its Agent, its feed child (`<state>#<agent>`), its log. */
+export interface TurnSeat {
+  statePath: string;
+  agent: string;
+  child: string;
+  log: Logger;
+}
+
+/** What telling needs from the host (turn-registration.ts's deps): the once-by-key recorders. */
+export interface TelemetryDeps {
+  /** Records a usage record once by its key; false when already recorded (ADR-0255). */
+  recordUsage?(run: LiveRun, record: UsageRecord): boolean;
+  /** Records a transcript row once by its key; false when already recorded (ADR-0257). */
+  recordTranscript?(run: LiveRun, row: TranscriptRow): boolean;
+}
 
 /** The feed-telling part of a Turn's context; `current` is its live registration (a reseat moves it). */
 export function turnTelemetry(
-  deps: Pick<TurnRegistrationDeps, "recordUsage" | "recordTranscript">,
+  deps: TelemetryDeps,
   run: LiveRun,
   seat: TurnSeat,
   current: () => Registration,

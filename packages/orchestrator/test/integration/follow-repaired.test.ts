@@ -174,7 +174,7 @@ describe.skipIf(missing.length > 0)("jr2 follow reads a repaired run to its real
     const bad = await jr2(["retry", "nope", "--answer-gate", "x"]);
     expect(bad.code).not.toBe(0);
     expect(bad.out).toContain("jr2 retry: unknown option `--answer-gate`");
-    expect(bad.out).toContain("usage: jr2 retry <runId> [--follow] [--answer-gates");
+    expect(bad.out).toContain("usage: jr2 retry <runId> [--yes] [--force] [--follow] [--answer-gates");
     expect(bad.out).not.toContain(`'-- "`);
   });
 });
