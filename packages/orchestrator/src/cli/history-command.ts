@@ -115,6 +115,9 @@ export function formatCause(cause: VersionCause): string {
       return `resumed, drift accepted (by ${cause.by})`;
     case "retry":
       return `retried ${cause.child} from version ${cause.from} (by ${cause.by})`;
+    case "start":
+      // A Machine fault in the initial macrostep, retried: started again from the input (ADR-0272).
+      return cause.by ? `started again from its input (retry by ${cause.by})` : "start";
     default:
       return cause.kind;
   }
