@@ -1,7 +1,7 @@
 /** The CLI's feed lines for retries, text calls and faults with a cause (issue 10 §3), and the event log's (ADR-0256). */
 import type { RunFeedEvent } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
-import { formatFeedEvent } from "../src/cli/feed-printer.js";
+import { cachedText, formatFeedEvent } from "../src/cli/feed-printer.js";
 
 const at = "2026-12-01T09:00:00.000Z";
 const line = (event: Record<string, unknown>) =>
@@ -104,6 +104,23 @@ describe("the CLI feed printer's operator controls (ADR-0271)", () => {
   it("a retry names the Turn, the version it was set back to and its new turnId", () => {
     expect(line({ type: "retried", turnId: "t-2", fromVersion: 3, by: "console" })).toBe(
       "09:00:00  retried   review#reviewer from version 3, as Turn t-2 (by console)",
+    );
+  });
+});
+
+describe("cached tokens in words (issue 22 §5)", () => {
+  it("says `?` alone for a run with no model request, never `0 (?)`", () => {
+    expect(cachedText({ promptTokens: 0, cachedTokens: 0, completionTokens: 0, requests: 0 })).toBe("?");
+    // An older Orchestrator sends no `requests`: no tokens at all reads the same.
+    expect(cachedText({ promptTokens: 0, cachedTokens: 0, completionTokens: 0 })).toBe("?");
+  });
+
+  it("says the count and the share for a run with model requests", () => {
+    expect(cachedText({ promptTokens: 200, cachedTokens: 150, completionTokens: 9, requests: 2 })).toBe(
+      "150 (75%)",
+    );
+    expect(cachedText({ promptTokens: 200, cachedTokens: null, completionTokens: 9, requests: 2 })).toBe(
+      "? (?)",
     );
   });
 });

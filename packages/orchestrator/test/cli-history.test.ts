@@ -33,6 +33,9 @@ describe("jr2 history and jr2 fork", () => {
     expect(formatCause({ kind: "fork", from: { runId: "run-0", version: 7 }, by: "http" })).toBe(
       "forked from run-0@7 (by http)",
     );
+    // A Machine fault in the initial macrostep, retried (ADR-0272); the run's own start stays `start`.
+    expect(formatCause({ kind: "start", by: "cli" })).toBe("started again from its input (retry by cli)");
+    expect(formatCause({ kind: "start" })).toBe("start");
   });
 
   it("match --at <state> against every state a value names, nested or dotted", () => {

@@ -169,13 +169,20 @@ describe("what has a fault to retry (faultToRetry)", () => {
     });
   });
 
-  it("refuses a Machine error after a routed fault, a failed outcome no fault reached, and a succeeded run", () => {
+  it("takes a Machine error after a routed fault as a Machine fault; refuses a failed outcome no fault reached, and a succeeded run", () => {
+    // A Machine fault is retried by its own rules (ADR-0272: source changed or force, confirmed).
     expect(faultToRetry(blob({ faults: [record(true)], fault: { reason: "boom" } }))).toEqual({
-      why: "it faulted without an unrouted Turn fault (boom)",
+      machineFault: "boom",
     });
     expect(faultToRetry(blob({ status: "done", outcome: "failed", faults: [] }))).toEqual({
       why: "its failed outcome was not reached through a Turn fault",
     });
     expect(faultToRetry(blob({ status: "done", outcome: "succeeded" }))).toEqual({ why: "it succeeded" });
+  });
+
+  it("explains a fault routed to a final state without meta.outcome: the run succeeded (issue 22 §5)", () => {
+    const found = faultToRetry(blob({ status: "done", outcome: "succeeded", faults: [record(true)] }));
+    expect("why" in found && found.why).toContain("declares no `meta.outcome`");
+    expect("why" in found && found.why).toContain("JR2_WARN_OUTCOME_UNDECLARED");
   });
 });

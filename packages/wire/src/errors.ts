@@ -103,6 +103,11 @@ export const errorCodes = {
     status: 409,
     message: "run `{runId}` has nothing to retry: {why}",
   },
+  JR2_ERR_RUN_RETRY_UNCONFIRMED: {
+    status: 409,
+    message:
+      'run `{runId}` was faulted by its Machine ({reason}); a retry would {plan} — nothing changed: confirm with `jr2 retry {runId} --yes` (body `{"confirm": true}`)',
+  },
   // A run's history and forks (ADR-0270)
   JR2_ERR_RUN_VERSION_NOT_FOUND: {
     status: 404,

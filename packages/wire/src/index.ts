@@ -30,6 +30,7 @@ export {
   ControlClient,
   ForkAnswer,
   ForkRequest,
+  MachineFaultRetry,
   ResumeAnswer,
   ResumeMenu,
   ResumeRequest,

@@ -20,7 +20,8 @@ export type ControlClient = z.infer<typeof ControlClient>;
  * (a ledger write), a fork (`from`: the source version), or any other save (`step`).
  */
 export const VersionCause = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("start") }),
+  /** The run's start; `by` when an operator's retry started it again from its input (ADR-0272). */
+  z.object({ kind: z.literal("start"), by: ControlClient.optional() }),
   z.object({ kind: z.literal("pick"), child: z.string(), agent: z.string(), name: z.string() }),
   z.object({ kind: z.literal("gate"), gate: z.string(), event: z.string(), by: ControlClient }),
   z.object({ kind: z.literal("timer"), after: z.string() }),
@@ -152,9 +153,34 @@ export const ResumeAnswer = z.object({
 });
 export type ResumeAnswer = z.infer<typeof ResumeAnswer>;
 
-/** `POST /runs/:runId/retry` body: nothing to say yet (the run's last fault is retried). */
-export const RetryRequest = z.strictObject({});
+/**
+ * `POST /runs/:runId/retry` body. A Turn fault is retried as it is asked; a run faulted by its
+ * Machine (ADR-0272) only with `confirm` (else the answer is the plan, nothing changed), and only
+ * once its workflow's source changed since it faulted — or with `force`. Both optional: `{}` is
+ * what a CLI before them sends.
+ */
+export const RetryRequest = z.strictObject({
+  confirm: z.boolean().optional(),
+  force: z.boolean().optional(),
+});
 export type RetryRequest = z.infer<typeof RetryRequest>;
+
+/**
+ * The retry of a run faulted by its Machine (ADR-0272): the fault's `reason`; `from` — the run's
+ * stored input (the fault was in its initial macrostep) or the version restored, the newest saved
+ * before the faulting macrostep; `event` — what that macrostep handled, in words, delivered
+ * again; `newConversations` — the Turns (`<state path>#<agent>`) admitted on a new conversation
+ * (`*` every Turn: the run starts again); the workflow module's sha256 it faulted under and the
+ * one served.
+ */
+export const MachineFaultRetry = z.object({
+  reason: z.string(),
+  from: z.union([z.literal("input"), z.number().int().positive()]),
+  event: z.string().optional(),
+  newConversations: z.array(z.string()),
+  sourceDigest: z.object({ faulted: z.string().nullable(), served: z.string().nullable() }),
+});
+export type MachineFaultRetry = z.infer<typeof MachineFaultRetry>;
 
 /**
  * What a retry did: the faulted Turn (`child`, `<state path>#<agent>`) admitted again with a new
@@ -170,6 +196,8 @@ export const RetryAnswer = z.object({
   value: z.unknown(),
   /** The `retried` event's seq on the run's log: a follower reads on from it. */
   seq: z.number().int(),
+  /** A run faulted by its Machine: how it was retried (ADR-0272); absent for a Turn fault. */
+  machineFault: MachineFaultRetry.optional(),
 });
 export type RetryAnswer = z.infer<typeof RetryAnswer>;
 

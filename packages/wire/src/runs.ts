@@ -333,6 +333,19 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     turnId: z.string(),
     fromVersion: z.number().int().nullable(),
     by: z.enum(["cli", "http", "console"]),
+    /**
+     * A run faulted by its Machine (ADR-0272): the fault's reason, `from` (`input`: started again
+     * from its stored input; else the version restored), the event delivered again, the Turns on
+     * a new conversation. Then `child` names where it faulted and `turnId` is empty.
+     */
+    machineFault: z
+      .object({
+        reason: z.string(),
+        from: z.union([z.literal("input"), z.number().int().positive()]),
+        event: z.string().optional(),
+        newConversations: z.array(z.string()),
+      })
+      .optional(),
   }),
   z.object({
     ...feedBase,

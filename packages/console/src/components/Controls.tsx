@@ -1,6 +1,8 @@
 /**
- * A run's Retry and Resume buttons (issue 13 item 5, ADR-0271). Retry posts at once and shows
- * the server's refusal (`JR2_ERR_RUN_NOT_RETRYABLE`, saying why) in its words. Resume first asks
+ * A run's Retry and Resume buttons (issue 13 item 5, ADR-0271). Retry asks for confirmation
+ * first, as Fork does (issue 22 §5), then posts and shows the server's refusal
+ * (`JR2_ERR_RUN_NOT_RETRYABLE`, saying why) in its words; for a run faulted by its Machine the
+ * server's plan is shown and a second confirmation applies it (ADR-0272). Resume first asks
  * for the dry-run plan (each state fine or missing, Agents whose Menu changed, Turns moved to a
  * new conversation) and only then offers "Resume, accepting the drift". Both calls carry
  * `x-jr2-client: console` (api.ts), so the log's `retried` / `resumed` line says `by console`;
@@ -9,7 +11,7 @@
 import { ResumeAnswer, RetryAnswer, type RunDetail } from "@jr2/wire";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, seg } from "../api.js";
+import { ApiError, api, seg } from "../api.js";
 import { controlsFor, resumePlanText } from "../controls.js";
 import { Inline } from "./Text.js";
 
@@ -26,33 +28,66 @@ function useAfterControl(runId: string, onDone: () => void): () => void {
 
 function RetryControl({ runId, onDone }: { runId: string; onDone: () => void }) {
   const [busy, setBusy] = useState(false);
+  // Asked before anything is sent, as Fork asks (issue 22 §5).
+  const [confirming, setConfirming] = useState(false);
+  // A run faulted by its Machine: the server's plan, confirmed by a second click (ADR-0272).
+  const [plan, setPlan] = useState<string | null>(null);
   const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
   const after = useAfterControl(runId, onDone);
-  const retry = async () => {
+  const retry = async (confirm: boolean) => {
     setBusy(true);
     setSaid(null);
     try {
-      const answer = await api(`/runs/${seg(runId)}/retry`, RetryAnswer, { method: "POST", body: {} });
+      const body = confirm ? { confirm: true } : {};
+      const answer = await api(`/runs/${seg(runId)}/retry`, RetryAnswer, { method: "POST", body });
       const from = answer.fromVersion === null ? "" : ` from version ${answer.fromVersion}`;
       setSaid({
         ok: true,
-        text: `Retried ${answer.child}${from} as Turn ${answer.turnId}; ${answer.status}.`,
+        text: answer.machineFault
+          ? `Retried the Machine fault${answer.machineFault.from === "input" ? ", started again from its input" : from}; ${answer.status}.`
+          : `Retried ${answer.child}${from} as Turn ${answer.turnId}; ${answer.status}.`,
       });
+      setConfirming(false);
+      setPlan(null);
       after();
     } catch (error) {
-      setSaid({ ok: false, text: messageOf(error) });
+      if (error instanceof ApiError && error.code === "JR2_ERR_RUN_RETRY_UNCONFIRMED") setPlan(error.message);
+      else setSaid({ ok: false, text: messageOf(error) });
     } finally {
       setBusy(false);
     }
   };
   return (
     <div className="control retry">
-      <button type="button" className="retry" disabled={busy} onClick={() => void retry()}>
-        Retry the faulted Turn
+      <button type="button" className="retry" disabled={busy} onClick={() => setConfirming(!confirming)}>
+        Retry the faulted Turn…
       </button>{" "}
       <span className="muted">
         sets the run back to its last version with that Turn live and admits it again on a new conversation
       </span>
+      {confirming ? (
+        <div className="retry-confirm">
+          <p>
+            Retry run <Inline text={runId} />? Its outcome is cleared and it runs again under the same runId.
+          </p>
+          {plan ? (
+            <p className="muted">
+              <Inline text={plan} />
+            </p>
+          ) : null}
+          <button
+            type="button"
+            className="retry-confirm"
+            disabled={busy}
+            onClick={() => void retry(plan !== null)}
+          >
+            {plan ? "Retry as planned" : "Retry"}
+          </button>{" "}
+          <button type="button" className="retry-cancel" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
       {said ? (
         <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
           <Inline text={said.text} />

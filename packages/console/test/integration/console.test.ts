@@ -399,6 +399,10 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     // A failed run offers no Resume; it is not drifted.
     expect(await page.locator("button.resume-plan").count()).toBe(0);
     await page.click("section.controls button.retry");
+    // Asked first, as Fork is: nothing is sent until the confirmation.
+    await page.locator("section.controls .retry-confirm").first().waitFor();
+    expect(await page.locator(".timeline li[data-type='retried']").count()).toBe(0);
+    await page.click("section.controls button.retry-confirm");
     const retried = page.locator(".timeline li[data-type='retried']");
     await retried.waitFor({ timeout: 30_000 });
     expect(await retried.textContent()).toMatch(

@@ -65,6 +65,18 @@ type MapperArgs = { context: unknown; event: unknown; self: AnyActorRef };
 /** Mappers built from a static input object → that object (a start-up check reads its `model`). */
 const staticInputs = new WeakMap<object, AuthoredTurnInput>();
 
+/** Wrappers → what the author wrote (a function or an object): the load check calls the author's. */
+const authoredInputs = new WeakMap<object, unknown>();
+
+/**
+ * What the author wrote behind an Agent invoke's wrapped mapper (their function, or a static
+ * object) — never the wrapper, which mints ids and reads the run (issue 22 §2). `undefined` for
+ * anything else.
+ */
+export function authoredTurnInputOf(mapper: unknown): unknown {
+  return typeof mapper === "function" ? authoredInputs.get(mapper) : undefined;
+}
+
 /**
  * The authored Turn input behind an Agent invoke's mapper when it was a static object (not a
  * function): what is known before any run, e.g. its `model` (model-check.ts). `undefined` for
@@ -106,5 +118,6 @@ export function turnInputMapper(authored: unknown, agentName: string, statePath:
   };
   if (typeof authored === "object" && authored !== null)
     staticInputs.set(mapper, authored as AuthoredTurnInput);
+  authoredInputs.set(mapper, authored);
   return mapper;
 }

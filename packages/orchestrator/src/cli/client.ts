@@ -192,18 +192,20 @@ export async function call<T>(target: CliTarget, method: string, path: string, b
 }
 
 /**
- * Follows a run's feed (`GET /runs/:runId/events`, SSE) and yields each event until the
- * stream ends (the run settled). Reconnects after a dropped connection, or while every URL
- * answers 503, from the last seen seq — through the whole URL list, so a follow moves to a
- * surviving Orchestrator when the one it read from dies. A stream that ends without the final
- * status (its instance stopping gracefully, or letting the run go) is reconnected too; one that
- * brought nothing new ends the follow once the run's detail says it is no longer running.
+ * Follows a run's feed (`GET /runs/:runId/events`, SSE) and yields each event until the run
+ * really settled: a `status` event that is not `running` is yielded like any other (a retried
+ * or resumed run's log holds earlier ones), and each time a stream ends the run's detail
+ * (`GET /runs/:id`, read once the log is caught up) decides — still running: read on from the
+ * last seen seq; else the follow ends (issue 22 §1). Reconnects after a dropped connection, or
+ * while every URL answers 503, from the last seen seq — through the whole URL list, so a
+ * follow moves to a surviving Orchestrator when the one it read from dies.
  * @param from - the first seq to read (a control's own log entry: what came before is not followed)
  * @throws Error `cannot reach the Orchestrator at …` when the first connection fails (no
  *   Orchestrator: say so at once, as {@link call} does; retrying is for one that restarts)
  */
 export async function* followFeed(target: CliTarget, runId: string, from = 0): AsyncGenerator<RunFeedEvent> {
   let since = from;
+  let settledLast = false;
   let connected = false;
   for (let attempt = 0; attempt < 30; attempt++) {
     const before = since;
@@ -244,16 +246,23 @@ export async function* followFeed(target: CliTarget, runId: string, from = 0): A
             .join("\n");
           if (!data) continue;
           const event = RunFeedEventSchema.safeParse(JSON.parse(data));
-          if (!event.success) continue;
+          // Already yielded (a live run's stream ends with its final status, even one seen).
+          if (!event.success || event.data.seq < since) continue;
           since = event.data.seq + 1;
+          settledLast = event.data.type === "status" && event.data.status !== "running";
           yield event.data;
-          if (event.data.type === "status" && event.data.status !== "running") return;
         }
       }
-      // Ended without the final status: the instance stopped (a graceful stop ends every feed
-      // stream) or let the run go. Go on elsewhere, unless nothing came and the run settled.
-      if (since === before && !(await stillRunning(target, runId))) return;
-      if (since !== before) attempt = -1; // progress: the reconnect budget starts again
+      // The stream ended: the run settled (its final status came), the instance stopped (a
+      // graceful stop ends every feed stream) or let the run go. A settled status in the middle
+      // of the log is no end (a retried or resumed run goes on, issue 22 rule "Follow's end"):
+      // the run's detail, read now the log is caught up, decides.
+      // A settled run whose stream brought events but not a settled status last (an instance
+      // stopping as it settled) is read once more: the log is caught up first.
+      if (!(await stillRunning(target, runId)) && (since === before || settledLast)) return;
+      // Progress: the reconnect budget starts again; none: a short breath before asking again.
+      if (since !== before) attempt = -1;
+      else await new Promise((r) => setTimeout(r, 250));
     } catch {
       await new Promise((r) => setTimeout(r, 1000));
     }

@@ -1,4 +1,5 @@
-import type { PickAnswer, RunFeedEvent } from "@jr2/wire";
+import type { PickAnswer, RunFeedEvent, UsageTotals } from "@jr2/wire";
+import { cachePercent } from "../durability/usage-totals.js";
 import { describeGate } from "./gate-text.js";
 import { stripControls } from "./transcript-text.js";
 
@@ -60,6 +61,11 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "resumed":
       return `${time}  resumed   drift accepted: ${event.accepted}${event.moved.length ? `; on a new conversation: ${event.moved.join(", ")}` : ""} (by ${event.by})`;
     case "retried":
+      if (event.machineFault) {
+        const m = event.machineFault;
+        const from = m.from === "input" ? "started again from its input" : `restored version ${m.from}`;
+        return `${time}  retried   the Machine fault (${m.reason}): ${from}${m.event ? `; delivered again: ${m.event}` : ""} (by ${event.by})`;
+      }
       return `${time}  retried   ${event.child} from ${event.fromVersion === null ? "its last save before the fault" : `version ${event.fromVersion}`}, as Turn ${event.turnId} (by ${event.by})`;
   }
 }
@@ -114,4 +120,15 @@ function formatAnswer(answer: unknown): string {
     return `refused (${a.refusal})${a.issues?.length ? `: ${a.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` : ""}`;
   const moved = a.moved === undefined ? "delivered" : a.moved ? "moved" : "did not move";
   return `${moved}${a.turnComplete ? ", turn complete" : `, turn open; Allowed now: ${a.allowed?.join(", ") || "none"}`}`;
+}
+
+/**
+ * A run's cached tokens in words: `N (P%)`; `?` alone for a run with no model request (issue 22
+ * §5: `0 (?)` read as a cache that missed), and `N (?)` where the share cannot be computed.
+ */
+export function cachedText(u: UsageTotals): string {
+  const none = u.requests === 0 || (u.requests === undefined && !u.promptTokens && !u.completionTokens);
+  if (none) return "?";
+  const pct = cachePercent(u);
+  return `${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`})`;
 }

@@ -109,17 +109,35 @@ export async function sendGateAnswer(
 }
 
 /** A refusal in words: the message, each payload issue by field, what the Gate accepts now. */
-function refusalText(error: CliHttpError): string {
-  const issues = (error.body?.issues as Array<{ path?: unknown[]; message?: string }> | undefined) ?? [];
-  const fields = issues.map(
-    (i) => `field \`${(i.path ?? []).join(".") || "(payload)"}\`: ${i.message ?? "invalid"}`,
-  );
+export function refusalText(error: CliHttpError): string {
+  const issues = (error.body?.issues as PayloadIssue[] | undefined) ?? [];
+  const fields = issues.map(fieldText);
   const now = error.body?.acceptsNow as string[] | undefined;
   return [
     error.message,
     ...(fields.length ? [fields.join("; ")] : []),
     ...(now === undefined ? [] : [`accepts now: ${now.join(", ") || "none"}`]),
   ].join("; ");
+}
+
+/** One payload issue as the Orchestrator sends it (zod's, with `code`). */
+interface PayloadIssue {
+  path?: unknown[];
+  message?: string;
+  code?: string;
+}
+
+/**
+ * One refused field, a missing one told from a wrong value (issue 22 §5): `field \`channel\`:
+ * missing — it is required`, `field \`channel\`: wrong value — …`, `field \`chanel\`: unknown …`.
+ */
+export function fieldText(issue: PayloadIssue): string {
+  const name = `field \`${(issue.path ?? []).join(".") || "(payload)"}\``;
+  const message = issue.message ?? "invalid";
+  if (issue.code === "invalid_type" && /received undefined/.test(message))
+    return `${name}: missing — it is required (${message})`;
+  if (issue.code === "unrecognized_keys" || issue.code === undefined) return `${name}: ${message}`;
+  return `${name}: wrong value — ${message}`;
 }
 
 /**

@@ -10,9 +10,12 @@ import { parseArgs } from "node:util";
 import type { ForkAnswer, RunHistory, RunVersion, RunVersionSummary, VersionCause } from "@jr2/wire";
 import { type CliTarget, call, resolveTarget } from "./client.js";
 import { formatValue } from "./feed-printer.js";
+import { followRun } from "./follow-run.js";
+import { parseGateAnswers } from "./gate-answers.js";
 
 export const historyUsage = "jr2 history <runId> [--json] [--url URL] [--token T]";
-export const forkUsage = "jr2 fork <runId> --at <version|state> [--context JSON] [--url URL] [--token T]";
+export const forkUsage =
+  "jr2 fork <runId> --at <version|state> [--context JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]";
 
 const targetOptions = { url: { type: "string" }, token: { type: "string" } } as const;
 
@@ -33,7 +36,11 @@ export async function historyCommand(
   return 0;
 }
 
-/** `jr2 fork`: forks and says where the fork is, and that its workspace starts empty. */
+/**
+ * `jr2 fork`: forks and says where the fork is, and that its workspace starts empty; with
+ * `--follow`, follows the new run as `jr2 follow` does (answering Gates from `--answer-gates`).
+ * @returns 0, or with `--follow` the new run's exit code by its outcome (ADR-0062)
+ */
 export async function forkCommand(
   args: string[],
   out: NodeJS.WritableStream = process.stdout,
@@ -41,8 +48,17 @@ export async function forkCommand(
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { ...targetOptions, at: { type: "string" }, context: { type: "string" } },
+    options: {
+      ...targetOptions,
+      at: { type: "string" },
+      context: { type: "string" },
+      follow: { type: "boolean" },
+      "answer-gates": { type: "string", multiple: true },
+    },
   });
+  if (values["answer-gates"] !== undefined && !values.follow)
+    throw new Error("--answer-gates answers Gates while following: add --follow");
+  const answers = parseGateAnswers(values["answer-gates"] ?? []);
   const runId = positionals[0];
   if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${forkUsage}`);
   if (!values.at)
@@ -55,7 +71,7 @@ export async function forkCommand(
     ...(context === undefined ? {} : { context }),
   });
   out.write(formatFork(answer));
-  return 0;
+  return values.follow ? followRun(target, answer.runId, answers, out) : 0;
 }
 
 /** The fork's answer in words: where it came from, how to follow it, and the empty workspace. */
@@ -99,6 +115,9 @@ export function formatCause(cause: VersionCause): string {
       return `resumed, drift accepted (by ${cause.by})`;
     case "retry":
       return `retried ${cause.child} from version ${cause.from} (by ${cause.by})`;
+    case "start":
+      // A Machine fault in the initial macrostep, retried: started again from the input (ADR-0272).
+      return cause.by ? `started again from its input (retry by ${cause.by})` : "start";
     default:
       return cause.kind;
   }

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
 import { readServeConfig } from "../serve/config.js";
 import { startOrchestrator } from "../serve/main.js";
+import { argsMessage } from "./args-message.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
 import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-command.js";
 import { printMenu } from "./menu.js";
@@ -100,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     const code = error instanceof Jr2Error ? `${error.code}: ` : "";
-    process.stderr.write(`jr2 ${name}: ${code}${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`jr2 ${name}: ${code}${argsMessage(error, command.usage)}\n`);
     // `jr2 run` and `jr2 follow` mark their errors 2 (their 1 means a failed run, ADR-0062).
     const marked = (error as { exitCode?: unknown } | null)?.exitCode;
     return typeof marked === "number" ? marked : 1;

@@ -1,5 +1,5 @@
 import { machineInfoOf } from "../menu/menu.js";
-import { loadWorkflowFile } from "../serve/workflow-loader.js";
+import { loadNotesOf, loadWorkflowFile } from "../serve/workflow-loader.js";
 
 /**
  * `jr2 menu <workflow-file>`: for each Machine of the workflow, each Agent's Menu and each
@@ -21,5 +21,6 @@ export async function printMenu(file: string): Promise<string> {
     }
   }
   for (const w of info.warnings) lines.push(`  warning ${w.code}: ${w.message}`);
+  for (const note of loadNotesOf(machine)) lines.push(`  info: ${note}`);
   return `${lines.join("\n")}\n`;
 }

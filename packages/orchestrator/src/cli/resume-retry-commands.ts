@@ -4,9 +4,10 @@
  * @see docs/adr/0271-resume-and-retry.md, README "Resume and retry"
  */
 import { parseArgs } from "node:util";
-import type { ResumeAnswer, RetryAnswer } from "@jr2/wire";
-import { type CliTarget, call, resolveTarget } from "./client.js";
-import { followRun } from "./run-command.js";
+import { MachineFaultRetry, type ResumeAnswer, type RetryAnswer } from "@jr2/wire";
+import { CliHttpError, type CliTarget, call, resolveTarget } from "./client.js";
+import { followRun } from "./follow-run.js";
+import { parseGateAnswers } from "./gate-answers.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {
@@ -18,8 +19,14 @@ const options = {
   url: { type: "string" },
   token: { type: "string" },
   follow: { type: "boolean" },
+  "answer-gates": { type: "string", multiple: true },
   "accept-drift": { type: "boolean" },
+  yes: { type: "boolean" },
+  force: { type: "boolean" },
 } as const;
+
+/** The follow flags `jr2 run` takes, taken by every control that revives a run (issue 22 §1). */
+export const FOLLOW_FLAGS = "[--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]]";
 
 /** The runId and target of a command line. @throws Error when the runId is missing */
 function parsed(args: string[]) {
@@ -29,44 +36,113 @@ function parsed(args: string[]) {
   return { runId, values, target: resolveTarget(values, process.env) };
 }
 
-/** `--follow`: the run's feed from the control's own entry until it settles, exiting by its outcome; else 0. */
+/**
+ * `--follow`: the run's feed from the control's own entry until it settles, answering Gates
+ * from `--answer-gates`, exiting by its outcome; else 0.
+ * @throws Error when `--answer-gates` is given without `--follow` (nothing would answer)
+ */
 function thenFollow(
   target: CliTarget,
   runId: string,
-  follow: boolean | undefined,
+  values: { follow?: boolean | undefined; "answer-gates"?: string[] | undefined },
   from: number,
 ): Promise<number> | number {
-  return follow ? followRun(target, runId, [], process.stdout, from) : 0;
+  return values.follow
+    ? followRun(target, runId, parseGateAnswers(values["answer-gates"] ?? []), process.stdout, from)
+    : 0;
+}
+
+/** `--answer-gates` answers while following: refused before the control acts when `--follow` is absent. */
+export function checkFollowFlags(values: { follow?: boolean | undefined; "answer-gates"?: unknown }): void {
+  if (values["answer-gates"] !== undefined && !values.follow)
+    throw new Error("--answer-gates answers Gates while following: add --follow");
 }
 
 export const resumeRetryCommands: Record<string, Command> = {
   resume: {
-    usage: "jr2 resume <runId> [--accept-drift] [--follow] [--url URL] [--token T]",
+    usage: `jr2 resume <runId> [--accept-drift] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
+      checkFollowFlags(values);
       const accept = values["accept-drift"] === true;
       const path = `/runs/${encodeURIComponent(runId)}/resume`;
       const answer = await call<ResumeAnswer>(target, "POST", path, { acceptDrift: accept });
       process.stdout.write(formatResume(answer));
       if (!answer.resumed) return answer.resumable ? 0 : 1;
-      return thenFollow(target, runId, values.follow, answer.seq ?? 0);
+      return thenFollow(target, runId, values, answer.seq ?? 0);
     },
   },
   retry: {
-    usage: "jr2 retry <runId> [--follow] [--url URL] [--token T]",
+    usage: `jr2 retry <runId> [--yes] [--force] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
+      checkFollowFlags(values);
       if (values["accept-drift"]) throw new Error("--accept-drift is `jr2 resume`'s; `jr2 retry` takes none");
-      const answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, {});
-      const from =
-        answer.fromVersion === null ? "its last save before the fault" : `version ${answer.fromVersion}`;
-      process.stdout.write(
-        `run ${answer.runId} retried ${answer.child} from ${from} as Turn ${answer.turnId} (a new conversation); ${answer.status}\n`,
-      );
-      return thenFollow(target, runId, values.follow, answer.seq);
+      // `{}` unless asked: what an Orchestrator before ADR-0272 takes (its body is strict).
+      const body = { ...(values.yes ? { confirm: true } : {}), ...(values.force ? { force: true } : {}) };
+      let answer: RetryAnswer;
+      try {
+        answer = await call<RetryAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/retry`, body);
+      } catch (error) {
+        const plan = dryRunOf(error);
+        if (!plan) throw error;
+        // A run faulted by its Machine: the plan, nothing changed (as `jr2 resume` without --accept-drift).
+        process.stdout.write(formatMachineRetry(runId, plan, false, values.force === true));
+        return 0;
+      }
+      process.stdout.write(formatRetry(answer));
+      return thenFollow(target, runId, values, answer.seq);
     },
   },
 };
+
+/** The plan of a Machine-fault retry refused for want of `--yes` (ADR-0272); undefined for any other error. */
+function dryRunOf(error: unknown): MachineFaultRetry | undefined {
+  if (!(error instanceof CliHttpError) || error.body?.code !== "JR2_ERR_RUN_RETRY_UNCONFIRMED")
+    return undefined;
+  const parsed = MachineFaultRetry.safeParse(error.body.machineFault);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** What a retry did, one line; a Machine fault's as its plan. */
+export function formatRetry(answer: RetryAnswer): string {
+  if (answer.machineFault)
+    return formatMachineRetry(answer.runId, answer.machineFault, true, false, answer.status);
+  const from =
+    answer.fromVersion === null ? "its last save before the fault" : `version ${answer.fromVersion}`;
+  return `run ${answer.runId} retried ${answer.child} from ${from} as Turn ${answer.turnId} (a new conversation); ${answer.status}\n`;
+}
+
+/**
+ * A Machine-fault retry (ADR-0272), done or planned: the fault, the version restored (or the
+ * stored input), the event delivered again, the Turns on a new conversation, the source digests.
+ */
+export function formatMachineRetry(
+  runId: string,
+  plan: MachineFaultRetry,
+  done: boolean,
+  force: boolean,
+  status?: string,
+): string {
+  const lines = [`run ${runId} was faulted by its Machine: ${plan.reason}`];
+  const { faulted, served } = plan.sourceDigest;
+  lines.push(`  workflow source: ${short(faulted)} when it faulted → ${short(served)} served now`);
+  lines.push(
+    plan.from === "input"
+      ? `  ${done ? "started again" : "would start again"} from its stored input (the fault was in its initial macrostep)`
+      : `  ${done ? "restored" : "would restore"} version ${plan.from}, the newest saved before the faulting macrostep`,
+  );
+  if (plan.event) lines.push(`  event delivered again: ${plan.event}`);
+  lines.push(
+    `  on a new conversation: ${plan.newConversations.includes("*") ? "every Turn (new turnIds and iids)" : plan.newConversations.join(", ") || "no Turn"}`,
+  );
+  lines.push(
+    done
+      ? `status ${status ?? "running"}`
+      : `dry run, nothing changed: retry with \`jr2 retry ${runId} --yes${force ? " --force" : ""}\``,
+  );
+  return `${lines.join("\n")}\n`;
+}
 
 /** What a resume did or would do, one fact a line. */
 export function formatResume(a: ResumeAnswer): string {

@@ -3,8 +3,8 @@ import type { CancelAnswer, RunPage, RunSummary } from "@jr2/wire";
 import { call, resolveTarget } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { formatValue } from "./feed-printer.js";
+import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
-import { followRun } from "./run-command.js";
 import { showCommand, showUsage } from "./show-command.js";
 import { transcriptCommand, transcriptUsage } from "./transcript-command.js";
 

@@ -7,9 +7,8 @@
  */
 import { parseArgs } from "node:util";
 import type { RunDetail, RunFeedEvent, TurnList, TurnSummary } from "@jr2/wire";
-import { cachePercent } from "../durability/usage-totals.js";
 import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
-import { formatValue } from "./feed-printer.js";
+import { cachedText, formatValue } from "./feed-printer.js";
 import { describeGate } from "./gate-text.js";
 import { stripControls } from "./transcript-text.js";
 
@@ -121,9 +120,8 @@ export function formatRun(
     lines.push(`    answer: jr2 gate ${detail.runId} ${g.id} <event> [--payload JSON]`);
   }
   const u = detail.usage;
-  const pct = cachePercent(u);
   lines.push(
-    `usage     prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"} (${pct === null ? "?" : `${pct}%`}), completion ${u.completionTokens ?? "?"}${u.requests === undefined ? "" : `, ${u.requests} model requests`}`,
+    `usage     prompt ${u.promptTokens ?? "?"}, cached ${cachedText(u)}, completion ${u.completionTokens ?? "?"}${u.requests === undefined ? "" : `, ${u.requests} model requests`}`,
   );
   // Fault details and Gate questions may carry a model's text: stripped as `jr2 transcript` is.
   return stripControls(`${lines.join("\n")}\n`);

@@ -9,6 +9,7 @@ import { type OwedAbort, owedAbortsField } from "./owed-aborts.js";
 import type { SaveContext } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 import { readTimers } from "./saved-timers.js";
+import { snapshotWithTextErrors } from "./snapshot-errors.js";
 import type { RunBlob, SavedTimer } from "./store/run-store.js";
 import { sumUsage } from "./usage-totals.js";
 
@@ -43,7 +44,8 @@ export function createSnapshots(): Snapshots {
  */
 export function snapshotOf(log: Logger, snapshots: Snapshots, run: SavedRun): unknown {
   try {
-    const snapshot = run.actor.getPersistedSnapshot();
+    // An errored actor's error is kept as text: JSON keeps none of an Error's fields.
+    const snapshot = snapshotWithTextErrors(run.actor.getPersistedSnapshot());
     snapshots.lastTaken.set(run, snapshot);
     return snapshot;
   } catch (error) {

@@ -45,7 +45,11 @@ export interface SavedRun {
   /** Every `agent.fault` of the run (ADR-0062); restore re-seeds it from the blob. */
   readonly faults?: RunFaultRecord[];
   /** Every Machine's fingerprint and Agent's Menu digest (ADR-0271); saved with the blob. */
-  readonly digests?: { machineFingerprints: Record<string, string>; menuDigests: Record<string, string> };
+  readonly digests?: {
+    machineFingerprints: Record<string, string>;
+    menuDigests: Record<string, string>;
+    sourceDigest?: string;
+  };
   /** Ends the run as faulted with `reason` (a snapshot that cannot be persisted). */
   faultRun(reason: string): void;
 }

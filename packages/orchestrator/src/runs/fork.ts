@@ -15,10 +15,12 @@ import { crashPoint } from "../durability/crash-points.js";
 import { restoreRun } from "../durability/restore.js";
 import type { StoredRunVersion } from "../durability/store/run-store.js";
 import { applyContextPatch } from "./context-patch.js";
+import { forkSourceOf } from "./fork-faulted.js";
 import { forkBlob } from "./fork-snapshot.js";
 import { storedVersion } from "./history-views.js";
 import { restoreDeps } from "./host-restore.js";
 import type { HostState } from "./host-state.js";
+import { LiveRun } from "./live-run.js";
 import { evictWhenSaved } from "./run-table.js";
 
 /** What a fork asks for: the version, an optional context merge patch, and who asked. */
@@ -30,13 +32,17 @@ export interface ForkAsk {
 
 /**
  * Forks `runId` at version `ask.at`; resolves once the fork is committed and restored.
+ * A version its Machine faulted in forks from the newest version before the faulting macrostep,
+ * or from the source's stored input (fork-faulted.ts, ADR-0272).
  * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_VERSION_NOT_FOUND, JR2_ERR_FORK_DRIFTED (the
  *   version's Machine is not the one served now), JR2_ERR_FORK_CONTEXT_INVALID,
  *   JR2_ERR_SERVICE_STOPPING, what the store throws
  */
 export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Promise<ForkAnswer> {
-  const version = await storedVersion(state, runId, ask.at);
-  refuseDrift(state, runId, version);
+  const asked = await storedVersion(state, runId, ask.at);
+  refuseDrift(state, runId, asked);
+  // A version its Machine faulted in is never restored as it is (ADR-0272).
+  const { version, fresh } = await forkSourceOf(state, runId, asked, ask.context !== undefined);
   if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
   const newRunId = state.mintRunId();
   const now = state.now();
@@ -44,9 +50,10 @@ export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Pr
     { blob: version.blob, savedAtMs: Date.parse(version.at), newRunId, nowMs: now.getTime() },
     { hex: () => randomBytes(4).toString("hex"), turnId: randomUUID },
   );
-  const snapshot = blob.snapshot as { value?: unknown; context?: unknown };
+  // None when the fork starts again from the input (fork-faulted.ts): a value and context come with its start.
+  const snapshot = (blob.snapshot ?? {}) as { value?: unknown; context?: unknown };
   if (ask.context !== undefined) snapshot.context = patched(runId, ask, snapshot.context);
-  const from = { runId, version: ask.at };
+  const from = { runId, version: version.version };
   const forkedFrom: RunFeedEvent = {
     type: "forked-from",
     ...from,
@@ -59,8 +66,13 @@ export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Pr
   await state.store.save(blob, [], [], [forkedFrom], { kind: "fork", from, by: ask.by });
   crashPoint("fork-committed");
   state.log.info({ runId: newRunId, forkedFrom: from, turns }, "run forked");
-  await recordForkedTo(state, runId, { type: "forked-to", runId: newRunId, version: ask.at, by: ask.by });
-  await startFork(state, newRunId);
+  await recordForkedTo(state, runId, {
+    type: "forked-to",
+    runId: newRunId,
+    version: version.version,
+    by: ask.by,
+  });
+  await startFork(state, newRunId, fresh);
   return { runId: newRunId, forkedFrom: from, workspaceEmpty: true };
 }
 
@@ -107,10 +119,16 @@ async function recordForkedTo(
 }
 
 /** Restores the committed fork into memory like a run at start-up (a failure keeps it faulted, saved). */
-async function startFork(state: HostState, runId: string): Promise<void> {
+async function startFork(state: HostState, runId: string, fresh: boolean): Promise<void> {
   const blob = await state.store.load(runId);
   if (!blob) return;
-  const outcome = await restoreRun(blob, restoreDeps(state));
+  const deps = restoreDeps(state);
+  // From the source's stored input: its Machine faulted in the initial macrostep (ADR-0272).
+  if (fresh) {
+    const { log, hooks } = state;
+    deps.revive = (init) => new LiveRun({ ...init, snapshot: undefined, log, hooks });
+  }
+  const outcome = await restoreRun(blob, deps);
   if (outcome.kind !== "live") return;
   state.runs.set(runId, outcome.run);
   evictWhenSaved(state, outcome.run);

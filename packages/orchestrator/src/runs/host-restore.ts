@@ -112,8 +112,18 @@ export function replaceFrozenRun(
  * An operator's control (resume, retry; ADR-0271) revives a stored `running` blob through the
  * host as restore does: into memory when it went live (it leaves again once settled, ADR-0260).
  */
-export async function reviveStoredRun(state: HostState, blob: RunBlob): Promise<RestoreOutcome<LiveRun>> {
-  const outcome = await restoreRun(blob, restoreDeps(state));
+export async function reviveStoredRun(
+  state: HostState,
+  blob: RunBlob,
+  fresh = false,
+): Promise<RestoreOutcome<LiveRun>> {
+  const deps = restoreDeps(state);
+  // `fresh`: started again from its stored input (a Machine-fault retry, ADR-0272), not its snapshot.
+  if (fresh) {
+    const { log, hooks } = state;
+    deps.revive = (init: RunRevival) => new LiveRun({ ...init, snapshot: undefined, log, hooks });
+  }
+  const outcome = await restoreRun(blob, deps);
   if (outcome.kind === "live") {
     state.runs.set(blob.runId, outcome.run);
     evictWhenSaved(state, outcome.run);

@@ -63,6 +63,8 @@ export class LiveRun {
    * abort; saved with that state, dropped once acknowledged or once its iid is admitted again.
    */
   readonly owedAborts = new Map<string, OwedAbort>();
+  /** `<submissionId>@<position>` of each model-request retry told on the feed (issue 22 §5). */
+  readonly retryKeys = new Set<string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
   /**

@@ -9,11 +9,14 @@
 import { createHash } from "node:crypto";
 import type { AnyStateMachine } from "xstate";
 import { machineInfoOf } from "../menu/menu.js";
+import { sourceDigestOf } from "../menu/source-digests.js";
 
 /** A Machine's digests: Machine path → fingerprint, `<machine path>/<agent>` (or `<agent>`) → Menu sha256. */
 export interface MachineDigests {
   machineFingerprints: Record<string, string>;
   menuDigests: Record<string, string>;
+  /** The workflow module's sha256 (ADR-0272); absent for a Machine not loaded from a file. */
+  sourceDigest?: string;
 }
 
 /** The key of an Agent's Menu digest: `<machine path>/<agent>`, or `<agent>` at the top. */
@@ -36,7 +39,12 @@ export function machineDigestsOf(machine: AnyStateMachine): MachineDigests {
     for (const [agent, { menu }] of Object.entries(info.agents))
       menuDigests[menuKey(path, agent)] = createHash("sha256").update(JSON.stringify(menu)).digest("hex");
   }
-  const digests = { machineFingerprints, menuDigests };
+  const source = sourceDigestOf(machine);
+  const digests = {
+    machineFingerprints,
+    menuDigests,
+    ...(source === undefined ? {} : { sourceDigest: source }),
+  };
   cache.set(machine, digests);
   return digests;
 }

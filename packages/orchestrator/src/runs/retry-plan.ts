@@ -13,27 +13,73 @@ import { snapshotAgents } from "./snapshot-walk.js";
  * Why `blob` has nothing to retry, or the fault to retry: the newest Turn fault of a run that
  * faulted (unrouted) or reached a `failed` outcome through a routed one.
  */
-export function faultToRetry(blob: RunBlob): { fault: RunFaultRecord } | { why: string } {
+export function faultToRetry(
+  blob: RunBlob,
+): { fault: RunFaultRecord } | { machineFault: string } | { why: string } {
   if (blob.status === "running") return { why: "it is running" };
   if (blob.status === "drifted") return { why: "it is drifted; resume it (`jr2 resume --accept-drift`)" };
   if (blob.status === "cancelled") return { why: "it was cancelled" };
-  if (blob.status === "done" && blob.outcome !== "failed")
-    return { why: `it ${blob.outcome ?? "succeeded"}` };
+  if (blob.status === "done" && blob.outcome !== "failed") return { why: notFailed(blob) };
   // The newest Turn fault must be what ended the run: unrouted for `faulted`, routed for `failed`.
   const fault = blob.faults?.at(-1);
-  if (!fault || fault.turnId === null || fault.routed !== (blob.status === "done"))
-    return {
-      why:
-        blob.status === "done"
-          ? "its failed outcome was not reached through a Turn fault"
-          : `it faulted without an unrouted Turn fault (${blob.fault?.reason ?? "no fault recorded"})`,
-    };
+  if (!fault || fault.turnId === null || fault.routed !== (blob.status === "done")) {
+    if (blob.status === "done") return { why: "its failed outcome was not reached through a Turn fault" };
+    // Faulted by the Machine itself (an action or mapper that threw, a bad Turn input): ADR-0272.
+    return { machineFault: blob.fault?.reason ?? "no fault recorded" };
+  }
   return { fault };
+}
+
+/**
+ * Why a settled run that did not fail has nothing to retry. A Turn fault routed to a final state
+ * without `meta.outcome` ended the run `succeeded` (the load warned `JR2_WARN_OUTCOME_UNDECLARED`):
+ * say so, and how to make such a run retryable (issue 22 §5).
+ */
+function notFailed(blob: RunBlob): string {
+  const routed = blob.faults?.at(-1)?.routed === true;
+  const final = JSON.stringify((blob.snapshot as { value?: unknown } | null)?.value ?? null);
+  if (blob.outcome === "succeeded" && routed)
+    return (
+      `it succeeded: its Turn fault was routed to final state ${final}, which declares no \`meta.outcome\` ` +
+      "(JR2_WARN_OUTCOME_UNDECLARED at load: a final state without one counts as succeeded); declare " +
+      '`meta: { outcome: "failed" }` on it so a run that ends there can be retried'
+    );
+  return `it ${blob.outcome ?? "succeeded"}`;
 }
 
 /** Whether a kept version's blob is the run before the fault: running, with the faulted Turn live. */
 export function holdsTurn(blob: RunBlob, turnId: string): boolean {
   return blob.status === "running" && snapshotAgents(blob.snapshot).some((a) => a.input.turnId === turnId);
+}
+
+/**
+ * Gives every live Turn of `snapshot` (rewritten in place) a new conversation, as a retry does
+ * for one: a new turnId, a continued conversation at its next epoch past both `epochs` (updated)
+ * and the iid it had, a fresh one new random hex; each old iid's ledger entry dropped.
+ * @returns the Turns (`<state path>#<agent>`)
+ */
+export function renewTurns(
+  snapshot: unknown,
+  runId: string,
+  epochs: Record<string, number>,
+  ledger: Record<string, unknown>,
+): string[] {
+  const renewed: string[] = [];
+  for (const turn of snapshotAgents(snapshot)) {
+    const { input } = turn;
+    const oldIid = input.iid;
+    const address = [runId, turn.path, input.agentName].filter((p) => p.length > 0).join("/");
+    if (input.continuation) {
+      const had = oldIid === address ? 0 : Number(oldIid.slice(address.length + 1)) || 0;
+      epochs[address] = Math.max(epochs[address] ?? 0, had + 1);
+      input.iid = `${address}/${epochs[address]}`;
+    } else input.iid = `${address}/${randomBytes(4).toString("hex")}`;
+    input.turnId = randomUUID();
+    input.fresh = true;
+    delete ledger[oldIid];
+    renewed.push(`${turn.statePath}#${input.agentName}`);
+  }
+  return renewed;
 }
 
 /**

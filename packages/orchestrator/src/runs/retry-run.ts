@@ -12,16 +12,24 @@ import type { RunBlob } from "../durability/store/run-store.js";
 import type { GateClient } from "./gate-delivery.js";
 import { reviveStoredRun } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
+import { type MachineRetryAsk, retryMachineFault } from "./machine-fault-retry.js";
 import { faultToRetry, holdsTurn, retriedBlob } from "./retry-plan.js";
 import { storedBlob } from "./run-table.js";
 
 /**
  * Retries the newest Turn fault of `runId` in place.
+ * A run faulted by its Machine itself is retried by {@link retryMachineFault} (ADR-0272): only
+ * with `ask.confirm`, and once its workflow's source changed or with `ask.force`.
  * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_RETRYABLE (running, succeeded, cancelled,
- *   drifted, no Turn fault, or no kept version before it), JR2_ERR_SERVICE_STOPPING, what the
- *   store throws
+ *   drifted, no Turn fault, or no kept version before it), JR2_ERR_RUN_RETRY_UNCONFIRMED (a
+ *   Machine fault's plan), JR2_ERR_SERVICE_STOPPING, what the store throws
  */
-export async function retryRun(state: HostState, runId: string, by: GateClient): Promise<RetryAnswer> {
+export async function retryRun(
+  state: HostState,
+  runId: string,
+  by: GateClient,
+  ask: MachineRetryAsk = {},
+): Promise<RetryAnswer> {
   if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
   return serialized(state, runId, async () => {
     const live = state.runs.get(runId);
@@ -32,6 +40,11 @@ export async function retryRun(state: HostState, runId: string, by: GateClient):
     const now = await storedBlob(state, runId);
     const found = faultToRetry(now);
     if ("why" in found) throw new Jr2Error("JR2_ERR_RUN_NOT_RETRYABLE", { runId, why: found.why });
+    if ("machineFault" in found) {
+      const answer = await retryMachineFault(state, now, found.machineFault, ask, by);
+      if (live) state.runs.delete(runId);
+      return answer;
+    }
     const turnId = found.fault.turnId!;
     const before = await versionBefore(state, runId, turnId);
     if (!before)

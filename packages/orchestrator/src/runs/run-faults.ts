@@ -4,6 +4,7 @@
  * @see SPEC §5.6
  */
 import type { InspectionEvent } from "xstate";
+import { errorRecord } from "../durability/snapshot-errors.js";
 
 /** Why a run faulted; `detail` and `cause` are what a Turn fault carried (§5.6). */
 export interface RunFault {
@@ -36,7 +37,10 @@ export function unroutedFault(
   };
 }
 
-/** A Machine error's text (the run's fault reason). */
+/**
+ * A Machine error's text (the run's fault reason): its message. An error read back from JSON is
+ * a plain object: its `message` is read the same way — never `[object Object]` (issue 22 §2).
+ */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorRecord(error).message;
 }

@@ -18,6 +18,7 @@ import type {
   ResumeAnswer,
   ResumeRequest,
   RetryAnswer,
+  RetryRequest,
   RunDetail,
   RunFeedEvent,
   RunHistory,
@@ -188,7 +189,7 @@ export interface RunHost {
    * `POST /runs/:runId/retry` (ADR-0271): the faulted Turn retried in place from the last kept
    * version before its fault. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_RETRYABLE
    */
-  retryRun(runId: string, by?: GateClient): Promise<RetryAnswer>;
+  retryRun(runId: string, by?: GateClient, request?: RetryRequest): Promise<RetryAnswer>;
   /**
    * Restores the store's runs (§8): live runs recreated from their snapshots (Turns re-attach,
    * Gates re-open, timers re-armed), changed Machines marked `drifted`, settled runs readable.
@@ -244,7 +245,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     sendGateEvent: (runId, gateId, body, by) => sendGateEvent(state, runId, gateId, body, by),
     cancelRun: (runId) => cancelRun(state, runId),
     resumeRun: (runId, request, by) => resumeRun(state, runId, request, by ?? "http"),
-    retryRun: (runId, by) => retryRun(state, runId, by ?? "http"),
+    retryRun: (runId, by, request) => retryRun(state, runId, by ?? "http", request ?? {}),
     restore: () => restoreHostRuns(state),
     close: () => closeHost(state),
   };

@@ -2,22 +2,21 @@
  * A Turn's registration (docs/reference/lifecycle.md "A Turn's registration"): place → refuse
  * unplaced → register → refuse a conflicting iid → start the driver after commit → stop. About
  * 300 lines on purpose: the phases and the Turn driver's context they build read in order in
- * one file.
+ * one file; what the Turn tells the run's feed (usage, transcripts, retries) is turn-telemetry.ts.
  */
 import { randomBytes } from "node:crypto";
 import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyActorRef, EventObject } from "xstate";
 import type { OwedAbort } from "../durability/owed-aborts.js";
-import { capEntry, type TranscriptRow } from "../durability/transcript-rows.js";
+import type { TranscriptRow } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { menuOfTurn, turnSeatOf } from "../menu/menu.js";
 import { isAtRest } from "../menu/rest.js";
 import { type Sender, stampSender } from "../menu/sender.js";
 import type { Placement } from "../turns/placement.js";
 import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "../turns/registration-table.js";
-import { toolCallLines } from "../turns/tool-call-lines.js";
-import { type TurnContext, type TurnDriver, usageFeedEntry } from "../turns/turn-driver.js";
+import type { TurnContext, TurnDriver } from "../turns/turn-driver.js";
 import { actorPathOf, parentOf } from "../xstate/adapter.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import type { LiveRun } from "./live-run.js";
@@ -30,6 +29,7 @@ import {
   turnRefused,
   turnStarted,
 } from "./turn-records.js";
+import { type TurnSeat, turnTelemetry } from "./turn-telemetry.js";
 
 /** The newest pick answer of each Turn, by its Turn actor (a Turn keeps it across a reseat). */
 const lastAnswers = new WeakMap<AnyActorRef, { pick: string; answer: PickAnswer }>();
@@ -120,14 +120,6 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
 /** The seat a Turn record names. */
 function recordSeat(seat: TurnSeat, turn: TurnStart, iid: string) {
   return { turnId: turn.input.turnId, agent: seat.agent, state: seat.statePath, iid };
-}
-
-/** Where a Turn sits: its invoking state, its Agent, its feed child (`<state>#<agent>`), its log. */
-interface TurnSeat {
-  statePath: string;
-  agent: string;
-  child: string;
-  log: Logger;
 }
 
 /** A registered Turn's mutable state: its live registration (a reseat moves it), its driver's stop. */
@@ -252,25 +244,7 @@ function turnContext(
     atRest: () => isAtRest(live.current.turnActor),
     lastAnswer: () => lastAnswers.get(turn.self),
     watch: (onChange) => run.watch(onChange),
-    telemetry: (event) => run.feed.append({ ...event, child } as never),
-    recordUsage: (read) => {
-      // Named with its Submission's Turn, so each Turn's usage sums (ADR-0257).
-      const turnId = run.submissionTurns.get(read.submissionId) ?? live.current.turnId;
-      const record = turnId === null ? read : { ...read, turnId };
-      // Once per stream position (ADR-0255): a stream read again after a restart adds nothing.
-      if (deps.recordUsage && !deps.recordUsage(run, record)) return;
-      run.feed.append({ ...usageFeedEntry(record), child } as never);
-    },
-    recordTranscript: ({ submissionId, position, entry }) => {
-      // An ended Submission's last answer may come after the next Turn's admission (ADR-0159).
-      const turnId = run.submissionTurns.get(submissionId) ?? live.current.turnId;
-      if (turnId === null) return;
-      const at = new Date().toISOString();
-      const row = { iid: live.current.iid, submissionId, position, turnId, at, ...capEntry(entry) };
-      // Once per stream position (ADR-0257); a tool call's feed line only with a new row.
-      if (!deps.recordTranscript || !deps.recordTranscript(run, row)) return;
-      for (const line of toolCallLines(row.entry, seat.agent)) run.feed.append({ ...line, child } as never);
-    },
+    ...turnTelemetry(deps, run, seat, () => live.current),
     fault: (reason, detail, cause) => {
       // A terminal fault on a continued conversation bumps its epoch: the next `continue`
       // lands on a new conversation (§5.3).

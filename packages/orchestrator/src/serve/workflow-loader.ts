@@ -1,10 +1,12 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Jr2Error } from "@jr2/wire";
 import { createJiti } from "jiti";
 import type { AnyStateMachine } from "xstate";
+import { checkTurnInputsAtLoad } from "../authoring/turn-input-check.js";
 import { modelOf } from "../menu/menu.js";
+import { recordSourceDigest, sourceDigestOfBytes } from "../menu/source-digests.js";
 import type { WorkflowTable } from "../runs/run-host.js";
 import { DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS } from "./config.js";
 
@@ -137,7 +139,32 @@ async function importMachine(
       detail: `${describeExport(exports)}; export \`machine\` (or a default export) built by jr2Setup(...).createMachine(...)`,
     });
   }
+  // The module's bytes as loaded: a run saves their digest beside its fingerprint (ADR-0272).
+  recordSourceDigest(machine as AnyStateMachine, sourceDigestOfBytes(readFileSync(file)));
+  // Each Agent's authored input mapper, called once on the default context (issue 22 §2).
+  let notes: string[];
+  try {
+    notes = checkTurnInputsAtLoad(basename(file, extname(file)), machine as AnyStateMachine);
+  } catch (error) {
+    const code = codeOf(error);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Jr2Error(
+      "JR2_ERR_WORKFLOW_LOAD_FAILED",
+      { file, detail: code ? `${code}: ${message}` : message },
+      error,
+    );
+  }
+  for (const note of notes) options.logger?.info({ file }, note);
+  loadNotes.set(machine as AnyStateMachine, notes);
   return machine as AnyStateMachine;
+}
+
+/** What the load check said of a Machine (a check skipped, and why): `jr2 menu` prints them. */
+const loadNotes = new WeakMap<AnyStateMachine, string[]>();
+
+/** The load check's notes of `machine` (issue 22 §2); empty when every mapper was called. */
+export function loadNotesOf(machine: AnyStateMachine): string[] {
+  return loadNotes.get(machine) ?? [];
 }
 
 /**

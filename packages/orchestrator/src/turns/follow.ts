@@ -117,8 +117,19 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
     });
   } else if (event.type === "retry") {
     // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.
+    // Keyed like usage: the next Turn on this conversation reads the stream from this
+    // Submission's ledgered offset, and must not tell its retries again (issue 22 §5).
     const { attempt, cause: reason, waitMs, model, message } = event;
-    state.ports.telemetry({ type: "retry", attempt, reason, waitMs, model, message: bounded(message, 500) });
+    const key = `${event.submissionId}@${streamPosition(pageStart, index)}`;
+    state.ports.telemetry({
+      type: "retry",
+      attempt,
+      reason,
+      waitMs,
+      model,
+      message: bounded(message, 500),
+      key,
+    });
   }
 }
 

@@ -5,10 +5,16 @@ import type { RequestUsage, UsageRecord } from "../durability/usage-totals.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import type { Registration } from "./registration-table.js";
 
-/** Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds it). */
+/**
+ * Turn telemetry for the run feed: a feed entry of a Turn, without its `child` (the host adds
+ * it); a `retry` may carry `key` (`<submissionId>@<stream position>`), by which the host tells it
+ * once and which it drops before the feed (issue 22 §5).
+ */
 export type TurnTelemetry = FeedEntry extends infer E
   ? E extends { child: string }
-    ? Omit<E, "child">
+    ? E extends { type: "retry" }
+      ? Omit<E, "child"> & { key?: string }
+      : Omit<E, "child">
     : never
   : never;
 

@@ -31,7 +31,16 @@ export type TurnTelemetry =
    * An admission sent again, or the Harness retrying a model request / waiting for the model
    * endpoint (issue 10 §3: then `waitMs`, `model` and `message` are set).
    */
-  | { type: "retry"; attempt: number; reason: string; waitMs?: number; model?: string; message?: string }
+  | {
+      type: "retry";
+      attempt: number;
+      reason: string;
+      waitMs?: number;
+      model?: string;
+      message?: string;
+      /** `<submissionId>@<stream position>` of a Harness retry event: told once by it (issue 22 §5). */
+      key?: string;
+    }
   /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
   | { type: "text-call" }
   /** One transcript entry of the stream at `position` (ADR-0257): recorded, never a feed line itself. */

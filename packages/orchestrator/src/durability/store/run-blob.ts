@@ -72,6 +72,12 @@ export interface RunBlob {
   machineFingerprints?: Record<string, string>;
   /** Each Agent's Menu sha256 by `<machine path>/<agent>`: what resume compares (ADR-0271). */
   menuDigests?: Record<string, string>;
+  /**
+   * The sha256 of the workflow module the run ran under (ADR-0272): a run faulted by its Machine
+   * is retried once it differs from the one served. Absent in rows saved before it, and for a
+   * Machine not loaded from a file.
+   */
+  sourceDigest?: string;
   /** ISO-8601. */
   createdAt: string;
   updatedAt: string;

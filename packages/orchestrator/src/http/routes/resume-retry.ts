@@ -11,7 +11,9 @@ const params = z.object({ runId: z.string().min(1).max(200) });
  * - `POST /runs/:runId/resume` `{ acceptDrift? }`: without `acceptDrift: true` a dry run (what
  *   would change, nothing written); with it the drifted run is restored against the served
  *   Machine. 409 `JR2_ERR_RUN_NOT_DRIFTED`, `JR2_ERR_RUN_RESUME_STATES_MISSING` (naming each state).
- * - `POST /runs/:runId/retry` `{}`: the faulted Turn retried in place. 409 `JR2_ERR_RUN_NOT_RETRYABLE`.
+ * - `POST /runs/:runId/retry` `{ confirm?, force? }`: the faulted Turn retried in place; a run faulted
+ *   by its Machine only with `confirm` (else 409 `JR2_ERR_RUN_RETRY_UNCONFIRMED`: the plan), once
+ *   its source changed or with `force` (ADR-0272). 409 `JR2_ERR_RUN_NOT_RETRYABLE`.
  * Both go on the run's event log with who asked (`x-jr2-client: cli | console`, else `http`).
  * @see docs/adr/0271-resume-and-retry.md
  */
@@ -40,7 +42,7 @@ export const resumeRetryRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async
       },
       config: { auth: "instance" },
     },
-    async (request) => host.retryRun(request.params.runId, clientOf(request.headers)),
+    async (request) => host.retryRun(request.params.runId, clientOf(request.headers), request.body ?? {}),
   );
 };
 
