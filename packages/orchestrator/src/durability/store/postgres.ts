@@ -9,6 +9,7 @@
  * @see SPEC §8
  */
 import { performance } from "node:perf_hooks";
+import type { RunStatus } from "@jr2/wire";
 import type pg from "pg";
 import type { Logger } from "pino";
 import { DEFAULT_LEASE_MS } from "./ownership.js";
@@ -29,7 +30,14 @@ import { type PostgresNotices, postgresNotices } from "./postgres-notices.js";
 import { insertPicks, insertUsage, selectPick, type UsageRow, usageOfRow } from "./postgres-rows.js";
 import { postgresTranscripts, pruneTranscriptRows } from "./postgres-transcripts.js";
 import { getVersion, insertVersion, listVersions, pruneVersionRows } from "./postgres-versions.js";
-import { decodeRunBlob, type RunBlob, type RunStore, type StoreOptions, summaryOfBlob } from "./run-store.js";
+import {
+  checkCondition,
+  decodeRunBlob,
+  type RunBlob,
+  type RunStore,
+  type StoreOptions,
+  summaryOfBlob,
+} from "./run-store.js";
 import { causeOfSave } from "./version-cause.js";
 import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
@@ -149,8 +157,16 @@ function postgresRunStore(
     where,
     pool,
     ...transcripts,
-    save: (blob, picks = [], usage = [], events = [], cause) =>
+    save: (blob, picks = [], usage = [], events = [], cause, when) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
+        // The conditional update (issue 22): the row locked with its status checked, after the fence.
+        if (when) {
+          const { rows } = await sql.query<{ status: RunStatus }>(
+            "SELECT status FROM runs WHERE run_id = $1 FOR UPDATE",
+            [blob.runId],
+          );
+          checkCondition(blob.runId, when, rows[0]?.status);
+        }
         const { outcome, finalState } = summaryOfBlob(blob);
         await sql.query(UPSERT_RUN, [
           blob.runId,
