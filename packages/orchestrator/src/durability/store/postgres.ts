@@ -39,6 +39,7 @@ import {
   summaryOfBlob,
 } from "./run-store.js";
 import { causeOfSave } from "./version-cause.js";
+import { previousBlob } from "./version-rows.js";
 import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
 /** Options of {@link openPostgresStore}. */
@@ -160,13 +161,13 @@ function postgresRunStore(
     save: (blob, picks = [], usage = [], events = [], cause, when) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
         // The conditional update (issue 22): the row locked with its status checked, after the fence.
-        if (when) {
-          const { rows } = await sql.query<{ status: RunStatus }>(
-            "SELECT status FROM runs WHERE run_id = $1 FOR UPDATE",
-            [blob.runId],
-          );
-          checkCondition(blob.runId, when, rows[0]?.status);
-        }
+        // The blob saved before: a ledger entry new since is an admission (its version's cause).
+        const { rows } = await sql.query<{ status: RunStatus; blob: string }>(
+          `SELECT status, blob FROM runs WHERE run_id = $1${when ? " FOR UPDATE" : ""}`,
+          [blob.runId],
+        );
+        checkCondition(blob.runId, when, rows[0]?.status);
+        const previous = rows[0] && !cause ? previousBlob(rows[0].blob) : undefined;
         const { outcome, finalState } = summaryOfBlob(blob);
         await sql.query(UPSERT_RUN, [
           blob.runId,
@@ -180,7 +181,12 @@ function postgresRunStore(
         await insertPicks(sql, blob.runId, picks);
         await insertUsage(sql, blob.runId, usage);
         await insertEvents(sql, blob.runId, events);
-        await insertVersion(sql, blob, versionsKept, (first) => cause ?? causeOfSave(blob, events, first));
+        await insertVersion(
+          sql,
+          blob,
+          versionsKept,
+          (first) => cause ?? causeOfSave(blob, events, first, previous),
+        );
         if (blob.status !== "running") after.push(await leases.settle(sql, blob.runId));
       }),
     versions: (runId) => listVersions(readSql, runId),

@@ -278,12 +278,13 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
     turns: (runId) => transcripts.turns(runId),
     async save(blob, answers = [], records = [], events = [], cause, when) {
       const stored = runs.get(blob.runId);
-      checkCondition(blob.runId, when, stored ? (JSON.parse(stored) as RunBlob).status : undefined);
+      const previous = stored ? (JSON.parse(stored) as RunBlob) : undefined;
+      checkCondition(blob.runId, when, previous?.status);
       // Encoded before anything changes: a part that cannot be stored commits nothing (as a transaction).
       const row = JSON.stringify(blob);
       JSON.stringify([answers, records, events]);
       runs.set(blob.runId, row);
-      versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first));
+      versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
       log.append(blob.runId, events);
       for (const p of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);

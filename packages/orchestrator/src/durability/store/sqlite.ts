@@ -26,6 +26,7 @@ import { migrate } from "./sqlite-migrations.js";
 import { sqliteTranscripts } from "./sqlite-transcripts.js";
 import { sqliteVersions } from "./sqlite-versions.js";
 import { causeOfSave } from "./version-cause.js";
+import { previousBlob } from "./version-rows.js";
 import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
@@ -192,6 +193,9 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
     ) => {
       // Inside the transaction: the status read and the write are one (SQLite serializes writers).
       if (when) checkCondition(blob.runId, when, selectStatus.get(blob.runId)?.status);
+      // The blob saved before: a ledger entry new since is an admission (its version's cause).
+      const before = cause ? undefined : selectRun.get(blob.runId);
+      const previous = before ? previousBlob(before.blob) : undefined;
       const { outcome, finalState } = summaryOfBlob(blob);
       upsertRun.run({
         ...blob,
@@ -203,7 +207,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
       recordTx(blob.runId, usage);
       eventLog.insert(blob.runId, events);
-      versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first));
+      versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
     },
   );
 
