@@ -134,13 +134,16 @@ describe.skipIf(missing.length > 0)("closing a drifted run (issue 22 §3)", () =
 
     const refused = await jr2(["resume", runId, "--accept-drift"]);
     expect(refused.out).toContain("JR2_ERR_RUN_RESUME_STATES_MISSING");
-    const iid = ((await http(`/runs/${runId}/history/1`)).body?.ledger as Json[] | undefined)?.[0]?.iid;
-    const lastVersion = (await http(`/runs/${runId}/history`)).body?.versions.at(-1).version;
+    const versions = ((await http(`/runs/${runId}/history`)).body?.versions ?? []) as Json[];
     // The Turn's admission is a version of its own (issue 22 §4: it was `step` before).
-    const causes = ((await http(`/runs/${runId}/history`)).body?.versions as Json[]).map((v) => v.cause);
-    expect(causes).toContainEqual({ kind: "admission", child: "coding#coder", agent: "coder" });
-    const ledger = (await http(`/runs/${runId}/history/${lastVersion}`)).body?.ledger as Json[];
-    const turnIid = (ledger[0]?.iid ?? iid) as string;
+    expect(versions.map((v) => v.cause)).toContainEqual({
+      kind: "admission",
+      child: "coding#coder",
+      agent: "coder",
+    });
+    const last = versions.at(-1)?.version as number;
+    const ledger = ((await http(`/runs/${runId}/history/${last}`)).body?.ledger ?? []) as Json[];
+    const turnIid = ledger[0]?.iid as string;
     expect(turnIid).toBeTruthy();
 
     const cancelled = await jr2(["cancel", runId]);
