@@ -212,4 +212,17 @@ describe.skipIf(missing.length > 0)("closing a drifted run (issue 22 §3)", () =
     expect([resumes, cancels]).toEqual(won[0] === cancel ? [0, 1] : [1, 0]);
     if (won[0] === resume) await http(`/runs/${runId}/cancel`, { method: "POST", body: "{}" });
   }, 120_000);
+
+  it("an older client's cancel (no body, no x-jr2-client) still closes a drifted run, logged `by: http`", async () => {
+    const runId = await runInFlight();
+    await deploy("writing");
+    expect((await http(`/runs/${runId}`)).body?.status).toBe("drifted");
+    const res = await fetch(`${stack.orchestratorUrl}/runs/${runId}/cancel`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.instanceToken}` },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ runId, status: "cancelled" });
+    expect((await events(runId)).at(-1)).toMatchObject({ type: "status", status: "cancelled", by: "http" });
+  }, 120_000);
 });
