@@ -15,6 +15,7 @@ import {
   type RunFeedEvent,
   type RunStatus,
 } from "@jr2/wire";
+import { FencedError } from "../durability/store/ownership.js";
 import { type RunBlob, RunStatusChangedError } from "../durability/store/run-store.js";
 import { valueOfBlob } from "../durability/store/versions.js";
 import type { HostState } from "./host-state.js";
@@ -22,8 +23,8 @@ import type { HostState } from "./host-state.js";
 /**
  * Cancels the drifted run `blob` (read inside the run's chain). Resolves once the cancel
  * committed; the Harness aborts leave after, in the background.
- * @throws JR2_ERR_RUN_STATUS_CHANGED when another action changed it first (nothing written),
- *   FencedError (another instance holds the run), what the store throws
+ * @throws JR2_ERR_RUN_STATUS_CHANGED when another action changed it first, here or on another
+ *   instance (nothing written), what the store throws
  */
 export async function cancelDrifted(
   state: HostState,
@@ -49,14 +50,24 @@ export async function cancelDrifted(
   try {
     await state.store.save(next, [], [], [event], { kind: "cancel" }, { ifStatus: "drifted" });
   } catch (error) {
-    if (error instanceof RunStatusChangedError)
-      throw await statusChanged(state, runId, "drifted", error.found);
-    throw error;
+    throw await lostRace(state, runId, error);
   }
   await endOpenTurns(state, runId, at);
   abortConversations(state, blob);
   state.log.info({ runId, by, drift }, "drifted run cancelled");
   return { runId, status: "cancelled" };
+}
+
+/**
+ * What a conditional save of the drifted run `runId` that threw `error` answers: another
+ * action won — the status changed (RunStatusChangedError), or, on PostgreSQL, a racing resume
+ * on another instance already claimed its lease (FencedError) — JR2_ERR_RUN_STATUS_CHANGED
+ * naming it; any other error as it is.
+ */
+export async function lostRace(state: HostState, runId: string, error: unknown): Promise<unknown> {
+  if (error instanceof RunStatusChangedError) return statusChanged(state, runId, "drifted", error.found);
+  if (error instanceof FencedError) return statusChanged(state, runId, "drifted", undefined);
+  return error;
 }
 
 /**

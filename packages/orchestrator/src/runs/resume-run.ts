@@ -8,8 +8,7 @@
  * @see SPEC §8; ADR-0251, ADR-0271
  */
 import { Jr2Error, type ResumeAnswer, type ResumeRequest, type RunFeedEvent } from "@jr2/wire";
-import { RunStatusChangedError } from "../durability/store/run-store.js";
-import { notDrifted, statusChanged } from "./drifted-cancel.js";
+import { lostRace, notDrifted } from "./drifted-cancel.js";
 import type { GateClient } from "./gate-delivery.js";
 import { reviveStoredRun } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
@@ -65,9 +64,7 @@ export async function resumeRun(
     try {
       await state.store.save(next, [], [], [event], { kind: "resume", by }, { ifStatus: "drifted" });
     } catch (error) {
-      if (error instanceof RunStatusChangedError)
-        throw await statusChanged(state, runId, "drifted", error.found);
-      throw error;
+      throw await lostRace(state, runId, error);
     }
     await endMovedTurns(state, runId, plan.movingTurnIds, at);
     state.log.info({ runId, moved, by }, "drifted run resumed");
