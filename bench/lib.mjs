@@ -25,7 +25,11 @@ export function startProcess(label, args, env = {}) {
     });
   return new Promise((resolve, reject) => {
     let out = "";
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in 30 s:\n${out}`)), 30_000);
+    // A child that misses its start is killed: never left running on its port (issue 22).
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${label} did not start in 30 s (killed):\n${out}`));
+    }, 30_000);
     const onData = (chunk) => {
       out += chunk;
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
@@ -56,9 +60,12 @@ export function printTable(rows, columns = Object.keys(rows[0] ?? {})) {
   for (const row of cells) console.log(line(row));
 }
 
-/** Writes bench/results/<name>.json with the machine it ran on. */
+/**
+ * Writes bench/results/<name>.json with the machine it ran on — or into `BENCH_RESULTS_DIR`
+ * (the smoke test's temp dir: a tiny run never overwrites the recorded results).
+ */
 export function writeResults(name, data) {
-  const path = join(ROOT, "bench", "results", `${name}.json`);
+  const path = join(process.env.BENCH_RESULTS_DIR ?? join(ROOT, "bench", "results"), `${name}.json`);
   mkdirSync(dirname(path), { recursive: true });
   const body = {
     bench: name,

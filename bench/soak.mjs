@@ -40,10 +40,11 @@ function startService(label, script, args, env, ready, probe) {
   });
   const service = { label, child, url: "", probeUrl: "", probeToken, lastLines: [], onLine: () => {} };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${label} did not start in 30 s:\n${service.lastLines.join("\n")}`)),
-      30_000,
-    );
+    // A child that misses its start is killed: never left running on its port (issue 22).
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${label} did not start in 30 s (killed):\n${service.lastLines.join("\n")}`));
+    }, 30_000);
     const check = () => {
       if (service.url && (!probe || service.probeUrl)) {
         clearTimeout(timer);
@@ -105,6 +106,55 @@ function storeSize(dataDir) {
     const pages = db.pragma("page_count", { simple: true });
     const pageSize = db.pragma("page_size", { simple: true });
     return { bytes: pages * pageSize, disk };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Per workflow (issue 22 §4): each table's bytes of its runs (the sum of their rows' lengths,
+ * `length()` of every column), per run; `store pages/run` is the workflow's share of the file's
+ * pages (its rows' bytes over all rows' bytes) per run. Read on a read-only connection.
+ */
+function perWorkflowStore(dataDir, runIdsByWorkflow) {
+  const db = new Database(join(dataDir, "jr2.sqlite"), { readonly: true, fileMustExist: true });
+  try {
+    const pages = db.pragma("page_count", { simple: true });
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all()
+      .map((t) => ({ name: t.name, columns: db.pragma(`table_info(${t.name})`).map((c) => c.name) }))
+      .filter((t) => t.columns.includes("run_id"));
+    /** table → runId → bytes */
+    const bytes = new Map();
+    for (const t of tables) {
+      const sum = t.columns.map((c) => `COALESCE(length("${c}"), 0)`).join(" + ");
+      const rows = db
+        .prepare(`SELECT run_id AS runId, SUM(${sum}) AS n FROM "${t.name}" GROUP BY run_id`)
+        .all();
+      bytes.set(t.name, new Map(rows.map((r) => [r.runId, r.n])));
+    }
+    const total = [...bytes.values()].reduce((a, m) => a + [...m.values()].reduce((x, y) => x + y, 0), 0);
+    return Object.entries(runIdsByWorkflow).map(([workflow, runIds]) => {
+      const of = (table) => runIds.reduce((a, id) => a + (bytes.get(table)?.get(id) ?? 0), 0);
+      const all = tables.reduce((a, t) => a + of(t.name), 0);
+      const per = (n) => Math.round(n / Math.max(1, runIds.length));
+      return {
+        workflow,
+        runs: runIds.length,
+        "store pages/run": ((pages * all) / Math.max(1, total) / Math.max(1, runIds.length)).toFixed(2),
+        "row bytes/run": per(all),
+        "run_versions B/run": per(of("run_versions")),
+        "transcript B/run": per(of("transcript_entries")),
+        "run_events B/run": per(of("run_events")),
+        "versions/run": (
+          runIds.reduce(
+            (a, id) => a + db.prepare("SELECT count(*) AS n FROM run_versions WHERE run_id = ?").get(id).n,
+            0,
+          ) / Math.max(1, runIds.length)
+        ).toFixed(1),
+      };
+    });
   } finally {
     db.close();
   }
@@ -203,6 +253,7 @@ try {
     });
     if (started.status !== 201) return `start ${started.status}`;
     const { runId } = started.body;
+    runIdsByWorkflow[workflow].push(runId);
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const { status, body } = await api(`/runs/${runId}`);
@@ -222,6 +273,7 @@ try {
 
   const samples = [];
   const outcomes = {};
+  const runIdsByWorkflow = Object.fromEntries(Object.keys(WORKFLOWS).map((w) => [w, []]));
   const t0 = Date.now();
   const sample = async (runs) => {
     const [o, h] = [await memoryOf(orchestrator), await memoryOf(harness)];
@@ -305,8 +357,16 @@ try {
     "storeMB",
     "storeDiskMB",
   ]);
+  // Per workflow: what one settled run costs the store (issue 22 §4: review's versions ≤ 8 KB).
+  const perWorkflow = perWorkflowStore(dataDir, runIdsByWorkflow);
+  console.log("");
+  printTable(perWorkflow);
+  const review = perWorkflow.find((w) => w.workflow === "review");
   const verdict = {
     runs: RUNS,
+    perWorkflow,
+    reviewVersionBytesPerRun: review?.["run_versions B/run"] ?? null,
+    reviewVersionsWithin8KB: review ? review["run_versions B/run"] <= 8192 : null,
     minutes: Number(minutes.toFixed(1)),
     outcomes,
     orchestratorHeapAt: { runs: base.runs, bytes: base.orchHeapBytes },

@@ -78,7 +78,8 @@ async function main() {
 
     const host = createRunHost({ workflows: new Map([["walk", machine]]) });
     const { runId } = await host.startRun("walk", {});
-    const iid = host.getRun(runId).turns[0]?.iid;
+    // getRun answers a Promise (reading it as a value found no Turn: issue 22).
+    const iid = (await host.getRun(runId)).turns[0]?.iid;
     const registration = iid && host.registrations.get(iid);
     if (!registration) throw new Error(`size ${size}: no live Turn`);
     const allowed = readAllowedPicks(registration.turnActor);

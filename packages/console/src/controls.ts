@@ -12,6 +12,13 @@ export interface RunControls {
   retry: boolean;
   /** `POST /runs/:runId/resume`: the run is `drifted`. */
   resume: boolean;
+  /** `POST /runs/:runId/cancel { expect: "drifted" }`: a drifted run is closed with no Machine (issue 22). */
+  close: boolean;
+  /**
+   * History's "Fork from here": not on a drifted run — each of its versions was saved by a
+   * Machine no longer served, so every fork is refused (`JR2_ERR_FORK_DRIFTED`).
+   */
+  fork: boolean;
 }
 
 /**
@@ -22,7 +29,13 @@ export interface RunControls {
 export function controlsFor(run: Pick<RunDetail, "status" | "outcome" | "faults">): RunControls {
   const failedByFault =
     run.status === "done" && run.outcome === "failed" && run.faults?.at(-1)?.routed === true;
-  return { retry: run.status === "faulted" || failedByFault, resume: run.status === "drifted" };
+  const drifted = run.status === "drifted";
+  return {
+    retry: run.status === "faulted" || failedByFault,
+    resume: drifted,
+    close: drifted,
+    fork: !drifted,
+  };
 }
 
 /** A version's cause in one line, as `jr2 history` words it: `pick request_changes (working.review#reviewer)`. */

@@ -20,10 +20,14 @@ describe("controlsFor", () => {
     expect(controlsFor({ status: "faulted", faults: [fault(false)] })).toEqual({
       retry: true,
       resume: false,
+      close: false,
+      fork: true,
     });
     expect(controlsFor({ status: "done", outcome: "failed", faults: [fault(true)] })).toEqual({
       retry: true,
       resume: false,
+      close: false,
+      fork: true,
     });
   });
 
@@ -36,15 +40,25 @@ describe("controlsFor", () => {
     expect(controlsFor({ status: "running", faults: [fault(false)] })).toEqual({
       retry: false,
       resume: false,
+      close: false,
+      fork: true,
     });
     expect(controlsFor({ status: "cancelled", outcome: "cancelled" })).toEqual({
       retry: false,
       resume: false,
+      close: false,
+      fork: true,
     });
   });
 
   it("offers Resume on a drifted run only", () => {
-    expect(controlsFor({ status: "drifted" })).toEqual({ retry: false, resume: true });
+    // A drifted run: Resume, or Cancel it (issue 22); no fork, every one would be refused.
+    expect(controlsFor({ status: "drifted" })).toEqual({
+      retry: false,
+      resume: true,
+      close: true,
+      fork: false,
+    });
     expect(controlsFor({ status: "faulted" }).resume).toBe(false);
   });
 });

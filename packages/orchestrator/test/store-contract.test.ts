@@ -207,17 +207,30 @@ function contract(subject: Subject) {
     await store.close();
   });
 
-  it("keeps every version of a live run and prunes a settled one to versionsKept", async () => {
+  it("keeps every version of a live run and folds a settled one: step versions dropped, then versionsKept", async () => {
     const store = await subject.open({ versionsKept: 3 });
-    for (let i = 0; i < 5; i++) await store.save(blob("r1", { updatedAt: `2026-11-30T00:00:0${i}.000Z` }));
+    const timer = (seq: number): RunFeedEvent => ({
+      seq,
+      at: "2026-11-30T00:00:00.000Z",
+      type: "timer",
+      after: "t",
+      value: "x",
+    });
+    for (let i = 0; i < 5; i++)
+      await store.save(
+        blob("r1", { updatedAt: `2026-11-30T00:00:0${i}.000Z` }),
+        [],
+        [],
+        i > 0 && i < 4 ? [timer(i)] : [],
+      );
     expect((await store.versions("r1")).map((v) => v.version)).toEqual([1, 2, 3, 4, 5]);
     expect((await store.versions("r1"))[0]?.cause).toEqual({ kind: "start" });
     const last = settled("r1", "2026-11-30T00:00:09.000Z");
     await store.save(last);
     const kept = await store.versions("r1");
     expect(kept.map((v) => [v.version, v.status])).toEqual([
+      [3, "running"],
       [4, "running"],
-      [5, "running"],
       [6, "done"],
     ]);
     expect(kept[2]).toMatchObject({

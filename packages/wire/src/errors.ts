@@ -94,6 +94,15 @@ export const errorCodes = {
     status: 409,
     message: "run `{runId}` is {status}, not drifted; only a drifted run is resumed",
   },
+  /**
+   * An operator's change lost a race (issue 22): the run's status is no longer the one the
+   * request was made against — `change` names the winner's action (`resumed by cli at …`).
+   */
+  JR2_ERR_RUN_STATUS_CHANGED: {
+    status: 409,
+    message:
+      "run `{runId}` is {status} now, not {expected}: {change}; look at it (`jr2 show {runId}`) before acting again",
+  },
   JR2_ERR_RUN_RESUME_STATES_MISSING: {
     status: 409,
     message:

@@ -47,6 +47,7 @@ export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from 
 export type { RunFeedEntry } from "./runs.js";
 export {
   CancelAnswer,
+  CancelRequest,
   Gate,
   GateEventAnswer,
   GateEventRequest,

@@ -54,6 +54,11 @@ export const RunVersionSummary = z.object({
   value: z.unknown(),
   status: RunStatus,
   cause: VersionCause,
+  /**
+   * Reserved (issue 22, for the Repo Slots issue): the commit id of each Repo Slot's Worktree
+   * in that version, by slot name. Absent today; never changed by compaction.
+   */
+  workspace: z.record(z.string(), z.string()).optional(),
 });
 export type RunVersionSummary = z.infer<typeof RunVersionSummary>;
 

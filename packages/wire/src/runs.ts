@@ -195,6 +195,14 @@ export type GateEventRequest = z.infer<typeof GateEventRequest>;
 export const GateEventAnswer = z.object({ moved: z.literal(true) });
 export type GateEventAnswer = z.infer<typeof GateEventAnswer>;
 
+/**
+ * `POST /runs/:runId/cancel` body (optional, issue 22): `expect` is the status the caller saw;
+ * when the run's status is another by then (a racing resume won), nothing changes and the answer
+ * is 409 `JR2_ERR_RUN_STATUS_CHANGED` naming what changed it. Absent: any live or drifted run.
+ */
+export const CancelRequest = z.strictObject({ expect: RunStatus.optional() });
+export type CancelRequest = z.infer<typeof CancelRequest>;
+
 /** `POST /runs/:runId/cancel` answer. */
 export const CancelAnswer = z.object({ runId: z.string(), status: RunStatus });
 export type CancelAnswer = z.infer<typeof CancelAnswer>;
@@ -215,6 +223,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     reason: z.string().optional(),
     /** On the status that settles the run: how it ended (ADR-0062). */
     outcome: RunOutcome.optional(),
+    /** Who asked, on a status an operator caused (a drifted run cancelled, issue 22); as `gate-answered`'s. */
+    by: z.enum(["cli", "http", "console"]).optional(),
   }),
   z.object({
     ...feedBase,

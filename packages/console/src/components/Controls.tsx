@@ -6,9 +6,10 @@
  * for the dry-run plan (each state fine or missing, Agents whose Menu changed, Turns moved to a
  * new conversation) and only then offers "Resume, accepting the drift". Both calls carry
  * `x-jr2-client: console` (api.ts), so the log's `retried` / `resumed` line says `by console`;
- * `onDone` refollows the event log, which had ended at the run's final status.
+ * `onDone` refollows the event log, which had ended at the run's final status. A drifted run
+ * also offers Cancel (issue 22), confirmed first.
  */
-import { ResumeAnswer, RetryAnswer, type RunDetail } from "@jr2/wire";
+import { CancelAnswer, ResumeAnswer, RetryAnswer, type RunDetail } from "@jr2/wire";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, api, seg } from "../api.js";
@@ -181,15 +182,70 @@ function ResumeControl({ runId, onDone }: { runId: string; onDone: () => void })
   );
 }
 
+/**
+ * Cancel a drifted run (issue 22, ADR-0276): asks for confirmation, then posts the cancel with
+ * `expect: "drifted"`, so a resume that won meanwhile is not cancelled (its 409 is shown).
+ */
+function CloseControl({ runId, onDone }: { runId: string; onDone: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
+  const after = useAfterControl(runId, onDone);
+  const close = async () => {
+    setBusy(true);
+    setSaid(null);
+    try {
+      const answer = await api(`/runs/${seg(runId)}/cancel`, CancelAnswer, {
+        method: "POST",
+        body: { expect: "drifted" },
+      });
+      setConfirming(false);
+      setSaid({ ok: true, text: `Cancelled; the run is ${answer.status}.` });
+      after();
+    } catch (error) {
+      setSaid({ ok: false, text: messageOf(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="control close">
+      {confirming ? (
+        <p>
+          <button type="button" className="close-confirm" disabled={busy} onClick={() => void close()}>
+            Cancel this run for good
+          </button>{" "}
+          <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+            Keep it
+          </button>{" "}
+          <span className="muted">
+            it ends cancelled and its conversations are aborted; it cannot be resumed after
+          </span>
+        </p>
+      ) : (
+        <button type="button" className="close" onClick={() => setConfirming(true)}>
+          Cancel the drifted run…
+        </button>
+      )}
+      {said ? (
+        <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
+          <Inline text={said.text} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /** The run's operator controls, or nothing when it offers none ({@link controlsFor}). */
 export function Controls({ run, onDone }: { run: RunDetail; onDone: () => void }) {
   const offered = controlsFor(run);
-  if (!offered.retry && !offered.resume) return null;
+  if (!offered.retry && !offered.resume && !offered.close) return null;
   return (
     <section className="controls">
       <h2>Operator controls</h2>
       {offered.retry ? <RetryControl runId={run.runId} onDone={onDone} /> : null}
       {offered.resume ? <ResumeControl runId={run.runId} onDone={onDone} /> : null}
+      {offered.close ? <CloseControl runId={run.runId} onDone={onDone} /> : null}
     </section>
   );
 }

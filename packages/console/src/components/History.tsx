@@ -78,11 +78,13 @@ function VersionRow({
   v,
   open,
   onOpen,
+  forkable,
 }: {
   runId: string;
   v: RunVersionSummary;
   open: boolean;
   onOpen: (version: number | null) => void;
+  forkable: boolean;
 }) {
   return (
     <>
@@ -99,9 +101,11 @@ function VersionRow({
           <Inline text={causeText(v.cause)} />
         </td>
         <td>
-          <button type="button" className="fork" onClick={() => onOpen(open ? null : v.version)}>
-            Fork from here
-          </button>
+          {forkable ? (
+            <button type="button" className="fork" onClick={() => onOpen(open ? null : v.version)}>
+              Fork from here
+            </button>
+          ) : null}
         </td>
       </tr>
       {open ? (
@@ -115,8 +119,11 @@ function VersionRow({
   );
 }
 
-/** The History section of a run page; says so when this Orchestrator keeps no history (404). */
-export function History({ runId }: { runId: string }) {
+/**
+ * The History section of a run page; says so when this Orchestrator keeps no history (404).
+ * `forkable` false (a drifted run: every fork is refused) shows no fork buttons and says why.
+ */
+export function History({ runId, forkable = true }: { runId: string; forkable?: boolean }) {
   const history = useHistory(runId);
   const [open, setOpen] = useState<number | null>(null);
   return (
@@ -133,6 +140,12 @@ export function History({ runId }: { runId: string }) {
         </p>
       ) : null}
       {history.data?.versions.length === 0 ? <p className="muted">No versions kept.</p> : null}
+      {!forkable && history.data?.versions.length ? (
+        <p className="muted no-fork">
+          No fork from here: these versions were saved by a Machine this Orchestrator no longer serves, so
+          every fork is refused. Resume the run, or cancel it.
+        </p>
+      ) : null}
       {history.data?.versions.length ? (
         <table>
           <thead>
@@ -147,7 +160,14 @@ export function History({ runId }: { runId: string }) {
           </thead>
           <tbody>
             {history.data.versions.map((v) => (
-              <VersionRow key={v.version} runId={runId} v={v} open={open === v.version} onOpen={setOpen} />
+              <VersionRow
+                key={v.version}
+                runId={runId}
+                v={v}
+                open={open === v.version}
+                onOpen={setOpen}
+                forkable={forkable}
+              />
             ))}
           </tbody>
         </table>

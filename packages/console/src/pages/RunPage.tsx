@@ -10,12 +10,14 @@ import { Link } from "wouter";
 import { seg } from "../api.js";
 import { activePaths } from "../chart-model.js";
 import { Controls } from "../components/Controls.js";
+import { DriftNotice } from "../components/Drift.js";
 import { Gates } from "../components/Gates.js";
 import { History } from "../components/History.js";
 import { StateChart } from "../components/StateChart.js";
 import { count, Inline, Json, stateText } from "../components/Text.js";
 import { Timeline } from "../components/Timeline.js";
 import { UsageChart } from "../components/UsageChart.js";
+import { controlsFor } from "../controls.js";
 import { useChart, useMenu, useRun, useRunFeed, useTurns } from "../queries.js";
 import { cacheRate } from "../usage.js";
 
@@ -156,7 +158,8 @@ export function RunPage({ runId }: { runId: string }) {
         <dt>updated</dt>
         <dd>{new Date(r.updatedAt).toLocaleString()}</dd>
       </dl>
-      {r.fault ? (
+      {r.status === "drifted" ? <DriftNotice run={r} /> : null}
+      {r.fault && r.status !== "drifted" ? (
         <p className="error">
           Fault: <Inline text={`${r.fault.reason}${r.fault.detail ? ` — ${r.fault.detail}` : ""}`} />
         </p>
@@ -170,7 +173,7 @@ export function RunPage({ runId }: { runId: string }) {
         <UsageChart usage={usage} />
       </section>
       <Turns runId={r.runId} run={r} />
-      <History runId={r.runId} />
+      <History runId={r.runId} forkable={controlsFor(r).fork} />
       <Timeline events={feed.events} state={feed.state} />
       <details>
         <summary>input and context</summary>

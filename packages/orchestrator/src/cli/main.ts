@@ -45,6 +45,11 @@ const commands: Record<string, Command> = {
       const config = readServeConfig(process.env, flags);
       const running = await startOrchestrator(config);
       console.log(`jr2 orchestrator listening on ${running.url}`);
+      if (running.drifted > 0)
+        console.log(
+          `${running.drifted} run${running.drifted === 1 ? "" : "s"} drifted (the workflow changed under ${running.drifted === 1 ? "it" : "them"}): ` +
+            "list them with `jr2 runs --status drifted`; resume one (`jr2 resume <run>`) or close it (`jr2 cancel <run>`)",
+        );
       const stop = () => {
         running.close().then(
           () => process.exit(0),

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { CancelAnswer, RunPage, RunSummary } from "@jr2/wire";
+import type { CancelAnswer, RunDetail, RunPage, RunSummary } from "@jr2/wire";
 import { call, resolveTarget } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { formatValue } from "./feed-printer.js";
@@ -82,8 +82,13 @@ export const runsCommands: Record<string, Command> = {
       const runId = positionals[0];
       if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
       const target = resolveTarget(values, process.env);
-      const answer = await call<CancelAnswer>(target, "POST", `/runs/${encodeURIComponent(runId)}/cancel`);
-      process.stdout.write(`run ${answer.runId} ${answer.status}\n`);
+      const path = `/runs/${encodeURIComponent(runId)}`;
+      // The status seen goes with the cancel: a resume that wins meanwhile is not cancelled (issue 22).
+      const seen = await call<RunDetail>(target, "GET", path);
+      const answer = await call<CancelAnswer>(target, "POST", `${path}/cancel`, { expect: seen.status });
+      const was =
+        seen.status === "drifted" ? ` (it was drifted${seen.fault ? `: ${seen.fault.reason}` : ""})` : "";
+      process.stdout.write(`run ${answer.runId} ${answer.status}${was}\n`);
       return 0;
     },
   },
@@ -96,8 +101,10 @@ export const runsCommands: Record<string, Command> = {
 export function formatSummary(r: RunSummary): string {
   const where = r.outcome
     ? `${r.outcome.padEnd(9)} ${formatValue(r.finalState)}`
-    : r.gates?.length
-      ? `at Gate ${r.gates.join(", ")}`
-      : "";
+    : r.status === "drifted" && r.value !== undefined
+      ? `saved at ${formatValue(r.value)}`
+      : r.gates?.length
+        ? `at Gate ${r.gates.join(", ")}`
+        : "";
   return `${r.runId}  ${r.workflow.padEnd(12)} ${r.status.padEnd(9)} ${where.padEnd(28)} ${r.updatedAt}`;
 }

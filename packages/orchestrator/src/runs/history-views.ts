@@ -46,6 +46,7 @@ export function versionView(v: StoredRunVersion): RunVersion {
     value: v.value,
     status: v.status,
     cause: v.cause,
+    ...(v.workspace === undefined ? {} : { workspace: v.workspace }),
     runId: blob.runId,
     workflow: blob.workflow,
     machineFingerprint: blob.machineFingerprint,

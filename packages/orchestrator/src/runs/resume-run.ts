@@ -8,6 +8,7 @@
  * @see SPEC §8; ADR-0251, ADR-0271
  */
 import { Jr2Error, type ResumeAnswer, type ResumeRequest, type RunFeedEvent } from "@jr2/wire";
+import { lostRace, notDrifted } from "./drifted-cancel.js";
 import type { GateClient } from "./gate-delivery.js";
 import { reviveStoredRun } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
@@ -33,8 +34,7 @@ export async function resumeRun(
     const live = state.runs.get(runId);
     if (live) throw new Jr2Error("JR2_ERR_RUN_NOT_DRIFTED", { runId, status: live.status });
     const blob = await storedBlob(state, runId);
-    if (blob.status !== "drifted")
-      throw new Jr2Error("JR2_ERR_RUN_NOT_DRIFTED", { runId, status: blob.status });
+    if (blob.status !== "drifted") throw await notDrifted(state, runId, blob.status);
     const info = workflowInfo(state.infos, blob.workflow);
     const machine = state.workflows.get(blob.workflow)!;
     const digests = machineDigestsOf(machine);
@@ -60,7 +60,12 @@ export async function resumeRun(
       by,
     };
     // The rewrite and its log entry together: a kill before leaves it drifted, after it restores running.
-    await state.store.save(next, [], [], [event], { kind: "resume", by });
+    // Conditional (issue 22): a cancel of the drifted run racing it, on any instance, wins or loses whole.
+    try {
+      await state.store.save(next, [], [], [event], { kind: "resume", by }, { ifStatus: "drifted" });
+    } catch (error) {
+      throw await lostRace(state, runId, error);
+    }
     await endMovedTurns(state, runId, plan.movingTurnIds, at);
     state.log.info({ runId, moved, by }, "drifted run resumed");
     const outcome = await reviveStoredRun(state, next);

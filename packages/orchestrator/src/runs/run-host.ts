@@ -177,8 +177,12 @@ export interface RunHost {
     body: { type: string } & Record<string, unknown>,
     by?: GateClient,
   ): Promise<GateEventAnswer>;
-  /** `POST /runs/:runId/cancel`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE */
-  cancelRun(runId: string): Promise<CancelAnswer>;
+  /**
+   * `POST /runs/:runId/cancel`: a live run, or a drifted one (closed with no Machine, issue 22).
+   * `ask.expect`: the status the caller saw; `ask.by`: who asked (on the log).
+   * @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE, JR2_ERR_RUN_STATUS_CHANGED
+   */
+  cancelRun(runId: string, ask?: { expect?: RunStatus; by?: GateClient }): Promise<CancelAnswer>;
   /**
    * `POST /runs/:runId/resume` (ADR-0271): a drifted run against the served Machine; a dry run
    * without `acceptDrift`. @throws JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_DRIFTED,
@@ -243,7 +247,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     deliverPick: (iid, caller, pick, trace) => deliverPick(state, iid, caller, pick, trace),
     listGates: (runId) => listGates(state, runId),
     sendGateEvent: (runId, gateId, body, by) => sendGateEvent(state, runId, gateId, body, by),
-    cancelRun: (runId) => cancelRun(state, runId),
+    cancelRun: (runId, ask) => cancelRun(state, runId, ask),
     resumeRun: (runId, request, by) => resumeRun(state, runId, request, by ?? "http"),
     retryRun: (runId, by, request) => retryRun(state, runId, by ?? "http", request ?? {}),
     restore: () => restoreHostRuns(state),

@@ -44,9 +44,23 @@ export async function listRuns(state: HostState, query: RunListQuery = {}): Prom
     ...[...state.runs.values()].map(runSummaryOf),
   ];
   for (const s of current) summaries.set(s.runId, s);
-  return [...summaries.values()]
+  const listedNow = [...summaries.values()]
     .filter((s) => matchesFilter(s, filter))
     .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  return Promise.all(listedNow.map((s) => withDriftedState(state, s)));
+}
+
+/**
+ * A drifted run's item with `value`, the state its saved snapshot is in (issue 22: `jr2 runs`
+ * showed a blank state): read from its blob — drifted runs are few, and their row has no state
+ * column. Any other item as it is.
+ */
+async function withDriftedState(state: HostState, summary: RunSummary): Promise<RunSummary> {
+  if (summary.status !== "drifted" || summary.value !== undefined || state.damaged.has(summary.runId))
+    return summary;
+  const blob = await state.store.load(summary.runId).catch(() => undefined);
+  const value = (blob?.snapshot as { value?: unknown } | null | undefined)?.value;
+  return value === undefined ? summary : { ...summary, value };
 }
 
 /**
@@ -63,7 +77,9 @@ export async function pageRuns(state: HostState, query: RunListQuery): Promise<R
   const last = page.at(-1);
   const runs = page.map((row) => servedAs(state, row)).filter((s) => matchesFilter(s, filter));
   return {
-    runs: await Promise.all(runs.map((summary) => withUsage(state, summary))),
+    runs: await Promise.all(
+      runs.map(async (summary) => withDriftedState(state, await withUsage(state, summary))),
+    ),
     nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
   };
 }

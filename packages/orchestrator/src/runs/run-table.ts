@@ -5,11 +5,19 @@
  * (ADR-0260).
  * @see SPEC §4.1, §8
  */
-import { type CancelAnswer, Jr2Error, type RunDetail, type RunFeedEvent } from "@jr2/wire";
+import {
+  type CancelAnswer,
+  type ControlClient,
+  Jr2Error,
+  type RunDetail,
+  type RunFeedEvent,
+  type RunStatus,
+} from "@jr2/wire";
 import type { RunBlob } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
 import type { MachineInfo } from "../menu/menu.js";
 import { parseStrict } from "../menu/strict-keys.js";
+import { cancelDrifted, statusChanged } from "./drifted-cancel.js";
 import type { RunFeed } from "./feed.js";
 import { type HostState, saveOrStop, serialized } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
@@ -141,12 +149,31 @@ export async function eventLogPage(
 }
 
 /**
- * `POST /runs/:runId/cancel`: ends a running run as `cancelled` and saves it.
- * @throws JR2_ERR_STORE_FAILING (frozen), JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE
+ * `POST /runs/:runId/cancel`: ends a running run as `cancelled` and saves it; a drifted run is
+ * closed without a Machine ({@link cancelDrifted}, issue 22). With `ask.expect` (the status the
+ * caller saw) a run whose status changed since is left alone.
+ * @throws JR2_ERR_STORE_FAILING (frozen), JR2_ERR_RUN_NOT_FOUND, JR2_ERR_RUN_NOT_LIVE (settled),
+ *   JR2_ERR_RUN_STATUS_CHANGED (not `ask.expect`, or a racing resume won; naming that action)
  */
-export async function cancelRun(state: HostState, runId: string): Promise<CancelAnswer> {
+export async function cancelRun(
+  state: HostState,
+  runId: string,
+  ask: { expect?: RunStatus; by?: ControlClient } = {},
+): Promise<CancelAnswer> {
   state.frozenRuns.refuseIfFrozen(runId);
-  const run = await runOf(state, runId);
+  const live = await serialized(state, runId, async () => {
+    const run = state.runs.get(runId);
+    const status = run?.status ?? (await storedBlob(state, runId)).status;
+    if (ask.expect !== undefined && status !== ask.expect)
+      throw await statusChanged(state, runId, ask.expect, status);
+    if (run) return run;
+    const blob = await storedBlob(state, runId);
+    if (blob.status === "drifted" && !state.damaged.has(runId))
+      return cancelDrifted(state, blob, ask.by ?? "http");
+    throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: blob.status });
+  });
+  if (!(live instanceof LiveRun)) return live;
+  const run = live;
   if (run.status !== "running") throw new Jr2Error("JR2_ERR_RUN_NOT_LIVE", { runId, status: run.status });
   run.cancel();
   await run.settle();

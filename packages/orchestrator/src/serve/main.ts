@@ -20,6 +20,8 @@ export interface RunningOrchestrator {
   app: FastifyInstance;
   /** `http://<host>:<port>` actually bound. */
   url: string;
+  /** How many runs of the store are `drifted` at start-up (the banner says so, issue 22). */
+  drifted: number;
   close(): Promise<void>;
 }
 
@@ -126,11 +128,17 @@ async function startUnlocked(
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   logger.info({ workflows: [...workflows.keys()], harness: config.harness.kind, dev: config.dev }, "ready");
+  // After restore: the runs it marked drifted, and those drifted earlier and still not closed.
+  const drifted = await store
+    .list({ status: "drifted" })
+    .then((runs) => runs.length)
+    .catch(() => 0);
   // In the background: a wrong URL is the user's to fix; it does not stop this instance.
   if (config.postgres) void checkAdvertisedUrl(config.postgres.advertiseUrl, logger);
   return {
     app,
     url: `http://${host}:${port}`,
+    drifted,
     close: async () => {
       stopCheck.abort();
       stopRetention();

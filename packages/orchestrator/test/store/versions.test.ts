@@ -68,11 +68,13 @@ describe.each(stores)("the %s store's versions (ADR-0270)", (_name, open) => {
     await store.save(blob("r2", "running", "a", at(1)));
     await store.save(blob("r1", "running", "review", at(2)));
     await store.save(blob("r1", "running", "review", at(3)), [], [], [pick]);
+    // A live run keeps every save, `step` ones too (ADR-0270).
+    expect((await store.versions("r1")).map((v) => v.cause.kind)).toEqual(["start", "step", "pick"]);
     await store.save(blob("r1", "done", "merged", at(4)));
+    // Settling folds them: the `step` version is dropped (issue 22, ADR-0277).
     const listed = await store.versions("r1");
     expect(listed).toEqual([
       { version: 1, at: at(1), value: "implement", status: "running", cause: { kind: "start" } },
-      { version: 2, at: at(2), value: "review", status: "running", cause: { kind: "step" } },
       {
         version: 3,
         at: at(3),
@@ -107,13 +109,48 @@ describe.each(stores)("the %s store's versions (ADR-0270)", (_name, open) => {
     await store.close();
   });
 
-  it("keeps every version of a live run, and prunes a settled one to its last N when it settles", async () => {
+  it("keeps every version of a live run; settling drops its step versions, then keeps the last N", async () => {
     const store = open({ versionsKept: 3 });
-    for (let s = 1; s <= 6; s++) await store.save(blob("r1", "running", `s${s}`, at(s)));
-    expect((await store.versions("r1")).map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (let s = 1; s <= 6; s++)
+      await store.save(
+        blob("r1", "running", `s${s}`, at(s)),
+        [],
+        [],
+        s % 2 === 0 ? [{ ...pick, seq: s }] : [],
+      );
+    expect((await store.versions("r1")).map((v) => v.cause.kind)).toEqual([
+      "start",
+      "pick",
+      "step",
+      "pick",
+      "step",
+      "pick",
+    ]);
     await store.save(blob("r1", "faulted", "s6", at(7)));
-    expect((await store.versions("r1")).map((v) => v.version)).toEqual([5, 6, 7]);
-    expect(await store.version("r1", 4)).toBeUndefined();
+    expect((await store.versions("r1")).map((v) => v.version)).toEqual([4, 6, 7]);
+    expect(await store.version("r1", 5)).toBeUndefined();
+    expect((await store.version("r1", 4))?.blob).toEqual(blob("r1", "running", "s4", at(4)));
+    await store.close();
+  });
+
+  it("reads a Turn's admission from a new ledger entry when the save carries no admission event", async () => {
+    const store = open();
+    const first = blob("r1", "running", "implement", at(1));
+    await store.save(first);
+    const entry = {
+      turnId: "t1",
+      submissionId: "s1",
+      offset: "0",
+      streamUrl: "/x",
+      child: "implement#coder",
+    };
+    await store.save({ ...first, ledger: { "r1/coder": entry }, updatedAt: at(2) });
+    await store.save({ ...first, ledger: { "r1/coder": entry }, updatedAt: at(3) });
+    expect((await store.versions("r1")).map((v) => v.cause)).toEqual([
+      { kind: "start" },
+      { kind: "admission", child: "implement#coder", agent: "coder" },
+      { kind: "step" },
+    ]);
     await store.close();
   });
 

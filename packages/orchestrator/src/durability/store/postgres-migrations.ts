@@ -101,6 +101,10 @@ const migrations: readonly string[] = [
      expires_at TIMESTAMPTZ NOT NULL
    );
    CREATE INDEX run_leases_owner ON run_leases(owner_id);`,
+  // Versions stored compactly (issue 22, ADR-0277), as SQLite's migration 9: older rows have
+  // codec NULL and are read as they are.
+  `ALTER TABLE run_versions ADD COLUMN codec TEXT, ADD COLUMN base INTEGER, ADD COLUMN packed BYTEA,
+     ADD COLUMN workspace TEXT;`,
 ];
 
 /** The advisory lock key migrations hold (any fixed 64-bit number; "jr2" in ASCII). */

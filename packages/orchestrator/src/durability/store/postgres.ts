@@ -9,6 +9,7 @@
  * @see SPEC §8
  */
 import { performance } from "node:perf_hooks";
+import type { RunStatus } from "@jr2/wire";
 import type pg from "pg";
 import type { Logger } from "pino";
 import { DEFAULT_LEASE_MS } from "./ownership.js";
@@ -29,8 +30,16 @@ import { type PostgresNotices, postgresNotices } from "./postgres-notices.js";
 import { insertPicks, insertUsage, selectPick, type UsageRow, usageOfRow } from "./postgres-rows.js";
 import { postgresTranscripts, pruneTranscriptRows } from "./postgres-transcripts.js";
 import { getVersion, insertVersion, listVersions, pruneVersionRows } from "./postgres-versions.js";
-import { decodeRunBlob, type RunBlob, type RunStore, type StoreOptions, summaryOfBlob } from "./run-store.js";
+import {
+  checkCondition,
+  decodeRunBlob,
+  type RunBlob,
+  type RunStore,
+  type StoreOptions,
+  summaryOfBlob,
+} from "./run-store.js";
 import { causeOfSave } from "./version-cause.js";
+import { previousBlob } from "./version-rows.js";
 import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
 /** Options of {@link openPostgresStore}. */
@@ -149,8 +158,16 @@ function postgresRunStore(
     where,
     pool,
     ...transcripts,
-    save: (blob, picks = [], usage = [], events = [], cause) =>
+    save: (blob, picks = [], usage = [], events = [], cause, when) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
+        // The conditional update (issue 22): the row locked with its status checked, after the fence.
+        // The blob saved before: a ledger entry new since is an admission (its version's cause).
+        const { rows } = await sql.query<{ status: RunStatus; blob: string }>(
+          `SELECT status, blob FROM runs WHERE run_id = $1${when ? " FOR UPDATE" : ""}`,
+          [blob.runId],
+        );
+        checkCondition(blob.runId, when, rows[0]?.status);
+        const previous = rows[0] && !cause ? previousBlob(rows[0].blob) : undefined;
         const { outcome, finalState } = summaryOfBlob(blob);
         await sql.query(UPSERT_RUN, [
           blob.runId,
@@ -164,7 +181,12 @@ function postgresRunStore(
         await insertPicks(sql, blob.runId, picks);
         await insertUsage(sql, blob.runId, usage);
         await insertEvents(sql, blob.runId, events);
-        await insertVersion(sql, blob, versionsKept, (first) => cause ?? causeOfSave(blob, events, first));
+        await insertVersion(
+          sql,
+          blob,
+          versionsKept,
+          (first) => cause ?? causeOfSave(blob, events, first, previous),
+        );
         if (blob.status !== "running") after.push(await leases.settle(sql, blob.runId));
       }),
     versions: (runId) => listVersions(readSql, runId),

@@ -60,8 +60,11 @@ export interface RunStore extends TranscriptStore {
    * Writes the blob, the pick answers, usage records (each once by its key), the run's feed
    * events (each once by its `seq`: the state changes this blob holds, ADR-0256) and the blob
    * again as the run's next version (ADR-0270) in one transaction. The version's cause is
-   * `cause`, else read from the events ({@link causeOfSave}). A save of a settled blob prunes
-   * the run's versions to the store's `versionsKept` newest.
+   * `cause`, else read from the events ({@link causeOfSave}). A save of a settled blob folds
+   * the run's versions ({@link foldSettled}). With `when.ifStatus`, a conditional update: it
+   * writes only while the stored run's status is that one (issue 22: a drifted run's cancel and
+   * resume race; exactly one commits).
+   * @throws RunStatusChangedError (nothing written) when `when.ifStatus` does not match
    */
   save(
     blob: RunBlob,
@@ -69,6 +72,7 @@ export interface RunStore extends TranscriptStore {
     usage?: readonly UsageRecord[],
     events?: readonly RunFeedEvent[],
     cause?: VersionCause,
+    when?: SaveCondition,
   ): Promise<void>;
   /** The run's kept versions, oldest first, without their blobs (ADR-0270); `[]` for an unknown run. */
   versions(runId: string): Promise<StoredVersionSummary[]>;
@@ -115,6 +119,31 @@ export interface RunStore extends TranscriptStore {
   /** The stored answer for `key` in `runId` (see {@link PickKey}), if any. */
   pickAnswer(runId: string, key: PickKey): Promise<StoredPickAnswer | undefined>;
   close(): Promise<void>;
+}
+
+/** A conditional save's condition (issue 22). */
+export interface SaveCondition {
+  /** Write only while the stored run's status is this. */
+  ifStatus: RunStatus;
+}
+
+/** A conditional save found another status stored (`found`; undefined: no such run): nothing was written. */
+export class RunStatusChangedError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly expected: RunStatus,
+    readonly found: RunStatus | undefined,
+  ) {
+    super(
+      `run \`${runId}\` is ${found ?? "not stored"}, not ${expected}: the conditional save wrote nothing`,
+    );
+    this.name = "RunStatusChangedError";
+  }
+}
+
+/** Throws {@link RunStatusChangedError} unless `found` is what `when` asks for (no condition: passes). */
+export function checkCondition(runId: string, when: SaveCondition | undefined, found: RunStatus | undefined) {
+  if (when && found !== when.ifStatus) throw new RunStatusChangedError(runId, when.ifStatus, found);
 }
 
 /** What {@link RunStore.list} filters and pages by (ADR-0062). */
@@ -247,12 +276,15 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
     prefixes: (runId, iid) => transcripts.prefixes(runId, iid),
     recordTurns: (runId, turns) => transcripts.recordTurns(runId, turns),
     turns: (runId) => transcripts.turns(runId),
-    async save(blob, answers = [], records = [], events = [], cause) {
+    async save(blob, answers = [], records = [], events = [], cause, when) {
+      const stored = runs.get(blob.runId);
+      const previous = stored ? (JSON.parse(stored) as RunBlob) : undefined;
+      checkCondition(blob.runId, when, previous?.status);
       // Encoded before anything changes: a part that cannot be stored commits nothing (as a transaction).
       const row = JSON.stringify(blob);
       JSON.stringify([answers, records, events]);
       runs.set(blob.runId, row);
-      versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first));
+      versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
       log.append(blob.runId, events);
       for (const p of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);

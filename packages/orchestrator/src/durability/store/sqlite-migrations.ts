@@ -111,6 +111,13 @@ const migrations: readonly string[] = [
      blob TEXT NOT NULL,
      PRIMARY KEY (run_id, version)
    );`,
+  // 9: versions stored compactly (issue 22, ADR-0277): a codec, the key version a delta reads,
+  // the packed bytes ('' in blob then), and the reserved per-Repo-Slot commit ids. Older rows:
+  // codec NULL, read as they are.
+  `ALTER TABLE run_versions ADD COLUMN codec TEXT;
+   ALTER TABLE run_versions ADD COLUMN base INTEGER;
+   ALTER TABLE run_versions ADD COLUMN packed BLOB;
+   ALTER TABLE run_versions ADD COLUMN workspace TEXT;`,
 ];
 
 /**

@@ -7,17 +7,26 @@
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PickAnswer } from "@jr2/wire";
+import type { PickAnswer, RunStatus } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { UsageRecord } from "../usage-totals.js";
 import { usageValues } from "./row-columns.js";
-import { decodeRunBlob, type RunBlob, type RunStore, type StoreOptions, summaryOfBlob } from "./run-store.js";
+import {
+  checkCondition,
+  decodeRunBlob,
+  type RunBlob,
+  type RunStore,
+  type SaveCondition,
+  type StoreOptions,
+  summaryOfBlob,
+} from "./run-store.js";
 import { sqliteEventLog } from "./sqlite-events.js";
 import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
 import { sqliteTranscripts } from "./sqlite-transcripts.js";
 import { sqliteVersions } from "./sqlite-versions.js";
 import { causeOfSave } from "./version-cause.js";
+import { previousBlob } from "./version-rows.js";
 import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
@@ -133,6 +142,9 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
     "INSERT OR IGNORE INTO pick_answers (run_id, iid, turn_id, tool_call_id, scope, answer) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const selectRun = db.prepare<[string], { blob: string }>("SELECT blob FROM runs WHERE run_id = ?");
+  const selectStatus = db.prepare<[string], { status: RunStatus }>(
+    "SELECT status FROM runs WHERE run_id = ?",
+  );
   const selectLive = db.prepare<[], { run_id: string; blob: string }>(
     "SELECT run_id, blob FROM runs WHERE status = 'running'",
   );
@@ -177,7 +189,13 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
       usage: readonly UsageRecord[],
       events: Parameters<RunStore["appendEvents"]>[1],
       cause: Parameters<RunStore["save"]>[4],
+      when: SaveCondition | undefined,
     ) => {
+      // Inside the transaction: the status read and the write are one (SQLite serializes writers).
+      if (when) checkCondition(blob.runId, when, selectStatus.get(blob.runId)?.status);
+      // The blob saved before: a ledger entry new since is an admission (its version's cause).
+      const before = cause ? undefined : selectRun.get(blob.runId);
+      const previous = before ? previousBlob(before.blob) : undefined;
       const { outcome, finalState } = summaryOfBlob(blob);
       upsertRun.run({
         ...blob,
@@ -189,15 +207,15 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
       recordTx(blob.runId, usage);
       eventLog.insert(blob.runId, events);
-      versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first));
+      versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
     },
   );
 
   return {
     path,
     db,
-    async save(blob, picks, usage = [], events = [], cause) {
-      saveTx(blob, picks, usage, events, cause);
+    async save(blob, picks, usage = [], events = [], cause, when) {
+      saveTx(blob, picks, usage, events, cause, when);
     },
     versions: async (runId) => versions.list(runId),
     version: async (runId, version) => versions.get(runId, version),

@@ -9,12 +9,15 @@ import type { VersionedBlob } from "./versions.js";
 /**
  * The cause of a save of `blob` carrying `events`, the first match of: a pick, a Gate answer,
  * a timer, the run settling (fault, cancel, any other outcome), a routed fault, the run's
- * start (its first version), a Turn's admission; else `step`.
+ * start (its first version), a Turn's admission — its `admission` event, or (the event is a
+ * fact written on its own, so a save rarely carries it) a ledger entry `previous`, the blob
+ * saved before, did not have; else `step`.
  */
 export function causeOfSave(
   blob: VersionedBlob,
   events: readonly RunFeedEvent[],
   first: boolean,
+  previous?: VersionedBlob,
 ): VersionCause {
   const find = <T extends RunFeedEvent["type"]>(type: T) =>
     events.find((e): e is Extract<RunFeedEvent, { type: T }> => e.type === type);
@@ -37,5 +40,21 @@ export function causeOfSave(
   if (first) return { kind: "start" };
   const admission = find("admission");
   if (admission) return { kind: "admission", child: admission.child, agent: admission.agent };
+  const admitted = previous ? newAdmission(blob, previous) : undefined;
+  if (admitted) return { kind: "admission", ...admitted };
   return { kind: "step" };
+}
+
+/** The Turn of a ledger entry of `blob` that `previous` lacks (a new iid or Submission), if any. */
+function newAdmission(
+  blob: VersionedBlob,
+  previous: VersionedBlob,
+): { child: string; agent: string } | undefined {
+  const before = previous.ledger ?? {};
+  for (const [iid, entry] of Object.entries(blob.ledger ?? {})) {
+    if (before[iid]?.submissionId === entry.submissionId) continue;
+    const child = entry.child ?? iid;
+    return { child, agent: child.slice(child.lastIndexOf("#") + 1) || iid };
+  }
+  return undefined;
 }

@@ -1,11 +1,13 @@
 /**
- * A run's saved history (ADR-0270): every save of a RunBlob is also kept as a numbered version
- * (1, 2, … per run) with its cause, committed in the save's transaction. Every version of a
- * live run is kept; a settled run keeps its last `versionsKept` (pruned by the save that
- * settles it); retention by age deletes them with the run's log. The memory store's versions.
+ * A run's saved history (ADR-0270, ADR-0277): every save of a RunBlob is also kept as a numbered
+ * version (1, 2, … per run) with its cause, committed in the save's transaction. Every version
+ * of a live run is kept; the save that settles a run folds them — `step` versions dropped, then
+ * the oldest beyond `versionsKept` — and retention by age deletes them with the run's log. The
+ * memory store's versions (the SQLite and PostgreSQL stores pack them, `version-codec.ts`).
  * @see SPEC §8
  */
 import type { RunStatus, VersionCause } from "@jr2/wire";
+import { keptCause } from "./version-codec.js";
 
 /**
  * What versions read of a RunBlob (`run-store.ts` names the whole; kept structural so this
@@ -17,6 +19,8 @@ export interface VersionedBlob {
   snapshot: unknown;
   updatedAt: string;
   fault?: { reason: string };
+  /** iid → its newest admission (an admission is read from a new entry, `version-cause.ts`). */
+  ledger?: Record<string, { submissionId: string; child?: string }>;
 }
 
 /** How many versions a settled run keeps by default (`JR2_VERSIONS_KEPT`). */
@@ -30,6 +34,8 @@ export interface StoredVersionSummary {
   value: unknown;
   status: RunStatus;
   cause: VersionCause;
+  /** Reserved (issue 22): each Repo Slot's commit id in that version; never changed by a fold. */
+  workspace?: Record<string, string>;
 }
 
 /** One kept version whole: its blob as saved. */
@@ -66,7 +72,7 @@ export function versionsKeptOf(env: Record<string, string | undefined>): number 
 export function createMemoryVersions<B extends VersionedBlob>(versionsKept: number) {
   const byRun = new Map<string, StoredVersion<B>[]>();
   return {
-    /** Adds the next version of `blob.runId`; prunes to the last `versionsKept` once settled. */
+    /** Adds the next version of `blob.runId`; folds once settled (`step` dropped, then the last `versionsKept`). */
     add(blob: B, causeOf: (first: boolean) => VersionCause): number {
       const list = byRun.get(blob.runId) ?? [];
       byRun.set(blob.runId, list);
@@ -80,7 +86,10 @@ export function createMemoryVersions<B extends VersionedBlob>(versionsKept: numb
         cause: causeOf(version === 1),
         blob: copy,
       });
-      if (isSettled(blob.status) && list.length > versionsKept) list.splice(0, list.length - versionsKept);
+      if (isSettled(blob.status)) {
+        const kept = list.filter((v, i) => i === list.length - 1 || keptCause(v.cause)).slice(-versionsKept);
+        list.splice(0, list.length, ...kept);
+      }
       return version;
     },
     list(runId: string): StoredVersionSummary[] {

@@ -47,7 +47,7 @@ export const resumeRetryRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async
 };
 
 /** Who asked (the feed's `by`): `x-jr2-client: cli | console`, else `http`. */
-function clientOf(headers: Record<string, string | string[] | undefined>): "cli" | "http" | "console" {
+export function clientOf(headers: Record<string, string | string[] | undefined>): "cli" | "http" | "console" {
   const said = headers["x-jr2-client"];
   return said === "cli" || said === "console" ? said : "http";
 }

@@ -1,10 +1,11 @@
-import { CancelAnswer, RunDetail, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
+import { CancelAnswer, CancelRequest, RunDetail, RunListQuery, RunPage, RunSummary } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { FeedNotices } from "../../durability/store/ownership.js";
 import type { RunHost } from "../../runs/run-host.js";
 import { createStoreFeed, type FeedStore, storeFeedOf } from "../../runs/store-feed.js";
 import { errorResponses } from "./error-responses.js";
+import { clientOf } from "./resume-retry.js";
 import { streamEvents, streamStoredEvents } from "./run-events-stream.js";
 
 const RunParams = z.object({ runId: z.string().min(1).max(200) });
@@ -64,13 +65,19 @@ export const runRoutes: FastifyPluginAsyncZod<{
     "/runs/:runId/cancel",
     {
       schema: {
-        summary: "Cancel a run; its Turns end",
+        summary:
+          "Cancel a run (live, or drifted: closed with no Machine); its Turns end. `expect`: the status you saw",
         params: RunParams,
-        response: { 200: CancelAnswer, ...errorResponses(401, 404, 409, 503) },
+        body: CancelRequest.nullish(),
+        response: { 200: CancelAnswer, ...errorResponses(400, 401, 404, 409, 413, 415, 503) },
       },
       config: { auth: "instance" },
     },
-    async (request) => host.cancelRun(request.params.runId),
+    async (request) =>
+      host.cancelRun(request.params.runId, {
+        ...(request.body?.expect ? { expect: request.body.expect } : {}),
+        by: clientOf(request.headers),
+      }),
   );
 
   app.get(
