@@ -34,6 +34,7 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     env: { SOAK_RUNS: "5", SOAK_EVERY: "5", SOAK_CONCURRENCY: "2" },
     column: /run_versions B\/run\s+transcript B\/run/,
   },
+  "bench:sandbox": { env: { BENCH_N: "5" }, column: /p50_ms/ },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
