@@ -276,6 +276,16 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
   }),
   z.object({
     ...feedBase,
+    /**
+     * What the Harness says the operator must see on this Turn (issue 26): its Working tools
+     * run unsandboxed (`JR2_SANDBOX=off`) or reach the host's network (`network: "host"`).
+     */
+    type: z.literal("warning"),
+    child: z.string(),
+    message: z.string(),
+  }),
+  z.object({
+    ...feedBase,
     /** The model wrote a tool call as text; the Turn is nudged with the `text-call` notice. */
     type: z.literal("text-call"),
     child: z.string(),
