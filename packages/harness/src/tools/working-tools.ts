@@ -64,6 +64,7 @@ export async function createWorkingTools(
       secrets,
       user: sandbox.user,
       network: confinement?.network ?? "none",
+      ...(sandbox.limits ? { limits: sandbox.limits } : {}),
     });
     return names.map((n) => redactedTool(factories[n]!(cwd), secrets));
   }

@@ -13,6 +13,7 @@ import {
   type RunToolOperations,
   runToolOperations,
   type SandboxUser,
+  type ToolLimits,
 } from "@jr2/sandbox";
 import type { WorkspaceAccess } from "@jr2/wire";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
@@ -29,6 +30,7 @@ export interface SandboxedRun {
   secrets: Redactor;
   user: SandboxUser;
   network: WorkingNetwork;
+  limits?: Partial<ToolLimits>;
 }
 
 type Pi = typeof import("@mariozechner/pi-coding-agent");
@@ -49,6 +51,7 @@ export async function sandboxedFactories(pi: Pi, run: SandboxedRun): Promise<Rec
     env: scrub(process.env),
     network: run.network,
     user: run.user,
+    ...(run.limits ? { limits: run.limits } : {}),
   });
   const tool = (t: unknown) => t as AgentTool;
   return {

@@ -4,12 +4,19 @@
  * Turn that has Working tools — a broken sandbox refuses `read`/`write` Turns with
  * `JR2_ERR_SANDBOX_UNAVAILABLE`; `JR2_SANDBOX=off` runs them unsandboxed and says so on the feed.
  */
-import { probeSandbox, type SandboxProbe, type SandboxUser } from "@jr2/sandbox";
+import { probeSandbox, type SandboxProbe, type SandboxUser, type ToolLimits } from "@jr2/sandbox";
 import { jr2Error } from "@jr2/wire";
 
 /** The Harness's sandbox, decided at start. */
 export type WorkingSandbox =
-  | { mode: "on"; bwrap: string; user: SandboxUser; memory: "cgroup" | "container" }
+  | {
+      mode: "on";
+      bwrap: string;
+      user: SandboxUser;
+      memory: "cgroup" | "container";
+      /** Per tool process; default the sandbox's DEFAULT_TOOL_LIMITS (tests lower them). */
+      limits?: Partial<ToolLimits>;
+    }
   | { mode: "broken"; probe: Extract<SandboxProbe, { ok: false }> }
   | { mode: "off" };
 
