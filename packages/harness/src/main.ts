@@ -2,8 +2,8 @@
 import { readMetricsToken, startTracing, type Tracing } from "@jr2/telemetry";
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./presenters/bench-narrow.js";
 import { type ModelTable, parseModelTable } from "./provider/models.js";
-import { type HarnessEnvConfig, readHarnessEnv } from "./wire/config.js";
 import { decideSandbox, sandboxBanner, type WorkingSandbox } from "./tools/sandbox/working-sandbox.js";
+import { type HarnessEnvConfig, readHarnessEnv } from "./wire/config.js";
 import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
 
 /**

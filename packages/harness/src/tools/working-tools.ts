@@ -2,9 +2,9 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { WorkspaceAccess } from "@jr2/wire";
 import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
-import type { Redactor } from "./secret-redaction.js";
 import { sandboxedFactories, type WorkingNetwork } from "./sandbox/sandboxed-tools.js";
 import type { WorkingSandbox } from "./sandbox/working-sandbox.js";
+import type { Redactor } from "./secret-redaction.js";
 import { makeDirectories } from "./working-directory.js";
 import { scrubEnvironment } from "./working-environment.js";
 
@@ -68,7 +68,8 @@ export async function createWorkingTools(
     });
     return names.map((n) => redactedTool(factories[n]!(cwd), secrets));
   }
-  if (sandbox?.mode === "broken") throw new Error("createWorkingTools: the sandbox is broken; refuse the Turn first");
+  if (sandbox?.mode === "broken")
+    throw new Error("createWorkingTools: the sandbox is broken; refuse the Turn first");
   const factories: Record<string, (cwd: string) => AgentTool> = {
     read: (c) => pi.createReadTool(c) as unknown as AgentTool,
     // pi's default mkdir is the recursive one, which can spin forever (see working-directory.ts).

@@ -2,10 +2,10 @@ import type { SubmissionRequest, Tool } from "@jr2/wire";
 import { createSeat, type Seat } from "../engine/pi/engine-pi.js";
 import { systemPrompt, turnPart, userMessageText } from "../presenters/briefing.js";
 import { modelEntry } from "../provider/models.js";
+import type { WorkingNetwork } from "../tools/sandbox/sandboxed-tools.js";
 import { sandboxRefusal } from "../tools/sandbox/working-sandbox.js";
 import { createWorkingDirectory } from "../tools/working-directory.js";
 import { createWorkingTools } from "../tools/working-tools.js";
-import type { WorkingNetwork } from "../tools/sandbox/sandboxed-tools.js";
 import type { SeatSlot, TurnDeps } from "./turn-deps.js";
 
 /** The seat of a conversation, or why it could not be built. */

@@ -79,7 +79,12 @@ export async function startEscapeStack(
   await writeFile(join(runA, "mine.txt"), "A-OWN\n");
   await ownForSandbox(runB);
   const serviceB = await spawnService(
-    { root: runB, access: "write", env: { PATH: "/usr/bin:/bin" }, argv: ["bash", "-c", "echo up; exec sleep 600"] },
+    {
+      root: runB,
+      access: "write",
+      env: { PATH: "/usr/bin:/bin" },
+      argv: ["bash", "-c", "echo up; exec sleep 600"],
+    },
     { egress: "none" },
   );
   await new Promise((ok) => serviceB.process.stdout?.once("data", ok));
@@ -109,7 +114,8 @@ export async function startEscapeStack(
       cwd: runA,
       ...(callOpts.network ? { network: callOpts.network } : {}),
     });
-    if (settlement.outcome !== "completed") throw new Error(`Turn ${settlement.outcome}: ${settlement.error?.message}`);
+    if (settlement.outcome !== "completed")
+      throw new Error(`Turn ${settlement.outcome}: ${settlement.error?.message}`);
     const next = upstream.bodies[before + 1];
     if (!next) throw new Error("the model was never told the tool's result");
     const tools = messagesOf(next).filter((m) => m.role === "tool");

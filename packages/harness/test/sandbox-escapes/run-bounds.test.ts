@@ -25,8 +25,12 @@ describe.skipIf(noSandbox)("network by allow list and tool limits, through real 
     certDir = await mkdtemp(join(tmpdir(), "jr2-escapes-cert-"));
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=allowed.test"]
-        .concat(["-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem")]),
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=allowed.test"].concat([
+        "-keyout",
+        join(certDir, "key.pem"),
+        "-out",
+        join(certDir, "cert.pem"),
+      ]),
       { stdio: "ignore" },
     );
     https = createServer(
@@ -46,8 +50,7 @@ describe.skipIf(noSandbox)("network by allow list and tool limits, through real 
     if (certDir) await rm(certDir, { recursive: true, force: true });
   });
 
-  const curl = (host: string) =>
-    `curl -sS -k --max-time 10 https://${host}:${port}/ 2>&1; echo " exit=$?"`;
+  const curl = (host: string) => `curl -sS -k --max-time 10 https://${host}:${port}/ 2>&1; echo " exit=$?"`;
 
   it("an allowed host is reached through the run's proxy; a refused one is told the allow list", async () => {
     const network = ["allowed.test"];
@@ -57,7 +60,11 @@ describe.skipIf(noSandbox)("network by allow list and tool limits, through real 
     expect(refused).not.toContain("hello from the allowed host");
     expect(refused).toMatch(/403/);
     const plain = (
-      await s.call("bash", { command: `curl -sS --max-time 10 http://refused.test:${port}/ 2>&1` }, { network })
+      await s.call(
+        "bash",
+        { command: `curl -sS --max-time 10 http://refused.test:${port}/ 2>&1` },
+        { network },
+      )
     ).result;
     // JR2_ERR_SANDBOX_EGRESS_REFUSED's message: the host, the allow list and the fix.
     expect(plain).toContain("host `refused.test` is not on this run's network allow list (allowed.test)");
@@ -76,12 +83,17 @@ describe.skipIf(noSandbox)("network by allow list and tool limits, through real 
   });
 
   it("a fork bomb is bounded, and the model is told", async () => {
-    const { result } = await s.call("bash", { command: ":(){ :|:& };:; sleep 2; echo survived", timeout: 15 });
+    const { result } = await s.call("bash", {
+      command: ":(){ :|:& };:; sleep 2; echo survived",
+      timeout: 15,
+    });
     expect(result).toMatch(/process|timed out|Resource temporarily unavailable/i);
   });
 
   it("filling the disk stops at the file-size limit, and the model is told which and what to do", async () => {
-    const { result } = await s.call("bash", { command: "head -c 5000000 /dev/zero > big.bin; ls -l big.bin" });
+    const { result } = await s.call("bash", {
+      command: "head -c 5000000 /dev/zero > big.bin; ls -l big.bin",
+    });
     expect(result).toContain("1000000 byte limit (RLIMIT_FSIZE)");
     expect(result).toMatch(/ 1000000 /);
   });

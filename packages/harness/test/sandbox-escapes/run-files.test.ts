@@ -24,9 +24,9 @@ describe.skipIf(noSandbox)("escapes from a run's files, through real Working-too
     expect((await s.call("write", { path: "sub/new.txt", content: "hello sandbox\n" })).result).toMatch(
       /Successfully wrote/,
     );
-    expect((await s.call("edit", { path: "sub/new.txt", edits: [{ oldText: "hello", newText: "bye" }] })).result).toMatch(
-      /Successfully replaced/,
-    );
+    expect(
+      (await s.call("edit", { path: "sub/new.txt", edits: [{ oldText: "hello", newText: "bye" }] })).result,
+    ).toMatch(/Successfully replaced/);
     expect((await s.call("ls", { path: "." })).result).toContain("sub/");
     expect((await s.call("grep", { pattern: "bye", path: "." })).result).toContain("new.txt");
     expect((await s.call("find", { pattern: "*.txt" })).result).toContain("new.txt");

@@ -38,7 +38,9 @@ const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9
 function checkNetwork(network: WorkspaceNetwork | undefined): void {
   if (network === undefined || network === "host") return;
   if (!Array.isArray(network))
-    throw new Error(`workspace network must be a list of host names or "host", got ${JSON.stringify(network)}`);
+    throw new Error(
+      `workspace network must be a list of host names or "host", got ${JSON.stringify(network)}`,
+    );
   for (const host of network) {
     if (typeof host !== "string" || host.length > 253 || !HOST_NAME.test(host))
       throw new Error(
