@@ -117,6 +117,17 @@ until node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process
 done
 log "Orchestrator healthy after $((SECONDS - started)) s"
 
+# The Harness's Working tools run in bwrap inside its container (issue 26, ADR-0172/0173): its
+# start banner names bwrap and the sandbox uid, or the failing layer and its fix — then review's
+# `write` Turns would be refused, so say why here rather than as a fault later.
+deadline=$((SECONDS + 60))
+until banner=$(compose logs --no-color harness 2>&1 | grep -m1 "jr2 harness sandbox:"); do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the Harness printed no sandbox banner within 60 s"
+  sleep 1
+done
+grep -q "jr2 harness sandbox: bwrap " <<<"$banner" || fail "the Harness's sandbox does not work in its container: ${banner#*jr2 harness sandbox: }"
+log "Harness sandbox: ${banner#*jr2 harness sandbox: }"
+
 networks_during=$(networks)
 [ "$networks_during" = "$networks_before" ] ||
   fail "networks changed: before [$(echo $networks_before)], during [$(echo $networks_during)]"
