@@ -83,7 +83,14 @@ function realPathChecked(grep: AgentTool, cwd: string, ops: RunToolOperations): 
     execute: async (toolCallId, params, signal, onUpdate) => {
       const p = params as { path?: unknown };
       const asked = typeof p.path === "string" && p.path !== "" ? p.path : ".";
-      const real = await ops.files.realPathInside(resolve(cwd, asked));
+      let real: string;
+      try {
+        real = await ops.files.realPathInside(resolve(cwd, asked));
+      } catch (err) {
+        // A missing path: pi's own "Path not found" (its isDirectory is confined too).
+        if ((err as { code?: string }).code !== "ENOENT") throw err;
+        return grep.execute(toolCallId, params, signal, onUpdate);
+      }
       return grep.execute(toolCallId, { ...p, path: real } as never, signal, onUpdate);
     },
   };
