@@ -44,7 +44,8 @@ export async function seatPhase(
           deps.secrets,
           deps.sandbox && {
             sandbox: deps.sandbox,
-            network: await runNetwork(slot.iid, req.network, deps),
+            // Unsandboxed (JR2_SANDBOX=off) tools have the host's network: no proxy to start.
+            network: deps.sandbox.mode === "on" ? await runNetwork(slot.iid, req.network, deps) : "none",
           },
         );
   const entry = modelEntry(deps.models, req.model ?? req.definition.model);
