@@ -274,16 +274,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     disposition: z.enum(["working", "invented", "not-run"]),
     reason: z.string().optional(),
   }),
-  z.object({
-    ...feedBase,
-    /**
-     * What the Harness says the operator must see on this Turn (issue 26): its Working tools
-     * run unsandboxed (`JR2_SANDBOX=off`) or reach the host's network (`network: "host"`).
-     */
-    type: z.literal("warning"),
-    child: z.string(),
-    message: z.string(),
-  }),
+  /** The Harness's warning for a Turn (issue 26): `JR2_SANDBOX=off`, or `network: "host"`. */
+  z.object({ ...feedBase, type: z.literal("warning"), child: z.string(), message: z.string() }),
   z.object({
     ...feedBase,
     /** The model wrote a tool call as text; the Turn is nudged with the `text-call` notice. */
