@@ -106,6 +106,11 @@ grep -q "set JR2_PG_PASSWORD" <<<"$refusal" || fail "the postgres profile's refu
 log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override); postgres without a password refused"
 
 networks_before=$(networks)
+if [ "${compose_cmd[0]}" = "docker-compose" ] && docker-compose version --short 2>/dev/null | grep -q '^1\.'; then
+  # docker-py sends security_opt as is; only the docker CLI and Compose v2 turn
+  # systempaths=unconfined into unmasked /proc paths (ADR-0173).
+  log "note: Compose 1.x passes the Harness's security_opt systempaths=unconfined to the daemon, which may refuse it ('invalid --security-opt 2'); Compose v2 translates it (ADR-0173)"
+fi
 log "up -d ($orchestrator_image, $harness_image)"
 started=$SECONDS
 compose up -d
@@ -116,6 +121,17 @@ until node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process
   sleep 1
 done
 log "Orchestrator healthy after $((SECONDS - started)) s"
+
+# The Harness's Working tools run in bwrap inside its container (issue 26, ADR-0172/0173): its
+# start banner names bwrap and the sandbox uid, or the failing layer and its fix — then review's
+# `write` Turns would be refused, so say why here rather than as a fault later.
+deadline=$((SECONDS + 60))
+until banner=$(compose logs --no-color harness 2>&1 | grep -m1 "jr2 harness sandbox:"); do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the Harness printed no sandbox banner within 60 s"
+  sleep 1
+done
+grep -q "jr2 harness sandbox: bwrap " <<<"$banner" || fail "the Harness's sandbox does not work in its container: ${banner#*jr2 harness sandbox: }"
+log "Harness sandbox: ${banner#*jr2 harness sandbox: }"
 
 networks_during=$(networks)
 [ "$networks_during" = "$networks_before" ] ||

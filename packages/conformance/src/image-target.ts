@@ -111,6 +111,25 @@ function hostContainer(running: Running, image: string, env: Record<string, stri
   return new running.tc.GenericContainer(image).withNetworkMode("host").withEnvironment(env);
 }
 
+/**
+ * The security options bwrap needs inside Docker, as docker/compose.yaml gives the Harness
+ * (issue 26, ADR-0172): Docker's default seccomp profile refuses the user namespace and
+ * AppArmor may too (`seccomp=unconfined`, `apparmor=unconfined`); `systempaths=unconfined` is a
+ * CLI/compose spelling the daemon does not take, so its effect — no masked or read-only /proc
+ * paths, so the sandbox can mount its own /proc — is set on the HostConfig directly.
+ */
+export const HARNESS_SECURITY_OPTS = ["seccomp=unconfined", "apparmor=unconfined"] as const;
+
+/** A Harness container: {@link hostContainer} with {@link HARNESS_SECURITY_OPTS} and no masked /proc paths. */
+function harnessContainer(running: Running, image: string, env: Record<string, string>) {
+  const container = hostContainer(running, image, env).withSecurityOpt(...HARNESS_SECURITY_OPTS);
+  // `hostConfig` is testcontainers' protected HostConfig (dockerode's), sent as is on create.
+  const hostConfig = (container as unknown as { hostConfig: Record<string, unknown> }).hostConfig;
+  hostConfig.MaskedPaths = [];
+  hostConfig.ReadonlyPaths = [];
+  return container;
+}
+
 /** Starts the Orchestrator container; resolves once `/healthz` answers 200. */
 async function startOrchestrator(running: Running, extra: Record<string, string> = {}): Promise<void> {
   const { paths, tc } = running;
@@ -133,7 +152,7 @@ async function startOrchestrator(running: Running, extra: Record<string, string>
 
 /** Starts the instance Harness container with the stack's work folder at `/work`. */
 async function startInstanceHarness(running: Running): Promise<void> {
-  running.harness = await hostContainer(running, running.images.harness, running.env.harness)
+  running.harness = await harnessContainer(running, running.images.harness, running.env.harness)
     .withBindMounts([{ source: running.paths.work, target: "/work", mode: "rw" }])
     .withLogConsumer((stream) =>
       stream.on("data", (chunk: Buffer | string) => (running.harnessLog += chunk.toString())),
@@ -149,7 +168,7 @@ async function startExtraHarness(
   orchestratorUrl: string,
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const container = await hostContainer(
+  const container = await harnessContainer(
     running,
     running.images.harness,
     extraHarnessEnv(running.env, port, orchestratorUrl),

@@ -83,6 +83,21 @@ describe.skipIf(missing.length > 0)(`the review workflow end to end (${target})`
     expect(fix.usage?.prompt_tokens_details?.cached_tokens ?? 0).toBeGreaterThan(0);
   });
 
+  it("runs the coder's Working tools in its run's sandbox (issue 26): the banner names bwrap, the tool's result reached the model", () => {
+    // A broken sandbox would have refused the coder's Turn; the banner says which layer (ADR-0173).
+    expect(stack.harnessLog()).toMatch(/jr2 harness sandbox: bwrap \S+, sandbox uid \d+/);
+    const tools = feed.filter((e) => e.type === "tool-call" && e.disposition === "working");
+    expect(tools.length).toBeGreaterThan(0);
+    const coder = recordings.filter((r) => r.model === CODER).sort((a, b) => a.seq - b.seq);
+    const results = coder.flatMap((r) =>
+      (JSON.parse(r.raw) as { messages: Array<{ role: string; content: unknown }> }).messages
+        .filter((m) => m.role === "tool")
+        .map((m) => JSON.stringify(m.content)),
+    );
+    expect(results.length).toBeGreaterThan(0);
+    for (const text of results) expect(text).not.toMatch(/JR2_ERR_SANDBOX|refused/);
+  });
+
   it("drives the reviewer down the scripted path: request_changes, then approve", () => {
     const picks = feed.filter((e) => e.type === "pick" && e.agent === "reviewer").map((e) => e.name);
     expect(picks).toEqual(["request_changes", "approve"]);

@@ -2,6 +2,7 @@
 import { readMetricsToken, startTracing, type Tracing } from "@jr2/telemetry";
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./presenters/bench-narrow.js";
 import { type ModelTable, parseModelTable } from "./provider/models.js";
+import { decideSandbox, sandboxBanner, type WorkingSandbox } from "./tools/sandbox/working-sandbox.js";
 import { type HarnessEnvConfig, readHarnessEnv } from "./wire/config.js";
 import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
 
@@ -17,7 +18,9 @@ import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
  * JR2_CONVERSATIONS_KEPT (200: the most recently touched conversations, never forgotten for
  * idleness); telemetry (ADR-0420): OTEL_EXPORTER_OTLP_ENDPOINT (unset: tracing off),
  * JR2_OTEL_CAPTURE_CONTENT (`true`: spans may carry content), JR2_METRICS_TOKEN (unset:
- * `/metrics` is open like `/healthz`).
+ * `/metrics` is open like `/healthz`); JR2_SANDBOX (`off`: Working tools unsandboxed, said on
+ * every such Turn's feed; else bwrap is probed and a broken sandbox refuses read/write Turns),
+ * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH).
  * Exits 2 when a secret, a limit, the model table or a telemetry setting is refused (config.ts,
  * models.ts, @jr2/telemetry).
  */
@@ -48,6 +51,15 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
+  let sandbox: WorkingSandbox;
+  try {
+    sandbox = await decideSandbox(env);
+  } catch (err) {
+    console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  }
+  // The banner names the failing layer and its fix; a broken sandbox refuses read/write Turns.
+  (sandbox.mode === "on" ? console.log : console.error)(sandboxBanner(sandbox));
   const app = buildHarness({
     models,
     orchestratorUrl: config.orchestratorUrl,
@@ -61,6 +73,7 @@ async function main(): Promise<void> {
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
     tracing,
     metricsToken,
+    sandbox,
   });
   const address = await app.listen({
     port: Number(env.JR2_HARNESS_PORT ?? 7401),

@@ -140,7 +140,17 @@ export async function confinedFiles(
       }
     },
     async access(path) {
-      await (await openChecked(path, constants.O_RDONLY, await realPathInside(path))).close();
+      let real: string;
+      try {
+        real = await realPathInside(path);
+      } catch (err) {
+        // A missing file reads as Node's own access(2) error, as pi's read tool said it before
+        // the sandbox: the model sees the same text when nothing is refused (issue 26).
+        if ((err as { code?: string }).code !== "ENOENT") throw err;
+        const message = `ENOENT: no such file or directory, access '${absolute(path)}'`;
+        throw Object.assign(new Error(message), { code: "ENOENT", syscall: "access" });
+      }
+      await (await openChecked(path, constants.O_RDONLY, real)).close();
     },
     async exists(path) {
       try {

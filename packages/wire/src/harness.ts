@@ -32,6 +32,12 @@ export const SubmissionRequest = z
     kept: z.boolean().optional(),
     turnId: z.string().optional(),
     notices: z.array(Notice).optional(),
+    /**
+     * The workspace's network (issue 26, ADR-0171): host names its Working tools may reach
+     * through the run's egress proxy, or `"host"` for the host's whole network (said on every
+     * such Turn's feed). Absent or empty: no network. An older Harness ignores it.
+     */
+    network: z.union([z.array(z.string().min(1).max(253)).max(64), z.literal("host")]).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.kind === "task" && (body.prompt === undefined || body.prompt.length === 0)) {
@@ -155,6 +161,16 @@ export const StreamEvent = z.discriminatedUnion("type", [
   }),
   /** One transcript entry of a Submission (issue 11; ADR-0257). An older Orchestrator skips it. */
   TranscriptStreamEvent,
+  z.object({
+    /**
+     * Something the operator must see on this Turn's feed (issue 26): the Working tools run
+     * unsandboxed (`JR2_SANDBOX=off`) or reach the host's network (`network: "host"`). An older
+     * Orchestrator skips it (§7.6).
+     */
+    type: z.literal("warning"),
+    submissionId: z.string(),
+    message: z.string(),
+  }),
   z.object({
     type: z.literal("submission-settled"),
     submissionId: z.string(),

@@ -284,6 +284,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     disposition: z.enum(["working", "invented", "not-run"]),
     reason: z.string().optional(),
   }),
+  /** The Harness's warning for a Turn (issue 26): `JR2_SANDBOX=off`, or `network: "host"`. */
+  z.object({ ...feedBase, type: z.literal("warning"), child: z.string(), message: z.string() }),
   z.object({
     ...feedBase,
     /** The model wrote a tool call as text; the Turn is nudged with the `text-call` notice. */

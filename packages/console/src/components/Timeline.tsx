@@ -22,6 +22,8 @@ export function describe(e: RunFeedEvent): string {
       return `${e.child}: ${e.disposition} tool ${e.name} ${e.summary}${e.reason ? ` — ${e.reason}` : ""}`;
     case "text-call":
       return `${e.child}: a tool call written as text (nudged)`;
+    case "warning":
+      return `${e.child}: WARNING ${e.message}`;
     case "fault":
       return `${e.child}: fault ${e.reason}${e.cause ? ` (${e.cause})` : ""}${e.detail ? ` — ${e.detail}` : ""}`;
     case "gate":

@@ -121,7 +121,11 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       .sort((a, b) => a.lastActive - b.lastActive);
     // The newest `keep` stay, idle or not: a run between Turns comes back to its conversation.
     const gone = idle.slice(0, all.size - keep).map((conv) => conv.iid);
-    for (const iid of gone) all.delete(iid);
+    for (const iid of gone) {
+      all.delete(iid);
+      // A forgotten conversation's egress proxy goes with it (ADR-0173).
+      void deps.egress?.close(iid);
+    }
     if (gone.length > 0)
       deps.log("forgot idle settled conversations", {
         count: gone.length,
@@ -259,6 +263,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     get size() {
       return all.size;
     },
-    close: () => clearInterval(timer),
+    close: () => {
+      clearInterval(timer);
+      void deps.egress?.closeAll();
+    },
   };
 }

@@ -2,6 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { WorkspaceAccess } from "@jr2/wire";
 import type { AgentTool, AgentToolResult } from "@mariozechner/pi-agent-core";
+import { sandboxedFactories, type WorkingNetwork } from "./sandbox/sandboxed-tools.js";
+import type { WorkingSandbox } from "./sandbox/working-sandbox.js";
 import type { Redactor } from "./secret-redaction.js";
 import { makeDirectories } from "./working-directory.js";
 import { scrubEnvironment } from "./working-environment.js";
@@ -22,10 +24,19 @@ export function insideCwd(cwd: string, path: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
+/** How a run's Working tools are confined: the Harness's sandbox and the run's network. */
+export interface WorkingToolsSandbox {
+  sandbox: WorkingSandbox;
+  /** Default `"none"`: no network inside the sandbox. */
+  network?: WorkingNetwork;
+}
+
 /**
  * The Working tools for an access level, rooted at `cwd` (pi-coding-agent's own tools).
- * File tools are confined to `cwd` by menu-tools' wrapper (`pathArgument`); bash cannot be
- * confined by path — the container is its boundary (docs/adr/0152).
+ * With a sandbox that is `on`, every tool goes through `@jr2/sandbox` (tools/sandbox/, ADR-0173):
+ * the file tools confined by real path, bash and find inside bubblewrap. Without one (no
+ * `confinement`, or `JR2_SANDBOX=off`) they run as the Harness's own process, paths checked by
+ * text only (`insideCwd`, the engine's pre-check) — the pre-issue-26 behaviour.
  * bash starts with the Harness's environment scrubbed of `JR2_*` and secrets (pi's
  * `spawnHook`), and every tool's result and error text reaches its caller with the Harness's
  * secret values replaced by `[redacted]` (`secrets`, built once by buildHarness; ADR-0158).
@@ -39,11 +50,26 @@ export async function createWorkingTools(
   access: WorkspaceAccess,
   cwd: string,
   secrets: Redactor,
+  confinement?: WorkingToolsSandbox,
 ): Promise<AgentTool[]> {
   const names = WORKING_TOOLS_BY_ACCESS[access];
-  if (names.length === 0) return [];
+  if (names.length === 0 || access === "none") return [];
   process.env.PI_OFFLINE ??= "1";
   const pi = await import("@mariozechner/pi-coding-agent");
+  const sandbox = confinement?.sandbox;
+  if (sandbox?.mode === "on") {
+    const factories = await sandboxedFactories(pi, {
+      access,
+      cwd,
+      secrets,
+      user: sandbox.user,
+      network: confinement?.network ?? "none",
+      ...(sandbox.limits ? { limits: sandbox.limits } : {}),
+    });
+    return names.map((n) => redactedTool(factories[n]!(cwd), secrets));
+  }
+  if (sandbox?.mode === "broken")
+    throw new Error("createWorkingTools: the sandbox is broken; refuse the Turn first");
   const factories: Record<string, (cwd: string) => AgentTool> = {
     read: (c) => pi.createReadTool(c) as unknown as AgentTool,
     // pi's default mkdir is the recursive one, which can spin forever (see working-directory.ts).

@@ -2,6 +2,8 @@ import type { SubmissionRequest, Tool } from "@jr2/wire";
 import { createSeat, type Seat } from "../engine/pi/engine-pi.js";
 import { systemPrompt, turnPart, userMessageText } from "../presenters/briefing.js";
 import { modelEntry } from "../provider/models.js";
+import type { WorkingNetwork } from "../tools/sandbox/sandboxed-tools.js";
+import { sandboxRefusal } from "../tools/sandbox/working-sandbox.js";
 import { createWorkingDirectory } from "../tools/working-directory.js";
 import { createWorkingTools } from "../tools/working-tools.js";
 import type { SeatSlot, TurnDeps } from "./turn-deps.js";
@@ -9,7 +11,7 @@ import type { SeatSlot, TurnDeps } from "./turn-deps.js";
 /** The seat of a conversation, or why it could not be built. */
 export type SeatPhase =
   | { kind: "seated"; seat: Seat }
-  | { kind: "failed"; error: { type: "cwd"; message: string } };
+  | { kind: "failed"; error: { type: "cwd" | "sandbox"; message: string } };
 
 /**
  * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it.
@@ -22,8 +24,11 @@ export async function seatPhase(
   menuItems: Tool[],
   deps: TurnDeps,
 ): Promise<SeatPhase> {
-  if (slot.seat) return { kind: "seated", seat: slot.seat };
   const cwd = req.definition.workspace === "none" ? undefined : req.cwd;
+  // Without a working sandbox a Turn with Working tools is refused, seated or not (ADR-0173).
+  const refused = cwd !== undefined && deps.sandbox ? sandboxRefusal(deps.sandbox) : undefined;
+  if (refused) return { kind: "failed", error: { type: "sandbox", message: refused } };
+  if (slot.seat) return { kind: "seated", seat: slot.seat };
   // The Harness creates a Turn's working directory on first admission (§5.2).
   if (cwd !== undefined) {
     const created = await createWorkingDirectory(cwd);
@@ -31,7 +36,18 @@ export async function seatPhase(
       return { kind: "failed", error: { type: "cwd", message: created.message } };
   }
   const working =
-    cwd === undefined ? [] : await createWorkingTools(req.definition.workspace, cwd, deps.secrets);
+    cwd === undefined
+      ? []
+      : await createWorkingTools(
+          req.definition.workspace,
+          cwd,
+          deps.secrets,
+          deps.sandbox && {
+            sandbox: deps.sandbox,
+            // Unsandboxed (JR2_SANDBOX=off) tools have the host's network: no proxy to start.
+            network: deps.sandbox.mode === "on" ? await runNetwork(slot.iid, req.network, deps) : "none",
+          },
+        );
   const entry = modelEntry(deps.models, req.model ?? req.definition.model);
   slot.seat = createSeat({
     systemPrompt: systemPrompt(req.definition.instructions),
@@ -45,6 +61,17 @@ export async function seatPhase(
   slot.hasWorkingTools = working.length > 0;
   slot.cwd = cwd;
   return { kind: "seated", seat: slot.seat };
+}
+
+/** The run's network: its egress proxy for a host list, `host` as asked, else none. */
+async function runNetwork(
+  iid: string,
+  network: SubmissionRequest["network"],
+  deps: TurnDeps,
+): Promise<WorkingNetwork> {
+  if (network === "host") return "host";
+  if (!network || network.length === 0 || !deps.egress) return "none";
+  return deps.egress.open(iid, network);
 }
 
 /** Phase 3: the user message — prompt (or nudge), then the Turn part. */

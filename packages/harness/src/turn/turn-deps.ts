@@ -3,6 +3,8 @@ import type { Seat } from "../engine/pi/engine-pi.js";
 import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import type { EndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
+import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
+import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { Redactor } from "../tools/secret-redaction.js";
 
 /**
@@ -25,6 +27,13 @@ export interface TurnDeps {
   requestTimeoutMs: number;
   /** The Harness's secret values: kept out of Working tools' environment and results (ADR-0158). */
   secrets: Redactor;
+  /**
+   * The Working tools' sandbox, decided at start (ADR-0173). Absent: unsandboxed, as before
+   * issue 26 (a library user that never probed; main.ts always passes one).
+   */
+  sandbox?: WorkingSandbox;
+  /** The runs' egress proxies (workspace `network: [hosts]`), one per conversation. */
+  egress?: EgressProxies;
   log: (msg: string, fields?: Record<string, unknown>) => void;
   /**
    * Model-side trouble (provider errors, retries, invented tools, not-run calls, text calls) at

@@ -2,6 +2,7 @@ import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { RunOutcome, Seat } from "../engine/pi/engine-pi.js";
 import { hooksFor } from "../engine/steer-fallback.js";
 import { type ModelEntry, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
+import { sandboxWarnings } from "../tools/sandbox/working-sandbox.js";
 import { buildRequestPhase, seatPhase } from "./seat-phase.js";
 import { readSurfacePhase } from "./surface-phase.js";
 import { logAt, type SeatSlot, type Settlement, type TurnDeps } from "./turn-deps.js";
@@ -35,6 +36,8 @@ export async function runTurn(
     const seated = await seatPhase(slot, req, surface.menu, deps);
     if (signal.aborted) return settle("aborted");
     if (seated.kind === "failed") return settle("failed", seated.error);
+    for (const message of sandboxWarnings(deps.sandbox, slot.hasWorkingTools, req.network))
+      emit({ type: "warning", submissionId, message });
     const dials = dialsPhase(slot, req, deps);
     if (dials.kind === "failed") return settle("failed", dials.error);
     const state: TurnState = { lastRead: { kind: "known", allowed: surface.allowed } };

@@ -6,6 +6,7 @@ import {
   type HttpEdgeLimits,
   httpEdgeServerOptions,
 } from "@jr2/http-edge";
+import type { EgressResolver } from "@jr2/sandbox";
 import { metricsRoute, type Tracing } from "@jr2/telemetry";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -20,6 +21,8 @@ import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
+import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
+import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
 import { harnessSecretValues } from "../tools/working-environment.js";
 import { conversationRoutes } from "./routes/conversations.js";
@@ -65,6 +68,13 @@ export interface HarnessOptions {
   environment?: NodeJS.ProcessEnv;
   /** Spans of Submissions and model requests (`startTracing`, ADR-0420); default off. The caller shuts it down. */
   tracing?: Tracing;
+  /**
+   * The Working tools' sandbox, decided at start (`decideSandbox`, ADR-0173); main.ts always
+   * passes one. Absent: Working tools run unsandboxed as before issue 26 (library and tests).
+   */
+  sandbox?: WorkingSandbox;
+  /** How the runs' egress proxies resolve a host (default: the system resolver); tests only. */
+  egressResolve?: EgressResolver;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
 }
@@ -144,6 +154,8 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
         environment: opts.environment ?? process.env,
       }),
     ),
+    ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+    egress: createEgressProxies(opts.egressResolve),
     log: (msg, fields) => app.log.info(fields ?? {}, msg),
     warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
     error: (msg, fields) => app.log.error(fields ?? {}, msg),

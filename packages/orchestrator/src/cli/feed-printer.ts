@@ -36,6 +36,8 @@ function feedLine(event: RunFeedEvent, runId: string): string {
       return formatRetry(time, event);
     case "tool-call":
       return `${time}  ${event.disposition === "working" ? "tool     " : event.disposition.padEnd(9)} ${event.child}  ${event.name} ${event.summary}${event.reason ? `  (${event.reason})` : ""}`;
+    case "warning":
+      return `${time}  WARNING   ${event.child}  ${event.message}`;
     case "text-call":
       return `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {

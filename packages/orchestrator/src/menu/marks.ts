@@ -26,6 +26,11 @@ export interface WorkspaceHandles {
   readonly name: string;
   /** `/work/<runId>/<name>`: the default cwd of a Turn inside this workspace. */
   readonly cwd: string;
+  /**
+   * The workspace's network (issue 26, ADR-0171): host names its Working tools may reach
+   * through the run's egress proxy, or `"host"`; absent: none.
+   */
+  readonly network?: readonly string[] | "host";
   harnessUrl?: string;
   sandbox?: string;
 }

@@ -189,6 +189,7 @@ function registrationAt(
     scope: placement.scope,
     ...(placement.harnessUrl ? { harnessUrl: placement.harnessUrl } : {}),
     ...(placement.cwd ? { cwd: placement.cwd } : {}),
+    ...(placement.network ? { network: placement.network } : {}),
     turnActor: turn.self,
     statePath: seat.statePath,
     menu: menuOfTurn(turn.self),

@@ -115,6 +115,9 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
       position: streamPosition(pageStart, index),
       entry,
     });
+  } else if (event.type === "warning") {
+    // Said on every such Turn (issue 26): JR2_SANDBOX=off, or a workspace on the host's network.
+    state.ports.telemetry({ type: "warning", message: bounded(event.message, 500) });
   } else if (event.type === "retry") {
     // Telemetry only: a wait for the model endpoint spends no budget and resets nothing.
     // Keyed like usage: the next Turn on this conversation reads the stream from this

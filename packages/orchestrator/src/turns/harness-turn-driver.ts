@@ -71,6 +71,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         definition: turn.definition,
         client,
         ...(registration.cwd ? { cwd: registration.cwd } : {}),
+        ...(registration.network ? { network: registration.network } : {}),
         ...(context.traceparent ? { traceparent: context.traceparent } : {}),
         outbound,
         config,
@@ -115,6 +116,8 @@ function toFeed(event: Exclude<TurnTelemetry, { type: "transcript" }>, agent: st
       return event;
     case "text-call":
       return { type: "text-call", agent };
+    case "warning":
+      return { type: "warning", message: event.message };
     case "fault":
       // The detail ("the Harness at … has no model `writer`; …") is what a reader needs to act.
       return {

@@ -20,7 +20,14 @@ export function staticWorkspaceProvider(harnessUrl: string, sandbox: string): Wo
 
 /** Where a Turn runs, decided before it registers (its scope is part of the registration). */
 export type Placement =
-  | { kind: "placed"; harnessUrl: string; scope: RegistrationScope; cwd?: string }
+  | {
+      kind: "placed";
+      harnessUrl: string;
+      scope: RegistrationScope;
+      cwd?: string;
+      /** The workspace's network (issue 26), carried on the Submission. */
+      network?: readonly string[] | "host";
+    }
   | { kind: "unplaced"; reason: string };
 
 /** The placement settings of a host. */
@@ -71,6 +78,7 @@ export function placeTurn(
       harnessUrl,
       scope: sandbox,
       cwd: input.cwd ?? join(options.workRoot, runId, handles.name),
+      ...(handles.network ? { network: handles.network } : {}),
     };
   }
   if (definition.workspace === "none" && options.instanceHarnessUrl) {

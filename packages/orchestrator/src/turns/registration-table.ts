@@ -36,6 +36,8 @@ export interface Registration {
   readonly harnessUrl?: string;
   /** The Turn's working directory on that Harness (absent without Working tools). */
   readonly cwd?: string;
+  /** Its workspace's network (issue 26): hosts through the run's egress proxy, or `"host"`. */
+  readonly network?: readonly string[] | "host";
 }
 
 /** What registering answered: the live registration, or the one already live at that iid. */

@@ -43,6 +43,8 @@ export type TurnTelemetry =
     }
   /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
   | { type: "text-call" }
+  /** The Harness's warning for this Turn (issue 26: sandbox off, `network: "host"`). */
+  | { type: "warning"; message: string }
   /** One transcript entry of the stream at `position` (ADR-0257): recorded, never a feed line itself. */
   | { type: "transcript"; submissionId: string; position: string; entry: TranscriptEntry };
 
@@ -77,6 +79,8 @@ export interface TurnPorts {
   client: HarnessClient;
   /** The Turn's working directory (placement), if it has Working tools. */
   cwd?: string;
+  /** Its workspace's network (issue 26), sent on each Submission. */
+  network?: readonly string[] | "host";
   /** The Turn's `traceparent` (ADR-0421): sent on its admissions and saved with its ledger entry. */
   traceparent?: string;
   outbound: OutboundQueues;
