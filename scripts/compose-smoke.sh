@@ -106,11 +106,6 @@ grep -q "set JR2_PG_PASSWORD" <<<"$refusal" || fail "the postgres profile's refu
 log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override); postgres without a password refused"
 
 networks_before=$(networks)
-if [ "${compose_cmd[0]}" = "docker-compose" ] && docker-compose version --short 2>/dev/null | grep -q '^1\.'; then
-  # docker-py sends security_opt as is; only the docker CLI and Compose v2 turn
-  # systempaths=unconfined into unmasked /proc paths (ADR-0173).
-  log "note: Compose 1.x passes the Harness's security_opt systempaths=unconfined to the daemon, which may refuse it ('invalid --security-opt 2'); Compose v2 translates it (ADR-0173)"
-fi
 log "up -d ($orchestrator_image, $harness_image)"
 started=$SECONDS
 compose up -d

@@ -10,6 +10,7 @@ export {
   hostAllowed,
   startEgressProxy,
 } from "./egress-proxy.js";
+export { featureReductions, type SandboxFeatures, sandboxFeatures } from "./features.js";
 export { DEFAULT_TOOL_LIMITS, limitMessage } from "./limits.js";
 export { HIDDEN_SYSTEM_PATHS, SANDBOX_HOME } from "./mounts.js";
 export {

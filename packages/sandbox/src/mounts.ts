@@ -4,6 +4,7 @@
  */
 import { lstatSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { type SandboxFeatures, sandboxFeatures } from "./features.js";
 import type { SandboxMounts, SandboxNetwork } from "./spec.js";
 
 /** Where the sandbox's private HOME is (on its private /tmp-like tmpfs). */
@@ -92,12 +93,16 @@ export interface BwrapExtras {
  * `--die-with-parent`: killing bwrap kills the sandbox's PID 1 and with it the namespace.
  * `--new-session`: no TIOCSTI into the Harness's terminal.
  */
-export function bwrapArguments(m: SandboxMounts, x: BwrapExtras): string[] {
-  // --disable-userns (bwrap >= 0.8): no nested user namespace, so no mount tricks inside.
+export function bwrapArguments(
+  m: SandboxMounts,
+  x: BwrapExtras,
+  features: SandboxFeatures = sandboxFeatures(),
+): string[] {
   const args = [
     "--unshare-all",
     "--unshare-user",
-    "--disable-userns",
+    // --disable-userns (bwrap >= 0.8): no nested user namespace, so no mount tricks inside.
+    ...(features.noNestedUserns ? ["--disable-userns"] : []),
     "--die-with-parent",
     "--new-session",
     "--hostname",
@@ -107,7 +112,9 @@ export function bwrapArguments(m: SandboxMounts, x: BwrapExtras): string[] {
   args.push(...systemArguments());
   const node = nodePrefix();
   for (const p of [...(node ? [node] : []), ...(m.readOnly ?? [])]) args.push("--ro-bind-try", p, p);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home");
+  // No /proc of its own (a masked container, see features.ts): an empty one, nothing visible.
+  args.push(...(features.ownProc ? ["--proc", "/proc"] : ["--dir", "/proc"]));
+  args.push("--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home");
   args.push("--dir", SANDBOX_HOME);
   if (x.helperDir) args.push("--ro-bind", x.helperDir, HELPER_DIR);
   if (x.egressSocket) args.push("--bind", x.egressSocket, EGRESS_SOCKET);

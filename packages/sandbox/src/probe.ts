@@ -4,7 +4,8 @@
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants, readFileSync } from "node:fs";
-import { bwrapBinary } from "./sandbox-process.js";
+import { bwrapBinary } from "./bwrap-binary.js";
+import { featureReductions, sandboxFeatures } from "./features.js";
 import type { SandboxUser } from "./spec.js";
 import { sandboxUser } from "./user.js";
 
@@ -14,7 +15,6 @@ export type SandboxLayer =
   | "user namespaces blocked by AppArmor"
   | "user namespaces disabled by sysctl"
   | "user namespaces blocked by seccomp"
-  | "/proc mount denied"
   | "sandbox start failed";
 
 /**
@@ -25,7 +25,14 @@ export type SandboxLayer =
 export type MemoryLimit = "cgroup" | "container";
 
 export type SandboxProbe =
-  | { ok: true; bwrap: string; user: SandboxUser; memory: MemoryLimit }
+  | {
+      ok: true;
+      bwrap: string;
+      user: SandboxUser;
+      memory: MemoryLimit;
+      /** What this host withholds from the sandbox, one sentence each (features.ts); often empty. */
+      reduced: string[];
+    }
   | { ok: false; layer: SandboxLayer; detail: string; fix: string; user: SandboxUser; memory: MemoryLimit };
 
 interface Outcome {
@@ -100,8 +107,9 @@ function userNamespaceLayer(): { layer: SandboxLayer; fix: string } {
 }
 
 /**
- * Tries the sandbox layer by layer as the sandbox user: bwrap present, a user namespace, a PID
- * namespace with its own /proc, then the whole sandbox (`--unshare-all`). Never throws.
+ * Tries the sandbox layer by layer as the sandbox user: bwrap present, a user namespace, then
+ * the whole sandbox (`--unshare-all`) with what {@link sandboxFeatures} found (a /proc of its own
+ * where the host allows one; what is withheld is listed in `reduced`). Never throws.
  * @example const p = await probeSandbox(); if (!p.ok) console.error(`${p.layer}: ${p.fix}`);
  */
 export async function probeSandbox(user: SandboxUser = sandboxUser()): Promise<SandboxProbe> {
@@ -119,20 +127,9 @@ export async function probeSandbox(user: SandboxUser = sandboxUser()): Promise<S
   }
   const userns = await run(["--unshare-user", "--ro-bind", "/", "/", "--", "true"], user);
   if (userns.code !== 0) return { ok: false, ...userNamespaceLayer(), detail: userns.stderr, user, memory };
-  const proc = await run(
-    ["--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--", "true"],
-    user,
-  );
-  if (proc.code !== 0) {
-    return {
-      ok: false,
-      layer: "/proc mount denied",
-      detail: proc.stderr,
-      fix: "run the Harness's container with security_opt systempaths=unconfined (Docker masks /proc paths, so a new /proc cannot be mounted)",
-      user,
-      memory,
-    };
-  }
+  // A /proc of its own and --disable-userns are features, not requirements (features.ts):
+  // Compose cannot unmask Docker's /proc paths, and the sandbox holds without them.
+  const features = sandboxFeatures(user);
   const all = await run(
     [
       "--unshare-all",
@@ -140,8 +137,8 @@ export async function probeSandbox(user: SandboxUser = sandboxUser()): Promise<S
       "--ro-bind",
       "/",
       "/",
-      "--proc",
-      "/proc",
+      ...(features.ownProc ? ["--proc", "/proc"] : ["--dir", "/proc"]),
+      ...(features.noNestedUserns ? ["--unshare-user", "--disable-userns"] : []),
       "--dev",
       "/dev",
       "--tmpfs",
@@ -162,5 +159,5 @@ export async function probeSandbox(user: SandboxUser = sandboxUser()): Promise<S
     };
   }
   const match = /bubblewrap\s+(\S+)/.exec(version.stdout);
-  return { ok: true, bwrap: match?.[1] ?? "unknown", user, memory };
+  return { ok: true, bwrap: match?.[1] ?? "unknown", user, memory, reduced: featureReductions(features) };
 }

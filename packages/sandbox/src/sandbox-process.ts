@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { jr2Error } from "@jr2/wire";
+import { bwrapBinary } from "./bwrap-binary.js";
 import { bwrapArguments, EGRESS_SOCKET, HELPER_DIR, SANDBOX_HOME } from "./mounts.js";
 import type { SandboxProcessSpec } from "./spec.js";
 import { sandboxUser } from "./user.js";
@@ -15,11 +16,6 @@ export const FORWARDER_PORT = 3128;
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** This package's helper/ folder (forwarder.mjs), from src/ and from dist/ alike. */
 const HELPER_HOST_DIR = fileURLToPath(new URL("../helper", import.meta.url));
-
-/** The bwrap binary: `JR2_BWRAP` for a non-standard install, else `bwrap` on PATH. */
-export function bwrapBinary(): string {
-  return process.env.JR2_BWRAP || "bwrap";
-}
 
 /** True when `path` is `root` or below it (text only: both come from the caller, not the tool). */
 function within(root: string, path: string): boolean {

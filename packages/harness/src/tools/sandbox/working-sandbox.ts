@@ -14,6 +14,8 @@ export type WorkingSandbox =
       bwrap: string;
       user: SandboxUser;
       memory: "cgroup" | "container";
+      /** What this host withholds from the sandbox (the probe's `reduced`), said in the banner. */
+      reduced?: string[];
       /** Per tool process; default the sandbox's DEFAULT_TOOL_LIMITS (tests lower them). */
       limits?: Partial<ToolLimits>;
     }
@@ -41,14 +43,14 @@ export async function decideSandbox(env: NodeJS.ProcessEnv): Promise<WorkingSand
   }
   const probe = await probeSandbox();
   if (!probe.ok) return { mode: "broken", probe };
-  return { mode: "on", bwrap: probe.bwrap, user: probe.user, memory: probe.memory };
+  return { mode: "on", bwrap: probe.bwrap, user: probe.user, memory: probe.memory, reduced: probe.reduced };
 }
 
 /** The start banner's sandbox line. */
 export function sandboxBanner(sandbox: WorkingSandbox): string {
   switch (sandbox.mode) {
     case "on":
-      return `jr2 harness sandbox: bwrap ${sandbox.bwrap}, sandbox uid ${sandbox.user.uid}, memory: ${sandbox.memory === "cgroup" ? "cgroup v2 (delegated)" : "the container's limit (no delegated cgroup)"}`;
+      return `jr2 harness sandbox: bwrap ${sandbox.bwrap}, sandbox uid ${sandbox.user.uid}, memory: ${sandbox.memory === "cgroup" ? "cgroup v2 (delegated)" : "the container's limit (no delegated cgroup)"}${(sandbox.reduced ?? []).map((r) => `; reduced: ${r}`).join("")}`;
     case "off":
       return "jr2 harness sandbox: OFF (JR2_SANDBOX=off) — Working tools run as the Harness's own user; every Turn with Working tools says so on its feed";
     case "broken":
