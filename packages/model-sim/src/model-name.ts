@@ -51,7 +51,16 @@ export interface Faults {
   noDetails?: boolean;
   noUsage?: boolean;
   latency?: number;
+  /** How the tool call is laid out on the stream (issue 25, call-shapes.ts). */
+  callShape?: CallShape;
 }
+
+/** How a tool call is laid out on the stream (issue 25; call-shapes.ts writes it). */
+export type CallShape =
+  | { kind: "dupcalls"; copies: number }
+  | { kind: "sharedid" }
+  | { kind: "noindex" }
+  | { kind: "thinkcall" };
 
 /** A parsed model name: its policy, its faults and the real chat template its prompts render with. */
 export interface SimModel {
@@ -89,6 +98,10 @@ export const FAULT_NAMES = [
   "nodetails",
   "nousage",
   "latency",
+  "dupcalls",
+  "sharedid",
+  "noindex",
+  "thinkcall",
 ] as const;
 
 const ALWAYS = Number.POSITIVE_INFINITY;
@@ -182,6 +195,15 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
       return true;
     case "latency":
       faults.latency = count(arg, 500, name);
+      return true;
+    case "dupcalls":
+      faults.callShape = { kind: "dupcalls", copies: Math.max(2, count(arg, 4, name)) };
+      return true;
+    case "sharedid":
+    case "noindex":
+    case "thinkcall":
+      if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
+      faults.callShape = { kind };
       return true;
     case "nodetails":
       flag("noDetails");

@@ -43,7 +43,15 @@ export interface EngineHooks {
 }
 
 /** Why a tool call of the model was answered without being run (the receipt {@link EngineHooks.notRun} writes). */
-export type NotRunReason = "unknown-tool" | "truncated" | "not-json" | "not-object" | "turn-over" | "stopped";
+export type NotRunReason =
+  | "unknown-tool"
+  | "truncated"
+  | "not-json"
+  | "not-object"
+  | "duplicate"
+  | "merged"
+  | "turn-over"
+  | "stopped";
 
 /** How the run ended (turn.ts maps it to a settlement). */
 export type EngineOutcome =

@@ -203,6 +203,13 @@ export function outputCutRestatement(
   return `<jr2-turn>Your previous answer was cut off at the output limit before it made a pick. Your turn is not over. Answer again, more briefly, and end with a pick.${line}</jr2-turn>`;
 }
 
+/** A call identical (name and arguments) to one earlier in the same answer: not run (issue 25 §1). */
+export const NOT_RUN_DUPLICATE = "Not run: the same call appears earlier in this answer.";
+
+/** Several calls the server sent with nothing to tell them apart, arrived as one: not run (issue 25 §3). */
+export const NOT_RUN_MERGED =
+  "Not run: several tool calls of your answer arrived merged into one, so none could be read. Make one tool call per answer.";
+
 /** A call in the same answer after the Turn ended: not run. */
 export const NOT_RUN_TURN_OVER = "Not run: your turn was already over.";
 

@@ -91,6 +91,10 @@ export function turnHooks(
             lastAllowed(state),
             order,
           );
+        case "duplicate":
+          return menu.NOT_RUN_DUPLICATE;
+        case "merged":
+          return menu.NOT_RUN_MERGED;
         case "turn-over":
           return menu.NOT_RUN_TURN_OVER;
         case "stopped":

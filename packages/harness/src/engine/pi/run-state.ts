@@ -53,7 +53,11 @@ export interface RunState extends AnswerRun {
 }
 
 /** Phase 1 of a run: fresh bookkeeping for `req`, its model-request callbacks wired to `req.hooks`. */
-export function startRun(req: RunRequest, transcript: ConversationTranscript): RunState {
+export function startRun(
+  req: RunRequest,
+  transcript: ConversationTranscript,
+  callIds: Set<string> = new Set(),
+): RunState {
   const hooks = req.hooks;
   const run: RunState = {
     req,
@@ -67,6 +71,7 @@ export function startRun(req: RunRequest, transcript: ConversationTranscript): R
     cuts: 0,
     callKeys: [],
     parsedArgs: new Map(),
+    callIds,
     neverRun: new Map(),
     batch: [],
     failure: undefined,

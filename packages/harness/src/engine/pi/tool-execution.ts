@@ -101,11 +101,16 @@ async function runWorkingTool(
 
 /** The receipt for a call ingestion refused (cut off, not JSON, not an object), logged at warn. */
 function notRunText(run: RunState, never: NeverRun, name: string): string {
-  run.req.hooks.trouble("warn", "a tool call of the model was not run", {
-    tool: name.slice(0, 64),
-    reason: never.reason,
-  });
-  if (never.reason === "truncated") return run.req.hooks.notRun("truncated", name);
+  const merged = never.reason === "merged";
+  run.req.hooks.trouble(
+    "warn",
+    merged
+      ? `${never.count} tool calls arrived merged into one: the server sent neither an index nor an id to tell them apart`
+      : "a tool call of the model was not run",
+    { tool: name.slice(0, 64), reason: never.reason },
+  );
+  if (never.reason === "truncated" || never.reason === "duplicate" || never.reason === "merged")
+    return run.req.hooks.notRun(never.reason, name);
   return run.req.hooks.notRun(never.reason, name, {
     sent: never.sent,
     ...(never.reason === "not-object" ? { kind: never.kind } : {}),
