@@ -165,6 +165,8 @@ export const StreamEvent = z.discriminatedUnion("type", [
      * `content`, no `tool_calls`): the Orchestrator nudges with the `text-call` notice.
      */
     textCall: z.boolean().optional(),
+    /** `reasoning`: the markup was inside the reasoning (issue 25 §4); absent: in the content. */
+    textCallWhere: z.enum(["reasoning"]).optional(),
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;
@@ -222,6 +224,7 @@ export const History = z.object({
       error: SettlementError.optional(),
       /** As on the stream's settlement: the last answer wrote a tool call as text. */
       textCall: z.boolean().optional(),
+      textCallWhere: z.enum(["reasoning"]).optional(),
     }),
   ),
 });

@@ -56,7 +56,7 @@ export type NotRunReason =
 /** How the run ended (turn.ts maps it to a settlement). */
 export type EngineOutcome =
   /** `textCall`: the last answer wrote a tool call as text (case C1); nothing was run. */
-  | { kind: "completed"; textCall?: boolean }
+  | { kind: "completed"; textCall?: boolean; textCallWhere?: "reasoning" }
   | { kind: "failed"; error: { type: string; message: string; cause?: string } }
   | { kind: "aborted" };
 

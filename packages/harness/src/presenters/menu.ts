@@ -50,6 +50,8 @@ export function noticeLine(notice: Notice): string {
     case "readmitted":
       return "Your turn was interrupted and is given to you again.";
     case "text-call":
+      if (notice.where === "reasoning")
+        return "Your previous answer wrote a tool call inside your reasoning (tool-call markup in your thinking), so nothing was run or picked. Call the tool itself, as a tool call, after your reasoning.";
       return "Your previous answer wrote a tool call out as text (tool-call markup in your reply), so nothing was run or picked. Call the tool itself, as a tool call, instead of writing it out.";
     case "pick-answer": {
       const a = notice.answer;

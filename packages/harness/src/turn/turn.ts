@@ -52,16 +52,18 @@ type Settle = (
   outcome: Settlement["outcome"],
   error?: { type: string; message: string; cause?: string },
   textCall?: boolean,
+  textCallWhere?: "reasoning",
 ) => Settlement;
 
 /** The `submission-settled` event of this Submission. */
 function settlement(submissionId: string): Settle {
-  return (outcome, error, textCall) => ({
+  return (outcome, error, textCall, textCallWhere) => ({
     type: "submission-settled",
     submissionId,
     outcome,
     ...(error ? { error } : {}),
     ...(textCall ? { textCall } : {}),
+    ...(textCall && textCallWhere ? { textCallWhere } : {}),
   });
 }
 
@@ -165,6 +167,6 @@ function settlePhase(
     return settle("failed", outcome.error);
   }
   return outcome.kind === "completed"
-    ? settle("completed", undefined, outcome.textCall)
+    ? settle("completed", undefined, outcome.textCall, outcome.textCallWhere)
     : settle(outcome.kind);
 }

@@ -70,6 +70,8 @@ const notices = [
   { type: "readmitted" },
   { type: "text-call" },
   ...Object.entries(answers).map(([, answer]) => ({ type: "pick-answer", pick: "finish", answer })),
+  // Appended (issue 25 §4), so the earlier keys keep their numbers.
+  { type: "text-call", where: "reasoning" },
 ] as unknown as Notice[];
 
 const allowedSets: Array<readonly string[] | undefined> = [undefined, [], ["approve", "finish"]];

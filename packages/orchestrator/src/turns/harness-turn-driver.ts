@@ -114,7 +114,7 @@ function toFeed(event: Exclude<TurnTelemetry, { type: "transcript" }>, agent: st
     case "retry":
       return event;
     case "text-call":
-      return { type: "text-call", agent };
+      return { type: "text-call", agent, ...(event.where ? { where: event.where } : {}) };
     case "fault":
       // The detail ("the Harness at … has no model `writer`; …") is what a reader needs to act.
       return {

@@ -14,7 +14,7 @@ export type SettlementVerdict =
   /** Never nudged: the Turn ends with this fault. */
   | { kind: "fault"; fault: TurnFault }
   /** The model stopped without a pick; `textCall`: it wrote its tool call as text. */
-  | { kind: "completed"; textCall: boolean };
+  | { kind: "completed"; textCall: boolean; where?: "reasoning" };
 
 /**
  * Judges a settlement: `failed` maps through {@link faultOfSettlement} (context-overflow,
@@ -28,7 +28,13 @@ export function judgeSettlement(settlement: Settlement): SettlementVerdict {
       kind: "fault",
       fault: { reason: "infra", detail: "the Harness aborted the Submission while the Turn was open" },
     };
-  return { kind: "completed", textCall: settlement.textCall === true };
+  return {
+    kind: "completed",
+    textCall: settlement.textCall === true,
+    ...(settlement.textCall === true && settlement.textCallWhere === "reasoning"
+      ? { where: "reasoning" as const }
+      : {}),
+  };
 }
 
 /** The ask-again rule's answer: nudge with what is left of the budget, or the budget is spent. */
@@ -42,7 +48,13 @@ export type AskAgain =
  * `no-signal` (cause `text-call` when the last answer was one). Pure.
  * @param budget nudges left; `nudgeBudget` the Turn's whole budget; `model` named in the words
  */
-export function askAgain(budget: number, textCall: boolean, nudgeBudget: number, model: string): AskAgain {
+export function askAgain(
+  budget: number,
+  textCall: boolean,
+  nudgeBudget: number,
+  model: string,
+  where?: "reasoning",
+): AskAgain {
   if (budget <= 0)
     return {
       kind: "spent",
@@ -57,7 +69,12 @@ export function askAgain(budget: number, textCall: boolean, nudgeBudget: number,
   return {
     kind: "nudge",
     budget: budget - 1,
-    next: { kind: "nudge", kept: true, notices: textCall ? [{ type: "text-call" }] : [], waitForRest: false },
+    next: {
+      kind: "nudge",
+      kept: true,
+      notices: textCall ? [{ type: "text-call", ...(where ? { where } : {}) }] : [],
+      waitForRest: false,
+    },
   };
 }
 
@@ -80,10 +97,10 @@ export async function afterSettlement(
     endTurn(state, verdict.fault);
     return { kind: "ended" };
   }
-  if (verdict.textCall) reportTextCall(state);
+  if (verdict.textCall) reportTextCall(state, verdict.where);
   if (ports.allowed().length === 0) await until(state, () => ports.allowed().length > 0);
   if (isOver(state)) return { kind: "ended" };
-  const asked = askAgain(budget, verdict.textCall, ports.config.nudgeBudget, modelOf(ports));
+  const asked = askAgain(budget, verdict.textCall, ports.config.nudgeBudget, modelOf(ports), verdict.where);
   if (asked.kind === "spent") {
     endTurn(state, asked.fault);
     return { kind: "ended" };
@@ -92,12 +109,14 @@ export async function afterSettlement(
 }
 
 /** The Harness reported a tool call written as text (issue 10 §3): feed event and warn log, no model text. */
-function reportTextCall(state: TurnState): void {
+function reportTextCall(state: TurnState, where?: "reasoning"): void {
   const { ports } = state;
-  ports.telemetry({ type: "text-call" });
+  ports.telemetry({ type: "text-call", ...(where ? { where } : {}) });
   ports.log(
     "warn",
-    "the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?",
+    where === "reasoning"
+      ? "the model wrote a tool call as text inside its reasoning instead of calling it; nothing was run (the server's reasoning parser keeps calls written inside <think>)"
+      : "the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?",
     {
       model: modelOf(ports),
       iid: state.iid,
