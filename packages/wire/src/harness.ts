@@ -64,7 +64,10 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * `agent.fault.reason`: `context-overflow`, `bad-request`, `unknown-model` → `infra` (never
  * retried, never nudged); `unavailable`, `stream-cut` → `infra` once the retry bound is spent;
  * `output-limit` → `runaway` (two consecutive answers of one Submission cut at `maxTokens`);
- * `text-call` → `no-signal` (the model wrote its call as text; nudged with its own words).
+ * `text-call` → `no-signal` (the model wrote its call as text; nudged with its own words);
+ * `unparsable-output` → `no-signal` (the server could not read the model's output as a tool call
+ * and said so inside the stream, llama-server's peg-format error; nudged once, issue 25 §13).
+ * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
   "context-overflow",
@@ -74,6 +77,7 @@ export const FaultCause = z.enum([
   "stream-cut",
   "output-limit",
   "text-call",
+  "unparsable-output",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 

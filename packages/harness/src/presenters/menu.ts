@@ -49,6 +49,8 @@ export function noticeLine(notice: Notice): string {
       return "This is a new conversation: the earlier one was lost, so its messages are not here.";
     case "readmitted":
       return "Your turn was interrupted and is given to you again.";
+    case "unparsable-output":
+      return "Your previous answer could not be read as a tool call by the model server, so nothing was run or picked. Make the tool call again, in the tools' own format, with nothing else around it.";
     case "text-call":
       if (notice.where === "reasoning")
         return "Your previous answer wrote a tool call inside your reasoning (tool-call markup in your thinking), so nothing was run or picked. Call the tool itself, as a tool call, after your reasoning.";

@@ -72,6 +72,7 @@ const notices = [
   ...Object.entries(answers).map(([, answer]) => ({ type: "pick-answer", pick: "finish", answer })),
   // Appended (issue 25 §4), so the earlier keys keep their numbers.
   { type: "text-call", where: "reasoning" },
+  { type: "unparsable-output" },
 ] as unknown as Notice[];
 
 const allowedSets: Array<readonly string[] | undefined> = [undefined, [], ["approve", "finish"]];

@@ -2,6 +2,7 @@ import type { NextSubmission } from "./admission.js";
 import { faultOfSettlement, type TurnFault } from "./fault-causes.js";
 import type { Settlement } from "./follow.js";
 import { endTurn, isOver, modelOf, type TurnState, until } from "./turn-state.js";
+import { afterUnparsable } from "./unparsable-output.js";
 
 /**
  * After a Submission settles while its Turn is open (SPEC §5.6, §5.7): a failed or aborted one
@@ -14,7 +15,12 @@ export type SettlementVerdict =
   /** Never nudged: the Turn ends with this fault. */
   | { kind: "fault"; fault: TurnFault }
   /** The model stopped without a pick; `textCall`: it wrote its tool call as text. */
-  | { kind: "completed"; textCall: boolean; where?: "reasoning" };
+  | { kind: "completed"; textCall: boolean; where?: "reasoning" }
+  /**
+   * The server could not read the model's output as a tool call (issue 25 §13): nudged once with
+   * the `unparsable-output` notice; `fault` ends the Turn when it happens again.
+   */
+  | { kind: "unparsable"; fault: TurnFault };
 
 /**
  * Judges a settlement: `failed` maps through {@link faultOfSettlement} (context-overflow,
@@ -22,7 +28,10 @@ export type SettlementVerdict =
  * `infra` fault; `completed` goes to the ask-again rule. Pure.
  */
 export function judgeSettlement(settlement: Settlement): SettlementVerdict {
-  if (settlement.outcome === "failed") return { kind: "fault", fault: faultOfSettlement(settlement.error) };
+  if (settlement.outcome === "failed") {
+    const fault = faultOfSettlement(settlement.error);
+    return fault.cause === "unparsable-output" ? { kind: "unparsable", fault } : { kind: "fault", fault };
+  }
   if (settlement.outcome === "aborted")
     return {
       kind: "fault",
@@ -97,6 +106,7 @@ export async function afterSettlement(
     endTurn(state, verdict.fault);
     return { kind: "ended" };
   }
+  if (verdict.kind === "unparsable") return afterUnparsable(state, verdict.fault, budget);
   if (verdict.textCall) reportTextCall(state, verdict.where);
   if (ports.allowed().length === 0) await until(state, () => ports.allowed().length > 0);
   if (isOver(state)) return { kind: "ended" };
