@@ -45,6 +45,8 @@ export interface Faults {
   abort?: number;
   cut?: number;
   drop?: number;
+  /** Sends of a body that stream half their answer, then an `error` event and nothing more (issue 25 §5). */
+  errorEvent?: number;
   loading?: number;
   overflow?: number;
   overlong?: number;
@@ -98,6 +100,7 @@ export const FAULT_NAMES = [
   "nodetails",
   "nousage",
   "latency",
+  "errorevent",
   "dupcalls",
   "sharedid",
   "noindex",
@@ -195,6 +198,9 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
       return true;
     case "latency":
       faults.latency = count(arg, 500, name);
+      return true;
+    case "errorevent":
+      faults.errorEvent = count(arg, 1, name);
       return true;
     case "dupcalls":
       faults.callShape = { kind: "dupcalls", copies: Math.max(2, count(arg, 4, name)) };

@@ -239,6 +239,7 @@ function endingFor(n: number, faults: Faults): StreamEnding {
     ["abort", faults.abort],
     ["cut", faults.cut],
     ["drop", faults.drop],
+    ["error", faults.errorEvent],
   ] as const) {
     if (count === undefined) continue;
     if (n <= passed + count) return ending;

@@ -19,7 +19,12 @@ export interface AnswerMeta {
  * then usage and `[DONE]` as usual), `drop` (the response ends cleanly with no finish reason, no
  * usage, no `[DONE]`: field case C6) or `cut` (the same point; the route then destroys the socket).
  */
-export type StreamEnding = "complete" | "abort" | "drop" | "cut";
+export type StreamEnding = "complete" | "abort" | "drop" | "cut" | "error";
+
+/** The error event the `errorevent` fault ends a stream with (vLLM/SGLang's shape, issue 25 §5). */
+export const ERROR_EVENT = {
+  error: { message: "CUDA out of memory (model-sim errorevent)", type: "InternalServerError", code: 500 },
+};
 
 /** Split text into token-sized pieces (4 code points), never inside a surrogate pair. */
 export function pieces(text: string, size = 4): string[] {
@@ -87,6 +92,10 @@ export async function* answerFrames(
     yield chunk(delta);
   }
   if (ending === "drop" || ending === "cut") return;
+  if (ending === "error") {
+    yield frame(ERROR_EVENT);
+    return;
+  }
   yield chunk({}, ending === "abort" ? "abort" : answer.finishReason);
   if (usage) {
     yield frame({

@@ -52,3 +52,17 @@ describe("tool-call stream shapes", () => {
     expect(finish).toBe("stop");
   });
 });
+
+describe("errorevent (issue 25 §5)", () => {
+  it("streams half the answer, then vLLM's error event and nothing more; the same bytes again get through", async () => {
+    const body = streamed("obedient+errorevent", turn);
+    const first = await chat(app, body);
+    const frames = sseFrames(first.payload);
+    expect(frames.at(-1)).toMatchObject({
+      error: { message: expect.stringContaining("CUDA out of memory") },
+    });
+    expect(frames).not.toContain("[DONE]");
+    const second = await chat(app, body);
+    expect(sseFrames(second.payload)).toContain("[DONE]");
+  });
+});

@@ -61,7 +61,7 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
     return {
       kind: "retry",
       cause: "stream-cut",
-      message: `${where}: the stream carried an error — ${body.text}`,
+      message: `${where}: ${STREAM_ERROR} — ${body.text}`,
     };
   }
   if (probe.status === undefined && (probe.url === undefined || probe.networkError === false))
@@ -199,6 +199,19 @@ export function readErrorBody(raw: string): ErrorBodyText {
 
 function isOverflow(body: ErrorBodyText): boolean {
   return body.type === "exceed_context_size_error" || OVERFLOW.test(body.text);
+}
+
+/** How a retry's message begins when the stream itself carried the server's error event. */
+const STREAM_ERROR = "the stream carried an error";
+
+/**
+ * A message for the warn log: an error event's words are the server's own (e.g. "CUDA out of
+ * memory") and kept, cut at 300 characters (issue 25 §5); any other server text is dropped
+ * ({@link withoutServerText}), since an error page or a 4xx body may echo the prompt.
+ */
+export function forLog(message: string): string {
+  if (!message.includes(`${STREAM_ERROR} — `)) return withoutServerText(message);
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { PickAnswer, StreamEvent, TolerantPickAnswer } from "@jr2/wire";
 import type { NotRunReason, RunHooks } from "../engine/pi/engine-pi.js";
 import * as menu from "../presenters/menu.js";
-import { withoutServerText } from "../provider/provider-errors.js";
+import { forLog } from "../provider/provider-errors.js";
 import { decideBoundary, type LastRead } from "./between-steps.js";
 import { refusedPickAnswer } from "./refused-pick.js";
 import { logAt, type SeatSlot, type TurnDeps } from "./turn-deps.js";
@@ -138,7 +138,7 @@ export function turnHooks(
         attempt: n.attempt,
         waitMs: n.waitMs,
         cause: n.cause,
-        detail: withoutServerText(n.message),
+        detail: forLog(n.message),
       });
     },
     trouble(level, msg, fields) {

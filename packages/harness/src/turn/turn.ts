@@ -2,6 +2,7 @@ import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { RunOutcome, Seat } from "../engine/pi/engine-pi.js";
 import { hooksFor } from "../engine/steer-fallback.js";
 import { type ModelEntry, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
+import { forLog } from "../provider/provider-errors.js";
 import { buildRequestPhase, seatPhase } from "./seat-phase.js";
 import { readSurfacePhase } from "./surface-phase.js";
 import { logAt, type SeatSlot, type Settlement, type TurnDeps } from "./turn-deps.js";
@@ -163,6 +164,7 @@ function settlePhase(
       model: modelName,
       type: outcome.error.type,
       cause: outcome.error.cause,
+      detail: forLog(outcome.error.message),
     });
     return settle("failed", outcome.error);
   }
