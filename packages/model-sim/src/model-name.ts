@@ -52,6 +52,8 @@ export interface Faults {
   overlong?: number;
   noDetails?: boolean;
   noUsage?: boolean;
+  /** `cached_tokens` reported at 1.5 × `prompt_tokens` (issue 25 §6). */
+  overCache?: boolean;
   latency?: number;
   /** How the tool call is laid out on the stream (issue 25, call-shapes.ts). */
   callShape?: CallShape;
@@ -101,6 +103,7 @@ export const FAULT_NAMES = [
   "nousage",
   "latency",
   "errorevent",
+  "overcache",
   "dupcalls",
   "sharedid",
   "noindex",
@@ -156,7 +159,7 @@ function parsePolicy(kind: string, arg: string | undefined, name: string): Polic
 
 /** Adds one `<fault>[:<arg>]` to `faults`; false when `kind` is no fault name. */
 function addFault(faults: Faults, kind: string, arg: string | undefined, name: string): boolean {
-  const flag = (key: "noDetails" | "noUsage") => {
+  const flag = (key: "noDetails" | "noUsage" | "overCache") => {
     if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
     faults[key] = true;
   };
@@ -198,6 +201,9 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
       return true;
     case "latency":
       faults.latency = count(arg, 500, name);
+      return true;
+    case "overcache":
+      flag("overCache");
       return true;
     case "errorevent":
       faults.errorEvent = count(arg, 1, name);

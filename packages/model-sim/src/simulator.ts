@@ -251,6 +251,9 @@ function endingFor(n: number, faults: Faults): StreamEnding {
 /** The usage the wire carries: none (`nousage`), or without `prompt_tokens_details` (`nodetails`). */
 function wireUsage(usage: SimUsage, faults: Faults): Record<string, unknown> | null {
   if (faults.noUsage) return null;
+  if (faults.overCache)
+    // A server seen reporting more cached tokens than the prompt has (issue 25 §6).
+    return { ...usage, prompt_tokens_details: { cached_tokens: Math.ceil(usage.prompt_tokens * 1.5) } };
   if (!faults.noDetails) return { ...usage };
   const { prompt_tokens_details: _details, ...rest } = usage;
   return rest;

@@ -66,3 +66,11 @@ describe("errorevent (issue 25 §5)", () => {
     expect(sseFrames(second.payload)).toContain("[DONE]");
   });
 });
+
+describe("overcache (issue 25 §6)", () => {
+  it("reports more cached tokens than prompt tokens", async () => {
+    const res = await chat(app, streamed("obedient+overcache", turn));
+    const usage = (sseFrames(res.payload).find((f) => f !== "[DONE]" && (f as any).usage) as any).usage;
+    expect(usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(usage.prompt_tokens);
+  });
+});

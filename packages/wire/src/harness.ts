@@ -139,6 +139,11 @@ export const StreamEvent = z.discriminatedUnion("type", [
     completionTokens: z.number().int().nonnegative(),
     /** Fields the provider did not report (their number above is a placeholder `0`). */
     unreported: z.array(z.string()).optional(),
+    /**
+     * Fields the provider reported impossibly (`cachedTokens` over `promptTokens`): also named in
+     * `unreported`, so an older reader shows `?` (issue 25 §6).
+     */
+    misreported: z.array(z.string()).optional(),
     /** The provider's finish reason of this model request, when it gave one. */
     finishReason: z.string().optional(),
   }),

@@ -55,4 +55,17 @@ describe("issue 25's causes across versions", () => {
     const { error: _e, ...settled } = withWhere;
     expect(StreamEvent.parse(settled)).toMatchObject({ textCall: true, textCallWhere: "reasoning" });
   });
+
+  it("misreported is optional: an older usage event reads as before; a newer one names the field", () => {
+    const older = {
+      type: "usage",
+      submissionId: "s",
+      promptTokens: 100,
+      cachedTokens: 80,
+      completionTokens: 5,
+    };
+    expect(StreamEvent.parse(older)).toEqual(older);
+    const newer = { ...older, cachedTokens: 0, unreported: ["cachedTokens"], misreported: ["cachedTokens"] };
+    expect(StreamEvent.parse(newer)).toMatchObject({ misreported: ["cachedTokens"] });
+  });
 });

@@ -31,6 +31,18 @@ function wireAnswer(a: TolerantPickAnswer): PickAnswer {
   };
 }
 
+/** Model entries whose misreported usage was logged, per Harness (its deps): once each (issue 25 §6). */
+const misreportLogged = new WeakMap<TurnDeps, Set<string>>();
+
+/** True the first time `model` is seen for `deps`. */
+function onceFor(deps: TurnDeps, model: string): boolean {
+  const seen = misreportLogged.get(deps) ?? new Set<string>();
+  misreportLogged.set(deps, seen);
+  if (seen.has(model)) return false;
+  seen.add(model);
+  return true;
+}
+
 /** Phase 4's hooks: pick delivery and receipts, boundary restatements, observers. */
 export function turnHooks(
   slot: SeatSlot,
@@ -123,6 +135,16 @@ export function turnHooks(
       return menu.outputCutRestatement(allowed, order);
     },
     usage({ unreported, finishReason, ...numbers }) {
+      if (numbers.misreported && onceFor(deps, who.model))
+        logAt(
+          deps,
+          "warn",
+          "the model server reported more cached tokens than prompt tokens; shown as unreported (logged once per model entry)",
+          {
+            ...where,
+            misreported: numbers.misreported,
+          },
+        );
       emit({
         type: "usage",
         submissionId,
