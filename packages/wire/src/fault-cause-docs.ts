@@ -28,4 +28,9 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
     meaning:
       "the model server could not read the model's output as a tool call (llama-server's peg-format error), again after one nudge; never retried with the same bytes",
   },
+  "tool-loop": {
+    reason: "runaway",
+    meaning:
+      "the model made the same Working-tool call (name and arguments) 5 times in a row; warned at the 3rd",
+  },
 };

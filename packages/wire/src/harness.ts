@@ -67,6 +67,7 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * `text-call` → `no-signal` (the model wrote its call as text; nudged with its own words);
  * `unparsable-output` → `no-signal` (the server could not read the model's output as a tool call
  * and said so inside the stream, llama-server's peg-format error; nudged once, issue 25 §13).
+ * `tool-loop` → `runaway` (the same Working-tool call 5 times in a row, issue 25 §12).
  * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
@@ -78,6 +79,7 @@ export const FaultCause = z.enum([
   "output-limit",
   "text-call",
   "unparsable-output",
+  "tool-loop",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 

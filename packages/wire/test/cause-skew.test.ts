@@ -32,7 +32,10 @@ const newer = {
 
 describe("issue 25's causes across versions", () => {
   it("a newer Harness's unparsable-output reads as cause absent in an older reader, known in a newer one", () => {
-    expect(olderRead(newer.error.cause)).toBeUndefined();
+    for (const cause of ["unparsable-output", "tool-loop"]) {
+      expect(olderRead(cause)).toBeUndefined();
+      expect(readFaultCause(cause)).toBe(cause);
+    }
     expect(readFaultCause(newer.error.cause)).toBe("unparsable-output");
     expect(StreamEvent.parse(newer)).toMatchObject({ error: { cause: "unparsable-output" } });
   });

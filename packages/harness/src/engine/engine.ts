@@ -37,7 +37,11 @@ export interface EngineHooks {
   trouble(level: "warn" | "error", msg: string, fields?: Record<string, unknown>): void;
   message(role: "user" | "assistant" | "toolResult", text: string): void;
   /** Text for a Working tool's bad arguments / outside-cwd path / failure. */
-  workingText(kind: "arguments" | "outside-cwd" | "failed", name: string, detail: string): string;
+  workingText(
+    kind: "arguments" | "outside-cwd" | "failed" | "repeated",
+    name: string,
+    detail: string,
+  ): string;
   /** One transcript entry, as it happens (issue 11 item 3, ADR-0159). */
   transcript(entry: TranscriptEntry): void;
 }

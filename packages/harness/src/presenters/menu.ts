@@ -220,6 +220,14 @@ export const NOT_RUN_TURN_OVER = "Not run: your turn was already over.";
 /** A call of an answer the Harness stopped (runaway): not run. */
 export const NOT_RUN_STOPPED = "Not run: this turn was stopped because it was not concluding.";
 
+/**
+ * One line appended to a Working tool's result at the 3rd identical call in a row (issue 25 §12);
+ * the 5th ends the Turn.
+ */
+export function repeatedCallNote(name: string, times: number): string {
+  return `Note: you have made this exact call of "${name}" ${times} times in a row, and the result above is what it returned this time. Repeating it will not change the result: do something else, or make your pick.`;
+}
+
 /** A Working tool's arguments failed its parameters (the model reads this, not pi's text). */
 export function workingToolArgumentsReceipt(name: string, problems: readonly string[]): string {
   return `The arguments of "${name}" do not match its parameters (${problems.join("; ")}). Call it again with corrected arguments.`;

@@ -176,6 +176,7 @@ export function turnHooks(
     workingText(kind, name, detail) {
       if (kind === "arguments") return menu.workingToolArgumentsReceipt(name, [detail]);
       if (kind === "outside-cwd") return menu.outsideCwdReceipt(name, detail, slot.cwd ?? "");
+      if (kind === "repeated") return menu.repeatedCallNote(name, Number(detail));
       return menu.workingToolFailed(name, detail);
     },
   };

@@ -35,6 +35,7 @@ export const MENU_EXPORTS = [
   "workingToolArgumentsReceipt",
   "outsideCwdReceipt",
   "workingToolFailed",
+  "repeatedCallNote",
 ] as const;
 
 const answers: Record<string, TolerantPickAnswer> = {
@@ -97,6 +98,7 @@ export function menuTexts(): Record<string, string> {
     ]),
     outsideCwdReceipt: menu.outsideCwdReceipt("write", "/etc/passwd", "/workspace/x"),
     workingToolFailed: menu.workingToolFailed("bash", "exit 1"),
+    repeatedCallNote: menu.repeatedCallNote("ls", 3),
   };
   for (const a of allowedSets) {
     const k = key(a);

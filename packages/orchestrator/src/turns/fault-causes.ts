@@ -26,6 +26,7 @@ export const REASON_OF_CAUSE: Readonly<Record<FaultCause, AgentFaultReason>> = {
   "output-limit": "runaway",
   "text-call": "no-signal",
   "unparsable-output": "no-signal",
+  "tool-loop": "runaway",
 };
 
 /**

@@ -40,8 +40,14 @@ export function countAnswer(run: RunState, m: AssistantMessage): void {
     };
     return;
   }
-  // One key an answer: the set of distinct calls it made (a repeat inside it adds nothing).
-  run.callKeys.push([...new Set(calls.map((c) => callKey(c.name, c.arguments)))].sort().join("\u0001"));
+  // One key an answer: the set of distinct picks it made (a repeat inside it adds nothing).
+  // Working-tool calls have their own bound (tool-execution.ts); an answer of only those never matches.
+  const picks = calls.filter((c) => !run.workingNames.has(c.name));
+  run.callKeys.push(
+    picks.length === 0
+      ? `\u0002${run.steps}`
+      : [...new Set(picks.map((c) => callKey(c.name, c.arguments)))].sort().join("\u0001"),
+  );
   const lastKeys = run.callKeys.slice(-IDENTICAL_CALLS_LIMIT);
   if (
     lastKeys.length === IDENTICAL_CALLS_LIMIT &&
