@@ -28,6 +28,11 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
     meaning:
       "the model server could not read the model's output as a tool call (llama-server's peg-format error), again after one nudge; never retried with the same bytes",
   },
+  "refusal-loop": {
+    reason: "runaway",
+    meaning:
+      "8 picks outside the Allowed picks (or invented tools) refused in one Submission, or 8 guard refusals in a row; the detail names the picks tried and the Allowed picks",
+  },
   "tool-loop": {
     reason: "runaway",
     meaning:

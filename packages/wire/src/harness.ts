@@ -68,6 +68,7 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * `unparsable-output` → `no-signal` (the server could not read the model's output as a tool call
  * and said so inside the stream, llama-server's peg-format error; nudged once, issue 25 §13).
  * `tool-loop` → `runaway` (the same Working-tool call 5 times in a row, issue 25 §12).
+ * `refusal-loop` → `runaway` (the refusal budget of a Submission spent, issue 25 §11).
  * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
@@ -80,6 +81,7 @@ export const FaultCause = z.enum([
   "text-call",
   "unparsable-output",
   "tool-loop",
+  "refusal-loop",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 

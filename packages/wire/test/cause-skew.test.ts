@@ -32,7 +32,7 @@ const newer = {
 
 describe("issue 25's causes across versions", () => {
   it("a newer Harness's unparsable-output reads as cause absent in an older reader, known in a newer one", () => {
-    for (const cause of ["unparsable-output", "tool-loop"]) {
+    for (const cause of ["unparsable-output", "tool-loop", "refusal-loop"]) {
       expect(olderRead(cause)).toBeUndefined();
       expect(readFaultCause(cause)).toBe(cause);
     }

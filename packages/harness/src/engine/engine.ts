@@ -20,7 +20,9 @@ export interface EngineHooks {
     name: string;
     arguments: unknown;
     toolCallId: string;
-  }): Promise<{ text: string; turnOver: boolean }>;
+  }): Promise<{ text: string; turnOver: boolean; halt?: RunHalt }>;
+  /** A call of a tool on no tools block: counted against the refusal budget (issue 25 §11). */
+  invented?(name: string): RunHalt | undefined;
   /**
    * Receipt text for calls that are never run (unknown tool, cut off, not JSON, not an object,
    * after the end); `detail` carries what the model sent when the history no longer shows it.
@@ -56,6 +58,9 @@ export type NotRunReason =
   | "merged"
   | "turn-over"
   | "stopped";
+
+/** What stops a run for not concluding (a runaway with its cause). */
+export type RunHalt = { type: "runaway"; cause: string; message: string };
 
 /** How the run ended (turn.ts maps it to a settlement). */
 export type EngineOutcome =

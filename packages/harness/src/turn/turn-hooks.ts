@@ -3,6 +3,7 @@ import type { NotRunReason, RunHooks } from "../engine/pi/engine-pi.js";
 import * as menu from "../presenters/menu.js";
 import { forLog } from "../provider/provider-errors.js";
 import { decideBoundary, type LastRead } from "./between-steps.js";
+import { countInvented, countPick, newRefusalCount } from "./refusal-budget.js";
 import { refusedPickAnswer } from "./refused-pick.js";
 import { logAt, type SeatSlot, type TurnDeps } from "./turn-deps.js";
 
@@ -57,6 +58,7 @@ export function turnHooks(
   const turnId = who.turnId;
   const where = { iid: slot.iid, turnId, model: who.model };
   let picks = 0;
+  const refusals = newRefusalCount();
   return {
     async menuCall(call) {
       // The idempotency key (§4.3): the model's tool-call id made unique within the Submission —
@@ -85,8 +87,12 @@ export function turnHooks(
       }
       const a = r.answer;
       emitPick(wireAnswer(a));
+      const halt = countPick(refusals, call.name, a, lastAllowed(state), who.model);
       state.lastRead = a.allowed ? { kind: "known", allowed: a.allowed } : { kind: "unknown", ownPick: true };
-      return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete };
+      return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete, ...(halt ? { halt } : {}) };
+    },
+    invented(name) {
+      return countInvented(refusals, name, lastAllowed(state), who.model);
     },
     notRun(reason: NotRunReason, name, detail) {
       switch (reason) {

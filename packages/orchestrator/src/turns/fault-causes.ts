@@ -27,6 +27,7 @@ export const REASON_OF_CAUSE: Readonly<Record<FaultCause, AgentFaultReason>> = {
   "text-call": "no-signal",
   "unparsable-output": "no-signal",
   "tool-loop": "runaway",
+  "refusal-loop": "runaway",
 };
 
 /**

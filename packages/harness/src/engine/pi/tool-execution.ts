@@ -50,7 +50,8 @@ export function createToolDispatch(
       toolCallId: call.toolCallId,
     });
     if (out.turnOver) run.turnOver = true;
-    return { text: out.text, terminate: out.turnOver };
+    if (out.halt) run.halt = out.halt;
+    return { text: out.text, terminate: out.turnOver || out.halt !== undefined };
   };
 }
 
@@ -169,10 +170,13 @@ export function interceptToolResult(
   if (!isJr2Result(event.result)) {
     // pi's own text (unknown tool, schema failure) never reaches the model (§7.2 step 4).
     const reason: NotRunReason = toolNames.has(event.toolName) ? "stopped" : "unknown-tool";
-    if (reason === "unknown-tool")
+    if (reason === "unknown-tool") {
       run.req.hooks.trouble("warn", "the model called a tool that is not in its tools block", {
         tool: event.toolName.slice(0, 64),
       });
+      const halt = run.turnOver ? undefined : run.req.hooks.invented?.(event.toolName);
+      if (halt) run.halt ??= halt;
+    }
     const text = run.turnOver
       ? run.req.hooks.notRun("turn-over", event.toolName)
       : run.req.hooks.notRun(reason, event.toolName);
