@@ -45,13 +45,26 @@ export interface Faults {
   abort?: number;
   cut?: number;
   drop?: number;
+  /** Sends of a body that stream half their answer, then an `error` event and nothing more (issue 25 §5). */
+  errorEvent?: number;
   loading?: number;
   overflow?: number;
   overlong?: number;
   noDetails?: boolean;
   noUsage?: boolean;
+  /** `cached_tokens` reported at 1.5 × `prompt_tokens` (issue 25 §6). */
+  overCache?: boolean;
   latency?: number;
+  /** How the tool call is laid out on the stream (issue 25, call-shapes.ts). */
+  callShape?: CallShape;
 }
+
+/** How a tool call is laid out on the stream (issue 25; call-shapes.ts writes it). */
+export type CallShape =
+  | { kind: "dupcalls"; copies: number }
+  | { kind: "sharedid" }
+  | { kind: "noindex" }
+  | { kind: "thinkcall" };
 
 /** A parsed model name: its policy, its faults and the real chat template its prompts render with. */
 export interface SimModel {
@@ -89,6 +102,12 @@ export const FAULT_NAMES = [
   "nodetails",
   "nousage",
   "latency",
+  "errorevent",
+  "overcache",
+  "dupcalls",
+  "sharedid",
+  "noindex",
+  "thinkcall",
 ] as const;
 
 const ALWAYS = Number.POSITIVE_INFINITY;
@@ -140,7 +159,7 @@ function parsePolicy(kind: string, arg: string | undefined, name: string): Polic
 
 /** Adds one `<fault>[:<arg>]` to `faults`; false when `kind` is no fault name. */
 function addFault(faults: Faults, kind: string, arg: string | undefined, name: string): boolean {
-  const flag = (key: "noDetails" | "noUsage") => {
+  const flag = (key: "noDetails" | "noUsage" | "overCache") => {
     if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
     faults[key] = true;
   };
@@ -182,6 +201,21 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
       return true;
     case "latency":
       faults.latency = count(arg, 500, name);
+      return true;
+    case "overcache":
+      flag("overCache");
+      return true;
+    case "errorevent":
+      faults.errorEvent = count(arg, 1, name);
+      return true;
+    case "dupcalls":
+      faults.callShape = { kind: "dupcalls", copies: Math.max(2, count(arg, 4, name)) };
+      return true;
+    case "sharedid":
+    case "noindex":
+    case "thinkcall":
+      if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
+      faults.callShape = { kind };
       return true;
     case "nodetails":
       flag("noDetails");

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { type Answer, cutAtMaxTokens, decisionLine, fillerReasoning, planToAnswer } from "./answer.js";
+import { shapeAnswer } from "./call-shapes.js";
 import { type ChatRequest, parseChatRequest } from "./chat-request.js";
 import { encodePrompt, renderPrompt, type TemplateName, THINKING_TEMPLATES } from "./chat-template.js";
 import { type ConversationView, readConversation } from "./conversation.js";
@@ -178,7 +179,10 @@ export class Simulator {
       THINKING_TEMPLATES.has(model.template) && request.chat_template_kwargs?.enable_thinking !== false;
     const seed = Number.parseInt(digest.slice(40, 48), 16);
     const reasoning = thinking ? reasoningFor(plan, faults, seed) : null;
-    const whole = planToAnswer(plan, `chatcmpl-tool-${digest.slice(0, 16)}`, reasoning);
+    const whole = shapeAnswer(
+      planToAnswer(plan, `chatcmpl-tool-${digest.slice(0, 16)}`, reasoning),
+      faults.callShape,
+    );
     const budget = request.max_completion_tokens ?? request.max_tokens ?? null;
     const { answer, completionTokens } = cutAtMaxTokens(
       whole,
@@ -196,6 +200,7 @@ export class Simulator {
       created: Math.floor(receivedAt.getTime() / 1000),
       model: request.model,
       reasoningField: faults.reasoningField ?? this.#reasoningField,
+      ...(faults.callShape ? { callShape: faults.callShape } : {}),
     };
     return {
       kind: "answer",
@@ -234,6 +239,7 @@ function endingFor(n: number, faults: Faults): StreamEnding {
     ["abort", faults.abort],
     ["cut", faults.cut],
     ["drop", faults.drop],
+    ["error", faults.errorEvent],
   ] as const) {
     if (count === undefined) continue;
     if (n <= passed + count) return ending;
@@ -245,6 +251,9 @@ function endingFor(n: number, faults: Faults): StreamEnding {
 /** The usage the wire carries: none (`nousage`), or without `prompt_tokens_details` (`nodetails`). */
 function wireUsage(usage: SimUsage, faults: Faults): Record<string, unknown> | null {
   if (faults.noUsage) return null;
+  if (faults.overCache)
+    // A server seen reporting more cached tokens than the prompt has (issue 25 §6).
+    return { ...usage, prompt_tokens_details: { cached_tokens: Math.ceil(usage.prompt_tokens * 1.5) } };
   if (!faults.noDetails) return { ...usage };
   const { prompt_tokens_details: _details, ...rest } = usage;
   return rest;

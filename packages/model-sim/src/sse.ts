@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer } from "./answer.js";
+import { type CallShape, callDeltas } from "./call-shapes.js";
 
 /** The fields every chunk and completion of one answer share. */
 export interface AnswerMeta {
@@ -8,6 +9,8 @@ export interface AnswerMeta {
   model: string;
   /** The field reasoning goes in: `reasoning` (vLLM ≥ 0.17) or the older `reasoning_content`. */
   reasoningField: "reasoning" | "reasoning_content";
+  /** How the tool call is laid out (a hostile server's shape, issue 25); absent: one call at index 0. */
+  callShape?: CallShape;
 }
 
 /**
@@ -16,7 +19,12 @@ export interface AnswerMeta {
  * then usage and `[DONE]` as usual), `drop` (the response ends cleanly with no finish reason, no
  * usage, no `[DONE]`: field case C6) or `cut` (the same point; the route then destroys the socket).
  */
-export type StreamEnding = "complete" | "abort" | "drop" | "cut";
+export type StreamEnding = "complete" | "abort" | "drop" | "cut" | "error";
+
+/** The error event the `errorevent` fault ends a stream with (vLLM/SGLang's shape, issue 25 §5). */
+export const ERROR_EVENT = {
+  error: { message: "CUDA out of memory (model-sim errorevent)", type: "InternalServerError", code: 500 },
+};
 
 /** Split text into token-sized pieces (4 code points), never inside a surrogate pair. */
 export function pieces(text: string, size = 4): string[] {
@@ -31,18 +39,21 @@ function frame(value: unknown): string {
 }
 
 /** The deltas of an answer after the role chunk, and where a mid-stream failure cuts them. */
-function deltas(answer: Answer, reasoningField: string): { list: Record<string, unknown>[]; cutAt: number } {
+function deltas(
+  answer: Answer,
+  reasoningField: string,
+  shape?: CallShape,
+): { list: Record<string, unknown>[]; cutAt: number } {
   const list: Record<string, unknown>[] = [];
   for (const piece of pieces(answer.reasoning ?? "")) list.push({ [reasoningField]: piece });
   for (const piece of pieces(answer.content ?? "")) list.push({ content: piece });
   let cutAt = Math.max(1, Math.ceil(list.length / 2));
   if (answer.toolCall) {
-    const { id, name, arguments: args } = answer.toolCall;
-    list.push({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] });
-    const argPieces = pieces(args, 8);
+    const argPieces = pieces(answer.toolCall.arguments, 8);
+    const calls = callDeltas(answer.toolCall, argPieces, shape);
     // Mid-call: the head and half the argument deltas (C6: a partial call must never run).
     cutAt = list.length + Math.ceil(argPieces.length / 2);
-    for (const piece of argPieces) list.push({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+    list.push(...calls);
   }
   return { list, cutAt: Math.min(cutAt, list.length) };
 }
@@ -74,13 +85,17 @@ export async function* answerFrames(
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     });
   yield chunk({ role: "assistant", content: "" });
-  const { list, cutAt } = deltas(answer, meta.reasoningField);
+  const { list, cutAt } = deltas(answer, meta.reasoningField, meta.callShape);
   const sent = ending === "complete" ? list.length : cutAt;
   for (const delta of list.slice(0, sent)) {
     if (msPerPiece > 0) await sleep(msPerPiece);
     yield chunk(delta);
   }
   if (ending === "drop" || ending === "cut") return;
+  if (ending === "error") {
+    yield frame(ERROR_EVENT);
+    return;
+  }
   yield chunk({}, ending === "abort" ? "abort" : answer.finishReason);
   if (usage) {
     yield frame({

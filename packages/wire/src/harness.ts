@@ -70,7 +70,12 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * `agent.fault.reason`: `context-overflow`, `bad-request`, `unknown-model` → `infra` (never
  * retried, never nudged); `unavailable`, `stream-cut` → `infra` once the retry bound is spent;
  * `output-limit` → `runaway` (two consecutive answers of one Submission cut at `maxTokens`);
- * `text-call` → `no-signal` (the model wrote its call as text; nudged with its own words).
+ * `text-call` → `no-signal` (the model wrote its call as text; nudged with its own words);
+ * `unparsable-output` → `no-signal` (the server could not read the model's output as a tool call
+ * and said so inside the stream, llama-server's peg-format error; nudged once, issue 25 §13).
+ * `tool-loop` → `runaway` (the same Working-tool call 5 times in a row, issue 25 §12).
+ * `refusal-loop` → `runaway` (the refusal budget of a Submission spent, issue 25 §11).
+ * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
   "context-overflow",
@@ -80,6 +85,9 @@ export const FaultCause = z.enum([
   "stream-cut",
   "output-limit",
   "text-call",
+  "unparsable-output",
+  "tool-loop",
+  "refusal-loop",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 
@@ -141,6 +149,11 @@ export const StreamEvent = z.discriminatedUnion("type", [
     completionTokens: z.number().int().nonnegative(),
     /** Fields the provider did not report (their number above is a placeholder `0`). */
     unreported: z.array(z.string()).optional(),
+    /**
+     * Fields the provider reported impossibly (`cachedTokens` over `promptTokens`): also named in
+     * `unreported`, so an older reader shows `?` (issue 25 §6).
+     */
+    misreported: z.array(z.string()).optional(),
     /** The provider's finish reason of this model request, when it gave one. */
     finishReason: z.string().optional(),
   }),
@@ -181,6 +194,8 @@ export const StreamEvent = z.discriminatedUnion("type", [
      * `content`, no `tool_calls`): the Orchestrator nudges with the `text-call` notice.
      */
     textCall: z.boolean().optional(),
+    /** `reasoning`: the markup was inside the reasoning (issue 25 §4); absent: in the content. */
+    textCallWhere: z.enum(["reasoning"]).optional(),
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;
@@ -238,6 +253,7 @@ export const History = z.object({
       error: SettlementError.optional(),
       /** As on the stream's settlement: the last answer wrote a tool call as text. */
       textCall: z.boolean().optional(),
+      textCallWhere: z.enum(["reasoning"]).optional(),
     }),
   ),
 });

@@ -6,6 +6,7 @@
 export { ChartEdge, ChartNode, MachineChart } from "./chart.js";
 export type { ErrorCode, ErrorCodeSpec } from "./errors.js";
 export { ErrorBody, errorCodeList, errorCodes, formatErrorMessage, Jr2Error, jr2Error } from "./errors.js";
+export { FAULT_CAUSE_DOCS } from "./fault-cause-docs.js";
 export type { Usage } from "./harness.js";
 export {
   AbortAnswer,

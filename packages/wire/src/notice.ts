@@ -13,6 +13,9 @@ export const Notice = z.discriminatedUnion("type", [
   z.object({ type: z.literal("conversation-new") }),
   z.object({ type: z.literal("pick-answer"), pick: z.string(), answer: PickAnswer }),
   z.object({ type: z.literal("readmitted") }),
-  z.object({ type: z.literal("text-call") }),
+  /** `where: "reasoning"`: the markup was inside the reasoning (issue 25 §4); an older Harness ignores it. */
+  z.object({ type: z.literal("text-call"), where: z.enum(["reasoning"]).optional() }),
+  /** The server could not read the model's last answer as a tool call (issue 25 §13); an older Harness skips it. */
+  z.object({ type: z.literal("unparsable-output") }),
 ]);
 export type Notice = z.infer<typeof Notice>;

@@ -292,6 +292,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     type: z.literal("text-call"),
     child: z.string(),
     agent: z.string(),
+    /** `reasoning`: written inside the reasoning (issue 25 §4); absent: in the content. */
+    where: z.enum(["reasoning"]).optional(),
   }),
   z.object({
     ...feedBase,

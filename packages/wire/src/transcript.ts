@@ -26,6 +26,8 @@ export type CallDisposition = z.infer<typeof CallDisposition>;
 /** One tool call of a model answer, as the model wrote it and as it is replayed. */
 export const TranscriptToolCall = z.object({
   id: z.string(),
+  /** The id the server sent, when jr2 gave the call another (ids are unique per conversation, issue 25). */
+  serverId: z.string().optional(),
   name: z.string(),
   /** The arguments exactly as the model's bytes carried them (a JSON text, possibly invalid). */
   rawArguments: z.string(),

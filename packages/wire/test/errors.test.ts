@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { errorCodeList, errorCodes, Jr2Error } from "../src/index.js";
+import { errorCodeList, errorCodes, FAULT_CAUSE_DOCS, FaultCause, Jr2Error } from "../src/index.js";
 
 const docPath = fileURLToPath(new URL("../../../docs/reference/errors.md", import.meta.url));
 
@@ -25,6 +25,12 @@ describe("the error-code table", () => {
         new RegExp(`\`${code}\` \\| ${errorCodes[code].status} `),
       );
     }
+  });
+
+  it("documents every fault cause with its reason (issue 25)", () => {
+    const doc = readFileSync(docPath, "utf8");
+    for (const cause of FaultCause.options)
+      expect(doc, `${cause} row`).toContain(`| \`${cause}\` | \`${FAULT_CAUSE_DOCS[cause].reason}\` |`);
   });
 
   it("names the offending value in the message and keeps the fields on the body", () => {

@@ -21,7 +21,7 @@ export function describe(e: RunFeedEvent): string {
     case "tool-call":
       return `${e.child}: ${e.disposition} tool ${e.name} ${e.summary}${e.reason ? ` — ${e.reason}` : ""}`;
     case "text-call":
-      return `${e.child}: a tool call written as text (nudged)`;
+      return `${e.child}: a tool call written as text${e.where === "reasoning" ? " inside the reasoning" : ""} (nudged)`;
     case "warning":
       return `${e.child}: WARNING ${e.message}`;
     case "fault":

@@ -20,7 +20,9 @@ export interface EngineHooks {
     name: string;
     arguments: unknown;
     toolCallId: string;
-  }): Promise<{ text: string; turnOver: boolean }>;
+  }): Promise<{ text: string; turnOver: boolean; halt?: RunHalt }>;
+  /** A call of a tool on no tools block: counted against the refusal budget (issue 25 §11). */
+  invented?(name: string): RunHalt | undefined;
   /**
    * Receipt text for calls that are never run (unknown tool, cut off, not JSON, not an object,
    * after the end); `detail` carries what the model sent when the history no longer shows it.
@@ -37,18 +39,33 @@ export interface EngineHooks {
   trouble(level: "warn" | "error", msg: string, fields?: Record<string, unknown>): void;
   message(role: "user" | "assistant" | "toolResult", text: string): void;
   /** Text for a Working tool's bad arguments / outside-cwd path / failure. */
-  workingText(kind: "arguments" | "outside-cwd" | "failed", name: string, detail: string): string;
+  workingText(
+    kind: "arguments" | "outside-cwd" | "failed" | "repeated",
+    name: string,
+    detail: string,
+  ): string;
   /** One transcript entry, as it happens (issue 11 item 3, ADR-0159). */
   transcript(entry: TranscriptEntry): void;
 }
 
 /** Why a tool call of the model was answered without being run (the receipt {@link EngineHooks.notRun} writes). */
-export type NotRunReason = "unknown-tool" | "truncated" | "not-json" | "not-object" | "turn-over" | "stopped";
+export type NotRunReason =
+  | "unknown-tool"
+  | "truncated"
+  | "not-json"
+  | "not-object"
+  | "duplicate"
+  | "merged"
+  | "turn-over"
+  | "stopped";
+
+/** What stops a run for not concluding (a runaway with its cause). */
+export type RunHalt = { type: "runaway"; cause: string; message: string };
 
 /** How the run ended (turn.ts maps it to a settlement). */
 export type EngineOutcome =
   /** `textCall`: the last answer wrote a tool call as text (case C1); nothing was run. */
-  | { kind: "completed"; textCall?: boolean }
+  | { kind: "completed"; textCall?: boolean; textCallWhere?: "reasoning" }
   | { kind: "failed"; error: { type: string; message: string; cause?: string } }
   | { kind: "aborted" };
 

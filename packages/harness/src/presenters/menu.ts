@@ -49,7 +49,11 @@ export function noticeLine(notice: Notice): string {
       return "This is a new conversation: the earlier one was lost, so its messages are not here.";
     case "readmitted":
       return "Your turn was interrupted and is given to you again.";
+    case "unparsable-output":
+      return "Your previous answer could not be read as a tool call by the model server, so nothing was run or picked. Make the tool call again, in the tools' own format, with nothing else around it.";
     case "text-call":
+      if (notice.where === "reasoning")
+        return "Your previous answer wrote a tool call inside your reasoning (tool-call markup in your thinking), so nothing was run or picked. Call the tool itself, as a tool call, after your reasoning.";
       return "Your previous answer wrote a tool call out as text (tool-call markup in your reply), so nothing was run or picked. Call the tool itself, as a tool call, instead of writing it out.";
     case "pick-answer": {
       const a = notice.answer;
@@ -203,11 +207,26 @@ export function outputCutRestatement(
   return `<jr2-turn>Your previous answer was cut off at the output limit before it made a pick. Your turn is not over. Answer again, more briefly, and end with a pick.${line}</jr2-turn>`;
 }
 
+/** A call identical (name and arguments) to one earlier in the same answer: not run (issue 25 §1). */
+export const NOT_RUN_DUPLICATE = "Not run: the same call appears earlier in this answer.";
+
+/** Several calls the server sent with nothing to tell them apart, arrived as one: not run (issue 25 §3). */
+export const NOT_RUN_MERGED =
+  "Not run: several tool calls of your answer arrived merged into one, so none could be read. Make one tool call per answer.";
+
 /** A call in the same answer after the Turn ended: not run. */
 export const NOT_RUN_TURN_OVER = "Not run: your turn was already over.";
 
 /** A call of an answer the Harness stopped (runaway): not run. */
 export const NOT_RUN_STOPPED = "Not run: this turn was stopped because it was not concluding.";
+
+/**
+ * One line appended to a Working tool's result at the 3rd identical call in a row (issue 25 §12);
+ * the 5th ends the Turn.
+ */
+export function repeatedCallNote(name: string, times: number): string {
+  return `Note: you have made this exact call of "${name}" ${times} times in a row, and the result above is what it returned this time. Repeating it will not change the result: do something else, or make your pick.`;
+}
 
 /** A Working tool's arguments failed its parameters (the model reads this, not pi's text). */
 export function workingToolArgumentsReceipt(name: string, problems: readonly string[]): string {

@@ -177,7 +177,9 @@ function readLine(raw: string, probe: FetchProbe): void {
     return;
   }
   if (!chunk || typeof chunk !== "object") return;
-  if (isObject(chunk.error)) probe.errorBody = JSON.stringify(chunk);
+  // `{"error":{…}}` (vLLM, SGLang, llama-server) or an error object at the event's top level
+  // (`{"object":"error","message":…}`): the server's own words ride the retry and the fault.
+  if (isObject(chunk.error) || isTopLevelError(chunk)) probe.errorBody = JSON.stringify(chunk);
   if (isObject(chunk.usage)) probe.usage = chunk.usage;
   if (isObject(chunk.timings)) probe.timings = chunk.timings;
   const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Record<string, unknown>) : undefined;
@@ -187,6 +189,12 @@ function readLine(raw: string, probe: FetchProbe): void {
     probe.sawFinishReason = true;
     probe.finishReason = choice.finish_reason;
   }
+}
+
+/** An event that is itself an error object: `object: "error"`, or a message with no choices. */
+function isTopLevelError(chunk: Record<string, unknown>): boolean {
+  if (chunk.object === "error") return true;
+  return !("choices" in chunk) && typeof chunk.message === "string" && ("code" in chunk || "type" in chunk);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -35,6 +35,10 @@ const CUT_FINISH = new Set(["abort", "error"]);
 const OVERFLOW =
   /maximum context length|maximum model length|exceeds? the (available )?context|context (length|window|size)|too many tokens|prompt is too long|is longer than the maximum/i;
 
+/** llama-server's in-stream error for model output its chat parser cannot read (b9821: peg-native). */
+const UNPARSABLE =
+  /model produced output that does not match the expected|failed to parse (the )?model output/i;
+
 /**
  * Classifies a model request that did not end in a usable answer.
  * @param probe what the wire showed; `piError` pi-ai's error text (its last word, e.g. "terminated").
@@ -46,10 +50,18 @@ export function classify(probe: FetchProbe, piError: string | undefined, site: R
     // An error object inside the SSE stream (llama-server can send one after the headers).
     const body = readErrorBody(probe.errorBody);
     if (isOverflow(body)) return overflow(body, site, where);
+    // The model's output, not the transport: the same bytes regenerate a whole answer that
+    // likely fails alike. Never retried; the Orchestrator nudges once (issue 25 §13).
+    if (UNPARSABLE.test(body.text))
+      return {
+        kind: "fatal",
+        cause: "unparsable-output",
+        message: `${where}: the server could not read the model's answer as a tool call — ${body.text}`,
+      };
     return {
       kind: "retry",
       cause: "stream-cut",
-      message: `${where}: the stream carried an error — ${body.text}`,
+      message: `${where}: ${STREAM_ERROR} — ${body.text}`,
     };
   }
   if (probe.status === undefined && (probe.url === undefined || probe.networkError === false))
@@ -187,6 +199,19 @@ export function readErrorBody(raw: string): ErrorBodyText {
 
 function isOverflow(body: ErrorBodyText): boolean {
   return body.type === "exceed_context_size_error" || OVERFLOW.test(body.text);
+}
+
+/** How a retry's message begins when the stream itself carried the server's error event. */
+const STREAM_ERROR = "the stream carried an error";
+
+/**
+ * A message for the warn log: an error event's words are the server's own (e.g. "CUDA out of
+ * memory") and kept, cut at 300 characters (issue 25 §5); any other server text is dropped
+ * ({@link withoutServerText}), since an error page or a 4xx body may echo the prompt.
+ */
+export function forLog(message: string): string {
+  if (!message.includes(`${STREAM_ERROR} — `)) return withoutServerText(message);
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }
 
 /**

@@ -15,6 +15,8 @@ export interface ReportedUsage {
   cachedTokens: number;
   completionTokens: number;
   unreported: UsageField[];
+  /** Fields the server reported impossibly (cached over prompt); also in `unreported` (issue 25 §6). */
+  misreported?: UsageField[];
 }
 
 /** Reads the usage the probe saw. */
@@ -29,7 +31,7 @@ export function reportedUsage(probe: Pick<FetchProbe, "usage" | "timings">): Rep
       cachedTokens: count(details?.cached_tokens) ?? count(u.prompt_cache_hit_tokens) ?? cacheN,
       completionTokens: count(u.completion_tokens),
     };
-    return withPlaceholders(fields);
+    return withPlaceholders(clampCached(fields));
   }
   const promptN = count(t?.prompt_n);
   return withPlaceholders({
@@ -39,14 +41,29 @@ export function reportedUsage(probe: Pick<FetchProbe, "usage" | "timings">): Rep
   });
 }
 
+type Fields = Record<UsageField, number | undefined>;
+
+/**
+ * More cached tokens than prompt tokens is impossible (a server seen reporting `cached 150` of
+ * 100): the number is not shown as a hit rate over 100 % — it reads as unreported, named
+ * `misreported`.
+ */
+function clampCached(f: Fields): Fields & { misreported?: UsageField[] } {
+  if (f.cachedTokens === undefined || f.promptTokens === undefined || f.cachedTokens <= f.promptTokens)
+    return f;
+  return { ...f, cachedTokens: undefined, misreported: ["cachedTokens"] };
+}
+
 const count = (v: unknown): number | undefined =>
   // Safe integers only: a hostile 1e300 would pass `isInteger` and then fail the stream's
   // response serialization, so no page of the conversation's stream could be read again.
   typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 
-function withPlaceholders(f: Record<UsageField, number | undefined>): ReportedUsage {
-  const unreported = (Object.keys(f) as UsageField[]).filter((k) => f[k] === undefined);
+function withPlaceholders(f: Fields & { misreported?: UsageField[] }): ReportedUsage {
+  const fields: UsageField[] = ["promptTokens", "cachedTokens", "completionTokens"];
+  const unreported = fields.filter((k) => f[k] === undefined);
   return {
+    ...(f.misreported ? { misreported: f.misreported } : {}),
     promptTokens: f.promptTokens ?? 0,
     cachedTokens: f.cachedTokens ?? 0,
     completionTokens: f.completionTokens ?? 0,

@@ -28,6 +28,8 @@ export interface AnswerRun {
   neverRun: Map<string, NeverRun>;
   /** Arguments as parsed from the model's bytes, by tool-call id (pi's are repaired). */
   parsedArgs: Map<string, unknown>;
+  /** Every tool-call id the conversation holds (the seat's set: ids are unique per conversation). */
+  callIds: Set<string>;
   failure: { type: string; message: string; cause?: string } | undefined;
   usage(u: ReportedUsage & { finishReason?: string }): void;
   retry(n: RetryNotice): void;

@@ -61,8 +61,10 @@ export function answerEntry(
     const raw = report.raw.get(index) ?? (c as { rawArguments?: string }).rawArguments ?? "";
     const replayed = JSON.stringify(c.arguments ?? {});
     const f = report.replayed ? (fate(c.id) ?? NEVER_REACHED) : NEVER_SEEN;
+    const serverId = (c as { serverId?: string }).serverId;
     toolCalls.push({
       id: c.id,
+      ...(serverId !== undefined ? { serverId } : {}),
       name: c.name,
       rawArguments: raw,
       ...(report.replayed && replayed !== raw ? { replayedArguments: replayed } : {}),
@@ -116,6 +118,13 @@ export function notRunFate(why: NotRunWhy | { reason: "unknown-tool" }): CallFat
       return { disposition: "not-run", reason: "its arguments are not JSON" };
     case "not-object":
       return { disposition: "not-run", reason: `its arguments are ${why.kind}, not a JSON object` };
+    case "duplicate":
+      return { disposition: "not-run", reason: "the same call appears earlier in this answer" };
+    case "merged":
+      return {
+        disposition: "not-run",
+        reason: `the server sent ${why.count} calls with neither an index nor an id to tell them apart; they arrived merged into one`,
+      };
     case "turn-over":
       return { disposition: "not-run", reason: "the Turn was already over (an earlier pick ended it)" };
     case "stopped":

@@ -1,8 +1,9 @@
 import type { PickAnswer, StreamEvent, TolerantPickAnswer } from "@jr2/wire";
 import type { NotRunReason, RunHooks } from "../engine/pi/engine-pi.js";
 import * as menu from "../presenters/menu.js";
-import { withoutServerText } from "../provider/provider-errors.js";
+import { forLog } from "../provider/provider-errors.js";
 import { decideBoundary, type LastRead } from "./between-steps.js";
+import { countInvented, countPick, newRefusalCount } from "./refusal-budget.js";
 import { refusedPickAnswer } from "./refused-pick.js";
 import { logAt, type SeatSlot, type TurnDeps } from "./turn-deps.js";
 
@@ -31,6 +32,18 @@ function wireAnswer(a: TolerantPickAnswer): PickAnswer {
   };
 }
 
+/** Model entries whose misreported usage was logged, per Harness (its deps): once each (issue 25 §6). */
+const misreportLogged = new WeakMap<TurnDeps, Set<string>>();
+
+/** True the first time `model` is seen for `deps`. */
+function onceFor(deps: TurnDeps, model: string): boolean {
+  const seen = misreportLogged.get(deps) ?? new Set<string>();
+  misreportLogged.set(deps, seen);
+  if (seen.has(model)) return false;
+  seen.add(model);
+  return true;
+}
+
 /** Phase 4's hooks: pick delivery and receipts, boundary restatements, observers. */
 export function turnHooks(
   slot: SeatSlot,
@@ -45,6 +58,7 @@ export function turnHooks(
   const turnId = who.turnId;
   const where = { iid: slot.iid, turnId, model: who.model };
   let picks = 0;
+  const refusals = newRefusalCount();
   return {
     async menuCall(call) {
       // The idempotency key (§4.3): the model's tool-call id made unique within the Submission —
@@ -73,8 +87,12 @@ export function turnHooks(
       }
       const a = r.answer;
       emitPick(wireAnswer(a));
+      const halt = countPick(refusals, call.name, a, lastAllowed(state), who.model);
       state.lastRead = a.allowed ? { kind: "known", allowed: a.allowed } : { kind: "unknown", ownPick: true };
-      return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete };
+      return { text: menu.receipt(call.name, a, order), turnOver: a.turnComplete, ...(halt ? { halt } : {}) };
+    },
+    invented(name) {
+      return countInvented(refusals, name, lastAllowed(state), who.model);
     },
     notRun(reason: NotRunReason, name, detail) {
       switch (reason) {
@@ -91,6 +109,10 @@ export function turnHooks(
             lastAllowed(state),
             order,
           );
+        case "duplicate":
+          return menu.NOT_RUN_DUPLICATE;
+        case "merged":
+          return menu.NOT_RUN_MERGED;
         case "turn-over":
           return menu.NOT_RUN_TURN_OVER;
         case "stopped":
@@ -119,6 +141,16 @@ export function turnHooks(
       return menu.outputCutRestatement(allowed, order);
     },
     usage({ unreported, finishReason, ...numbers }) {
+      if (numbers.misreported && onceFor(deps, who.model))
+        logAt(
+          deps,
+          "warn",
+          "the model server reported more cached tokens than prompt tokens; shown as unreported (logged once per model entry)",
+          {
+            ...where,
+            misreported: numbers.misreported,
+          },
+        );
       emit({
         type: "usage",
         submissionId,
@@ -134,7 +166,7 @@ export function turnHooks(
         attempt: n.attempt,
         waitMs: n.waitMs,
         cause: n.cause,
-        detail: withoutServerText(n.message),
+        detail: forLog(n.message),
       });
     },
     trouble(level, msg, fields) {
@@ -150,6 +182,7 @@ export function turnHooks(
     workingText(kind, name, detail) {
       if (kind === "arguments") return menu.workingToolArgumentsReceipt(name, [detail]);
       if (kind === "outside-cwd") return menu.outsideCwdReceipt(name, detail, slot.cwd ?? "");
+      if (kind === "repeated") return menu.repeatedCallNote(name, Number(detail));
       return menu.workingToolFailed(name, detail);
     },
   };

@@ -2,6 +2,7 @@ import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { RunOutcome, Seat } from "../engine/pi/engine-pi.js";
 import { hooksFor } from "../engine/steer-fallback.js";
 import { type ModelEntry, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
+import { forLog } from "../provider/provider-errors.js";
 import { sandboxWarnings } from "../tools/sandbox/working-sandbox.js";
 import { buildRequestPhase, seatPhase } from "./seat-phase.js";
 import { readSurfacePhase } from "./surface-phase.js";
@@ -55,16 +56,18 @@ type Settle = (
   outcome: Settlement["outcome"],
   error?: { type: string; message: string; cause?: string },
   textCall?: boolean,
+  textCallWhere?: "reasoning",
 ) => Settlement;
 
 /** The `submission-settled` event of this Submission. */
 function settlement(submissionId: string): Settle {
-  return (outcome, error, textCall) => ({
+  return (outcome, error, textCall, textCallWhere) => ({
     type: "submission-settled",
     submissionId,
     outcome,
     ...(error ? { error } : {}),
     ...(textCall ? { textCall } : {}),
+    ...(textCall && textCallWhere ? { textCallWhere } : {}),
   });
 }
 
@@ -164,10 +167,11 @@ function settlePhase(
       model: modelName,
       type: outcome.error.type,
       cause: outcome.error.cause,
+      detail: forLog(outcome.error.message),
     });
     return settle("failed", outcome.error);
   }
   return outcome.kind === "completed"
-    ? settle("completed", undefined, outcome.textCall)
+    ? settle("completed", undefined, outcome.textCall, outcome.textCallWhere)
     : settle(outcome.kind);
 }

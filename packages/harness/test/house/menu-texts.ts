@@ -30,9 +30,12 @@ export const MENU_EXPORTS = [
   "outputCutRestatement",
   "NOT_RUN_TURN_OVER",
   "NOT_RUN_STOPPED",
+  "NOT_RUN_DUPLICATE",
+  "NOT_RUN_MERGED",
   "workingToolArgumentsReceipt",
   "outsideCwdReceipt",
   "workingToolFailed",
+  "repeatedCallNote",
 ] as const;
 
 const answers: Record<string, TolerantPickAnswer> = {
@@ -68,6 +71,9 @@ const notices = [
   { type: "readmitted" },
   { type: "text-call" },
   ...Object.entries(answers).map(([, answer]) => ({ type: "pick-answer", pick: "finish", answer })),
+  // Appended (issue 25 §4), so the earlier keys keep their numbers.
+  { type: "text-call", where: "reasoning" },
+  { type: "unparsable-output" },
 ] as unknown as Notice[];
 
 const allowedSets: Array<readonly string[] | undefined> = [undefined, [], ["approve", "finish"]];
@@ -81,6 +87,8 @@ export function menuTexts(): Record<string, string> {
     TURN_GONE_RECEIPT: menu.TURN_GONE_RECEIPT,
     NOT_RUN_TURN_OVER: menu.NOT_RUN_TURN_OVER,
     NOT_RUN_STOPPED: menu.NOT_RUN_STOPPED,
+    NOT_RUN_DUPLICATE: menu.NOT_RUN_DUPLICATE,
+    NOT_RUN_MERGED: menu.NOT_RUN_MERGED,
     SENT_QUOTE_LIMIT: String(menu.SENT_QUOTE_LIMIT),
     inMenuOrder: JSON.stringify(menu.inMenuOrder(["approve", "ghost", "finish"], ORDER)),
     pickInTransitReceipt: menu.pickInTransitReceipt("finish"),
@@ -90,6 +98,7 @@ export function menuTexts(): Record<string, string> {
     ]),
     outsideCwdReceipt: menu.outsideCwdReceipt("write", "/etc/passwd", "/workspace/x"),
     workingToolFailed: menu.workingToolFailed("bash", "exit 1"),
+    repeatedCallNote: menu.repeatedCallNote("ls", 3),
   };
   for (const a of allowedSets) {
     const k = key(a);

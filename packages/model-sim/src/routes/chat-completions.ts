@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import type { Simulator } from "../simulator.js";
-import { answerFrames, completionBody } from "../sse.js";
+import { answerFrames, completionBody, ERROR_EVENT } from "../sse.js";
 
 /**
  * `POST /v1/chat/completions`: streamed (SSE) or not, per the body's `stream`.
@@ -43,6 +43,7 @@ export function chatCompletionsRoute(app: FastifyInstance, sim: Simulator): void
       else res.end();
       return reply;
     }
+    if (ending === "error") return reply.code(500).send(ERROR_EVENT);
     if (ending === "drop" || ending === "cut") {
       // Without streaming a cut-off answer is a connection closed with no response at all.
       reply.hijack();

@@ -39,7 +39,9 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "warning":
       return `${time}  WARNING   ${event.child}  ${event.message}`;
     case "text-call":
-      return `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
+      return event.where === "reasoning"
+        ? `${time}  text-call ${event.child}  the model wrote a tool call inside its reasoning instead of calling it; nothing was run`
+        : `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {
       const cause = event.cause ? `, cause: ${event.cause}` : "";
       return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason}${cause} }${event.detail ? `: ${event.detail}` : ""}`;

@@ -25,6 +25,9 @@ export const REASON_OF_CAUSE: Readonly<Record<FaultCause, AgentFaultReason>> = {
   "stream-cut": "infra",
   "output-limit": "runaway",
   "text-call": "no-signal",
+  "unparsable-output": "no-signal",
+  "tool-loop": "runaway",
+  "refusal-loop": "runaway",
 };
 
 /**

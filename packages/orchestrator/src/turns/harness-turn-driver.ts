@@ -115,7 +115,7 @@ function toFeed(event: Exclude<TurnTelemetry, { type: "transcript" }>, agent: st
     case "retry":
       return event;
     case "text-call":
-      return { type: "text-call", agent };
+      return { type: "text-call", agent, ...(event.where ? { where: event.where } : {}) };
     case "warning":
       return { type: "warning", message: event.message };
     case "fault":

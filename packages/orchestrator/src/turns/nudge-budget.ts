@@ -2,6 +2,7 @@ import type { NextSubmission } from "./admission.js";
 import { faultOfSettlement, type TurnFault } from "./fault-causes.js";
 import type { Settlement } from "./follow.js";
 import { endTurn, isOver, modelOf, type TurnState, until } from "./turn-state.js";
+import { afterUnparsable } from "./unparsable-output.js";
 
 /**
  * After a Submission settles while its Turn is open (SPEC §5.6, §5.7): a failed or aborted one
@@ -14,7 +15,12 @@ export type SettlementVerdict =
   /** Never nudged: the Turn ends with this fault. */
   | { kind: "fault"; fault: TurnFault }
   /** The model stopped without a pick; `textCall`: it wrote its tool call as text. */
-  | { kind: "completed"; textCall: boolean };
+  | { kind: "completed"; textCall: boolean; where?: "reasoning" }
+  /**
+   * The server could not read the model's output as a tool call (issue 25 §13): nudged once with
+   * the `unparsable-output` notice; `fault` ends the Turn when it happens again.
+   */
+  | { kind: "unparsable"; fault: TurnFault };
 
 /**
  * Judges a settlement: `failed` maps through {@link faultOfSettlement} (context-overflow,
@@ -22,13 +28,22 @@ export type SettlementVerdict =
  * `infra` fault; `completed` goes to the ask-again rule. Pure.
  */
 export function judgeSettlement(settlement: Settlement): SettlementVerdict {
-  if (settlement.outcome === "failed") return { kind: "fault", fault: faultOfSettlement(settlement.error) };
+  if (settlement.outcome === "failed") {
+    const fault = faultOfSettlement(settlement.error);
+    return fault.cause === "unparsable-output" ? { kind: "unparsable", fault } : { kind: "fault", fault };
+  }
   if (settlement.outcome === "aborted")
     return {
       kind: "fault",
       fault: { reason: "infra", detail: "the Harness aborted the Submission while the Turn was open" },
     };
-  return { kind: "completed", textCall: settlement.textCall === true };
+  return {
+    kind: "completed",
+    textCall: settlement.textCall === true,
+    ...(settlement.textCall === true && settlement.textCallWhere === "reasoning"
+      ? { where: "reasoning" as const }
+      : {}),
+  };
 }
 
 /** The ask-again rule's answer: nudge with what is left of the budget, or the budget is spent. */
@@ -42,7 +57,13 @@ export type AskAgain =
  * `no-signal` (cause `text-call` when the last answer was one). Pure.
  * @param budget nudges left; `nudgeBudget` the Turn's whole budget; `model` named in the words
  */
-export function askAgain(budget: number, textCall: boolean, nudgeBudget: number, model: string): AskAgain {
+export function askAgain(
+  budget: number,
+  textCall: boolean,
+  nudgeBudget: number,
+  model: string,
+  where?: "reasoning",
+): AskAgain {
   if (budget <= 0)
     return {
       kind: "spent",
@@ -57,7 +78,12 @@ export function askAgain(budget: number, textCall: boolean, nudgeBudget: number,
   return {
     kind: "nudge",
     budget: budget - 1,
-    next: { kind: "nudge", kept: true, notices: textCall ? [{ type: "text-call" }] : [], waitForRest: false },
+    next: {
+      kind: "nudge",
+      kept: true,
+      notices: textCall ? [{ type: "text-call", ...(where ? { where } : {}) }] : [],
+      waitForRest: false,
+    },
   };
 }
 
@@ -80,10 +106,11 @@ export async function afterSettlement(
     endTurn(state, verdict.fault);
     return { kind: "ended" };
   }
-  if (verdict.textCall) reportTextCall(state);
+  if (verdict.kind === "unparsable") return afterUnparsable(state, verdict.fault, budget);
+  if (verdict.textCall) reportTextCall(state, verdict.where);
   if (ports.allowed().length === 0) await until(state, () => ports.allowed().length > 0);
   if (isOver(state)) return { kind: "ended" };
-  const asked = askAgain(budget, verdict.textCall, ports.config.nudgeBudget, modelOf(ports));
+  const asked = askAgain(budget, verdict.textCall, ports.config.nudgeBudget, modelOf(ports), verdict.where);
   if (asked.kind === "spent") {
     endTurn(state, asked.fault);
     return { kind: "ended" };
@@ -92,12 +119,14 @@ export async function afterSettlement(
 }
 
 /** The Harness reported a tool call written as text (issue 10 §3): feed event and warn log, no model text. */
-function reportTextCall(state: TurnState): void {
+function reportTextCall(state: TurnState, where?: "reasoning"): void {
   const { ports } = state;
-  ports.telemetry({ type: "text-call" });
+  ports.telemetry({ type: "text-call", ...(where ? { where } : {}) });
   ports.log(
     "warn",
-    "the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?",
+    where === "reasoning"
+      ? "the model wrote a tool call as text inside its reasoning instead of calling it; nothing was run (the server's reasoning parser keeps calls written inside <think>)"
+      : "the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?",
     {
       model: modelOf(ports),
       iid: state.iid,

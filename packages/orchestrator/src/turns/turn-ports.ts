@@ -42,7 +42,7 @@ export type TurnTelemetry =
       key?: string;
     }
   /** The model wrote its tool call as text; the nudge carries the `text-call` notice. */
-  | { type: "text-call" }
+  | { type: "text-call"; where?: "reasoning" }
   /** The Harness's warning for this Turn (issue 26: sandbox off, `network: "host"`). */
   | { type: "warning"; message: string }
   /** One transcript entry of the stream at `position` (ADR-0257): recorded, never a feed line itself. */

@@ -23,6 +23,8 @@ export interface TurnState {
   attempt: number;
   /** Admissions of this Turn the Harness provably lost in transit (see `afterInTransit`). */
   inTransitLosses: number;
+  /** The Turn was nudged once after output the server could not parse (issue 25 §13). */
+  unparsableNudged?: boolean;
   /** Aborts the stream read in flight (stop). */
   readonly polls: AbortController;
   /** The wait of {@link until} in flight, so `stop` can end it. */

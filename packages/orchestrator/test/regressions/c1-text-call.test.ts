@@ -98,6 +98,24 @@ describe("C1: a tool call written as text", () => {
     await fake.close();
   });
 
+  it("inside the reasoning (issue 25 §4): the notice, feed event and warn line name the reasoning", async () => {
+    const inReasoning: ScriptedEvent[] = [
+      { type: "message-appended", role: "assistant", text: "" },
+      { type: "submission-settled", outcome: "completed", textCall: true, textCallWhere: "reasoning" },
+    ];
+    const fake = await startFakeHarness({
+      script: (_a, n) => ({ kind: "events", events: n === 0 ? inReasoning : [] }),
+    });
+    const host = hostOn(fake, machine, { nudgeBudget: 2 });
+    const { runId } = await host.startRun("w", {});
+    await until("the nudge", async () => fake.admissions.length >= 2);
+    expect(fake.admissions[1]?.body.notices).toEqual([{ type: "text-call", where: "reasoning" }]);
+    expect(await feedOf(host, runId, "text-call")).toMatchObject([{ where: "reasoning" }]);
+    expect(await feedOf(host, runId, "pick")).toEqual([]);
+    await host.close();
+    await fake.close();
+  });
+
   it("the notice follows only a text call: a plain stop after it is nudged plainly, and its fault has no cause", async () => {
     const fake = await startFakeHarness({
       script: (_a, n) => ({ kind: "events", events: n === 0 ? wroteCallAsText : stoppedPlainly }),

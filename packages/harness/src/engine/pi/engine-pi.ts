@@ -48,6 +48,8 @@ export function createSeat(cfg: SeatConfig): Seat {
   const read = () => current;
   /** The conversation's transcript state (issue 11, ADR-0159): lives as long as the seat. */
   const transcript = createConversationTranscript();
+  /** Every tool-call id the conversation holds: ingestion keeps them unique (issue 25 §2). */
+  const callIds = new Set<string>();
   const { agent, toolNames } = buildSeatAgent(cfg, read, createToolDispatch(cfg.cwd, read));
   agent.subscribe(async (event: AgentEvent) => {
     const run = current;
@@ -55,7 +57,7 @@ export function createSeat(cfg: SeatConfig): Seat {
   });
   return {
     async run(req) {
-      current = startRun(req, transcript);
+      current = startRun(req, transcript, callIds);
       const run = current;
       try {
         await runLoop(agent, run);

@@ -43,6 +43,10 @@ export interface RunState extends AnswerRun {
   /** Consecutive answers cut at the output limit. */
   cuts: number;
   callKeys: string[];
+  /** Names the run dispatched as Working tools (the identical-answers rule counts picks only). */
+  workingNames: Set<string>;
+  /** The Working-tool call repeated in a row, and how many times (issue 25 §12). */
+  workingStreak: { key: string; count: number } | undefined;
   batch: Array<{ terminate?: boolean }>;
   /** The conversation's transcript state (the seat's). */
   transcript: ConversationTranscript;
@@ -53,7 +57,11 @@ export interface RunState extends AnswerRun {
 }
 
 /** Phase 1 of a run: fresh bookkeeping for `req`, its model-request callbacks wired to `req.hooks`. */
-export function startRun(req: RunRequest, transcript: ConversationTranscript): RunState {
+export function startRun(
+  req: RunRequest,
+  transcript: ConversationTranscript,
+  callIds: Set<string> = new Set(),
+): RunState {
   const hooks = req.hooks;
   const run: RunState = {
     req,
@@ -66,7 +74,10 @@ export function startRun(req: RunRequest, transcript: ConversationTranscript): R
     steps: 0,
     cuts: 0,
     callKeys: [],
+    workingNames: new Set(),
+    workingStreak: undefined,
     parsedArgs: new Map(),
+    callIds,
     neverRun: new Map(),
     batch: [],
     failure: undefined,

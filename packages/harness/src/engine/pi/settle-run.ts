@@ -11,6 +11,11 @@ import { type RunState, textOf } from "./run-state.js";
 
 export type { EngineOutcome as RunOutcome } from "../engine.js";
 
+/** The reasoning of an answer (its thinking parts joined). */
+function reasoningOf(m: Extract<AgentMessage, { role: "assistant" }>): string {
+  return m.content.map((c) => (c.type === "thinking" ? c.thinking : "")).join("");
+}
+
 /**
  * Aborted wins, then a runaway halt, then a failed or aborted last answer (the request's own
  * failure when the streamFn recorded one, else pi's message); an answer that only wrote a tool
@@ -36,6 +41,15 @@ export function settleRun(run: RunState, last: AgentMessage | undefined): RunOut
         "the model wrote a tool call as text and made none; the server's tool-call parser may be off (vLLM: --enable-auto-tool-choice --tool-call-parser hermes)",
       );
       return { kind: "completed", textCall: true };
+    }
+    // Qwen3 writes its call inside <think>; vLLM's reasoning parser keeps it there (issue 25 §4).
+    // Never parsed, never delivered: the same text-call nudge, naming where it was.
+    if (isTextCall(reasoningOf(last))) {
+      run.req.hooks.trouble(
+        "warn",
+        "the model wrote a tool call as text inside its reasoning and made none; nothing was run (the server's reasoning parser keeps calls written inside <think>)",
+      );
+      return { kind: "completed", textCall: true, textCallWhere: "reasoning" };
     }
   }
   return { kind: "completed" };

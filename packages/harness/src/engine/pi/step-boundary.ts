@@ -1,5 +1,6 @@
 import type { AgentEvent } from "@mariozechner/pi-agent-core";
 import type { AssistantMessage } from "@mariozechner/pi-ai";
+import { callKey } from "../../provider/answer/answer-ingestion.js";
 import { type RunState, textOf } from "./run-state.js";
 
 /**
@@ -13,7 +14,11 @@ import { type RunState, textOf } from "./run-state.js";
 /** Answers in a row cut at `maxTokens` that end a Submission (`output-limit`, issue 10 §3). */
 export const OUTPUT_CUTS_LIMIT = 2;
 
-/** Identical consecutive calls that count as runaway (§7.2 step 5). */
+/**
+ * Answers in a row making the same calls that count as runaway. Runaway counts model answers,
+ * never the calls of one answer: identical calls within an answer run once (ingestion answers
+ * the rest "Not run"). Issue 25 §1 supersedes SPEC §5.6's "4 identical consecutive tool calls".
+ */
 export const IDENTICAL_CALLS_LIMIT = 4;
 
 /**
@@ -35,14 +40,24 @@ export function countAnswer(run: RunState, m: AssistantMessage): void {
     };
     return;
   }
-  for (const c of calls) run.callKeys.push(`${c.name}\u0000${JSON.stringify(c.arguments)}`);
+  // One key an answer: the set of distinct picks it made (a repeat inside it adds nothing).
+  // Working-tool calls have their own bound (tool-execution.ts); an answer of only those never matches.
+  const picks = calls.filter((c) => !run.workingNames.has(c.name));
+  run.callKeys.push(
+    picks.length === 0
+      ? `\u0002${run.steps}`
+      : [...new Set(picks.map((c) => callKey(c.name, c.arguments)))].sort().join("\u0001"),
+  );
   const lastKeys = run.callKeys.slice(-IDENTICAL_CALLS_LIMIT);
   if (
     lastKeys.length === IDENTICAL_CALLS_LIMIT &&
     lastKeys.every((k) => k === lastKeys[0]) &&
     calls.length > 0
   ) {
-    run.halt = { type: "runaway", message: `${IDENTICAL_CALLS_LIMIT} identical consecutive tool calls` };
+    run.halt = {
+      type: "runaway",
+      message: `${IDENTICAL_CALLS_LIMIT} answers in a row made the same tool calls`,
+    };
   } else if (run.steps >= run.req.maxSteps && calls.length > 0) {
     run.halt = { type: "runaway", message: `step budget of ${run.req.maxSteps} model requests spent` };
   }
