@@ -104,6 +104,19 @@ export const errorCodes = {
     message:
       "run `{runId}` is leased to `{owner}` at {url}, which is not a known peer ({detail}): nothing was sent there; list it in JR2_PEERS or give it this cluster's JR2_PEER_KEY; retry in {retryAfter} s",
   },
+  /** An `Idempotency-Key` on a run start that cannot be one (ADR-0282). */
+  JR2_ERR_IDEMPOTENCY_KEY_INVALID: {
+    status: 400,
+    message: "the Idempotency-Key header {detail}; send 1–255 visible ASCII characters (a UUID, say)",
+  },
+  /**
+   * An `Idempotency-Key` that names another workflow's run, or a start still under way after
+   * 10 s (then with `retryAfter`): the key is not reused for a new run within 24 h (ADR-0282).
+   */
+  JR2_ERR_IDEMPOTENCY_KEY_CONFLICT: {
+    status: 409,
+    message: "the Idempotency-Key already names {detail}; retry later, or send a new key for a new run",
+  },
   JR2_ERR_RUN_TURN_NOT_FOUND: {
     status: 404,
     message: "run `{runId}` has no Turn `{turnId}`; `GET /runs/{runId}/turns` lists its Turns",
