@@ -53,7 +53,7 @@ const sandbox = `instance.${createHmac("sha256", key).update("instance").digest(
 console.log([
   `JR2_INSTANCE_TOKEN=${hex()}`, `JR2_SANDBOX_KEY=${key}`, `JR2_HARNESS_TOKEN=${hex()}`,
   `JR2_SANDBOX_TOKEN=${sandbox}`, `JR2_ORCHESTRATOR_IMAGE=${process.argv[1]}`,
-  `JR2_HARNESS_IMAGE=${process.argv[2]}`, `JR2_PG_PASSWORD=${hex()}`,
+  `JR2_HARNESS_IMAGE=${process.argv[2]}`, `JR2_PG_PASSWORD=${hex()}`, `JR2_PEER_KEY=${hex()}`,
 ].join("\n"));
 ' "$orchestrator_image" "$harness_image" >"$env_file"
 chmod 600 "$env_file"

@@ -51,13 +51,16 @@ async function errorOf(response: Response): Promise<ApiError> {
 export async function api<S extends z.ZodType>(
   path: string,
   schema: S,
-  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+  init: { method?: string; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<z.infer<S>> {
   let response: Response;
   try {
     response = await fetch(path, {
       method: init.method ?? "GET",
-      headers: apiHeaders(init.body === undefined ? {} : { "content-type": "application/json" }),
+      headers: apiHeaders({
+        ...init.headers,
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      }),
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       ...(init.signal ? { signal: init.signal } : {}),
     });

@@ -13,7 +13,10 @@ import { openServeStore } from "../src/durability/store/open.js";
 import { readServeConfig } from "../src/serve/config.js";
 import { describePg, freshPgDatabase } from "./pg.js";
 
-const token = { JR2_INSTANCE_TOKEN: "a-long-random-token-0123456789" };
+const token = {
+  JR2_INSTANCE_TOKEN: "a-long-random-token-0123456789",
+  JR2_PEER_KEY: "a-long-random-peer-key-0123456789",
+};
 
 function refusal(fn: () => unknown): string {
   try {
@@ -35,6 +38,27 @@ describe("choosing the run store in jr2 serve's configuration (ADR-0280)", () =>
         leaseMs: 15_000,
       });
     expect(readServeConfig(token, {}).postgres).toBeUndefined();
+  });
+
+  it("requires JR2_PEER_KEY with JR2_STORE_URL, refuses a placeholder, and checks JR2_PEERS, naming each (ADR-0281)", () => {
+    const pg = { ...token, JR2_STORE_URL: "postgres://jr2:pw@db:5432/jr2" };
+    const { JR2_PEER_KEY: _key, ...keyless } = pg;
+    expect(refusal(() => readServeConfig(keyless, {}))).toMatch(
+      /JR2_ERR_CONFIG_INVALID: .*JR2_PEER_KEY is not set/,
+    );
+    expect(refusal(() => readServeConfig({ ...pg, JR2_PEER_KEY: "changeme" }, {}))).toMatch(
+      /JR2_PEER_KEY is the placeholder/,
+    );
+    expect(refusal(() => readServeConfig({ ...pg, JR2_PEERS: "http://a:7400, b:7400" }, {}))).toMatch(
+      /JR2_PEERS entry `b:7400` is not an http\(s\) URL/,
+    );
+    expect(readServeConfig({ ...pg, JR2_PEERS: "http://a:7400, http://b:7400" }, {}).peers).toEqual({
+      key: pg.JR2_PEER_KEY,
+      urls: ["http://a:7400", "http://b:7400"],
+    });
+    // Without a shared store nothing is forwarded: no key needed.
+    const { JR2_STORE_URL: _url, ...sqlite } = keyless;
+    expect(readServeConfig(sqlite, {}).peers).toBeUndefined();
   });
 
   it("refuses JR2_PORT=0 on PostgreSQL without JR2_ADVERTISE_URL: peers could not reach it", () => {

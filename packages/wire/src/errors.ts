@@ -46,6 +46,16 @@ export const errorCodes = {
     message: "missing bearer token; send `Authorization: Bearer <token>`",
   },
   JR2_ERR_AUTH_INVALID: { status: 401, message: "the bearer token is not valid for this service" },
+  /**
+   * A request forwarded by a peer (`x-jr2-forwarded-by`) without a valid peer credential
+   * (ADR-0281): peers authenticate each other by an HMAC of the shared `JR2_PEER_KEY`, never
+   * by relaying the caller's bearer token.
+   */
+  JR2_ERR_PEER_CREDENTIAL: {
+    status: 401,
+    message:
+      "a request forwarded by `{from}` has no valid peer credential: {detail}; give every instance of the cluster the same JR2_PEER_KEY",
+  },
   // Lifecycle
   JR2_ERR_SERVICE_STOPPING: {
     status: 503,
@@ -84,6 +94,28 @@ export const errorCodes = {
   JR2_ERR_RUN_MOVING: {
     status: 503,
     message: "run `{runId}` is moving between instances: {detail}; retry in {retryAfter} s",
+  },
+  /**
+   * The run's lease row names a URL this instance does not know as a peer (ADR-0281): not in
+   * `JR2_PEERS`, and it did not prove it holds `JR2_PEER_KEY`. Nothing was sent to it.
+   */
+  JR2_ERR_PEER_UNKNOWN: {
+    status: 503,
+    message:
+      "run `{runId}` is leased to `{owner}` at {url}, which is not a known peer ({detail}): nothing was sent there; list it in JR2_PEERS or give it this cluster's JR2_PEER_KEY; retry in {retryAfter} s",
+  },
+  /** An `Idempotency-Key` on a run start that cannot be one (ADR-0282). */
+  JR2_ERR_IDEMPOTENCY_KEY_INVALID: {
+    status: 400,
+    message: "the Idempotency-Key header {detail}; send 1–255 visible ASCII characters (a UUID, say)",
+  },
+  /**
+   * An `Idempotency-Key` that names another workflow's run, or a start still under way after
+   * 10 s (then with `retryAfter`): the key is not reused for a new run within 24 h (ADR-0282).
+   */
+  JR2_ERR_IDEMPOTENCY_KEY_CONFLICT: {
+    status: 409,
+    message: "the Idempotency-Key already names {detail}; retry later, or send a new key for a new run",
   },
   JR2_ERR_RUN_TURN_NOT_FOUND: {
     status: 404,

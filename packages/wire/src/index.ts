@@ -68,8 +68,10 @@ export {
   WorkflowSummary,
 } from "./runs.js";
 export {
+  MIN_DISTINCT_CHARACTERS,
   MIN_SECRET_LENGTH,
   PLACEHOLDER_SECRETS,
+  PLACEHOLDER_WORDS,
   SECRET_HINT,
   sandboxNameProblem,
   sandboxTokenProblem,

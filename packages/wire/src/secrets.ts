@@ -34,10 +34,43 @@ export const PLACEHOLDER_SECRETS: ReadonlySet<string> = new Set([
   "<secret>",
 ]);
 
+/** Fewest distinct characters a secret has (issue 24 item 8); random hex of 16+ has ~10 or more. */
+export const MIN_DISTINCT_CHARACTERS = 6;
+
+/**
+ * Words placeholder phrases and guessable secrets are made of, lower-cased (issue 24 item 8:
+ * `passwordpassword`, `your-token-here-please`). A secret whose every run of letters and digits
+ * is made only of these words is refused.
+ */
+export const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set([
+  ...["password", "passwd", "pass", "passphrase", "secret", "token", "key", "api", "access", "auth"],
+  ...["your", "my", "our", "the", "a", "an", "here", "please", "change", "me", "it", "replace", "with"],
+  ...["this", "put", "insert", "enter", "set", "new", "example", "sample", "default", "value"],
+  ...["admin", "root", "user", "test", "testing", "dev", "jr2", "instance", "harness", "sandbox"],
+  ...["letmein", "qwerty", "welcome", "hello", "world", "foo", "bar", "baz", "todo", "fixme"],
+]);
+
+/** True when `segment` (lower-case) is a concatenation of {@link PLACEHOLDER_WORDS}. */
+function wordsOnly(segment: string): boolean {
+  const ok: boolean[] = [true];
+  for (let end = 1; end <= segment.length; end++)
+    ok[end] = [...PLACEHOLDER_WORDS].some(
+      (w) => w.length <= end && ok[end - w.length] === true && segment.endsWith(w, end),
+    );
+  return ok[segment.length] === true;
+}
+
+/** True when `lower` is placeholder words only (separators aside), e.g. `your-token-here-please`. */
+function placeholderPhrase(lower: string): boolean {
+  const segments = lower.split(/[^a-z0-9]+/).filter(Boolean);
+  return segments.length > 0 && segments.every(wordsOnly);
+}
+
 /**
  * What is wrong with the secret `value` of env variable `variable`, or `undefined` when it is
- * acceptable: empty, a placeholder, one character repeated, or shorter than
- * {@link MIN_SECRET_LENGTH} characters are refused.
+ * acceptable: empty, a placeholder, one character repeated, shorter than
+ * {@link MIN_SECRET_LENGTH} characters, placeholder words only ({@link PLACEHOLDER_WORDS}), or
+ * fewer than {@link MIN_DISTINCT_CHARACTERS} distinct characters are refused.
  * @example secretProblem("JR2_HARNESS_TOKEN", "CHANGE-ME") // "JR2_HARNESS_TOKEN is the placeholder …"
  */
 export function secretProblem(variable: string, value: string | undefined): string | undefined {
@@ -49,6 +82,10 @@ export function secretProblem(variable: string, value: string | undefined): stri
   if (v.length < MIN_SECRET_LENGTH)
     return `${variable} is ${v.length} characters, shorter than ${MIN_SECRET_LENGTH}; ${SECRET_HINT}`;
   if (new Set(v).size === 1) return `${variable} is one character repeated; ${SECRET_HINT}`;
+  if (placeholderPhrase(lower))
+    return `${variable} is made of dictionary words or a placeholder phrase only, easy to guess; ${SECRET_HINT}`;
+  if (new Set(v).size < MIN_DISTINCT_CHARACTERS)
+    return `${variable} has ${new Set(v).size} distinct characters, fewer than ${MIN_DISTINCT_CHARACTERS}; ${SECRET_HINT}`;
   return undefined;
 }
 

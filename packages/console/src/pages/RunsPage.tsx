@@ -12,7 +12,7 @@ import {
   type UsageTotals,
 } from "@jr2/wire";
 import { useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Link } from "wouter";
 import { ApiError, api, seg } from "../api.js";
 import { SchemaForm } from "../components/SchemaForm.js";
@@ -58,9 +58,19 @@ function RowFromDetail({ runId, running }: { runId: string; running: boolean }) 
   return <RowCells value={run.data.value} usage={run.data.usage} />;
 }
 
+/** 128 random bits, hex (`crypto.randomUUID` needs a secure context; a home-lab console may be plain http). */
+function newStartKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+}
+
 function StartRun() {
   const workflows = useWorkflows();
   const [name, setName] = useState<string>("");
+  // One Idempotency-Key per run to start (ADR-0282): a submit repeated after a network error or
+  // a double click answers the same run; a new key once a start succeeded.
+  const startKey = useRef(newStartKey());
   const [started, setStarted] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const client = useQueryClient();
@@ -89,10 +99,15 @@ function StartRun() {
               const answer = await api(`/workflows/${seg(chosen.name)}/runs`, StartRunAnswer, {
                 method: "POST",
                 body: { input },
+                headers: { "idempotency-key": startKey.current },
               });
+              startKey.current = newStartKey();
               setStarted(answer.runId);
               void client.invalidateQueries({ queryKey: ["runs"] });
             } catch (error) {
+              // The Orchestrator answered (a refusal): nothing was started under the key, so the
+              // next submit (perhaps another input) gets a new one. No answer: keep it, to retry.
+              if (error instanceof ApiError && error.status !== 0) startKey.current = newStartKey();
               setProblem(error instanceof Error ? error.message : String(error));
             }
           }}

@@ -128,7 +128,10 @@ function retryAfterMs(res: Response): number | undefined {
 /** One pass of {@link send} over the URL list. */
 async function sendOnce(target: CliTarget, path: string, init: RequestInit): Promise<Response> {
   const urls = target.url.split(",");
-  const read = (init.method ?? "GET") === "GET";
+  // A start carrying an Idempotency-Key is as safe to send again as a read (ADR-0282).
+  const read =
+    (init.method ?? "GET") === "GET" ||
+    (init.headers as Record<string, string> | undefined)?.["idempotency-key"] !== undefined;
   const start = preferred.get(target.url) ?? 0;
   const errors: string[] = [];
   let unavailable: Response | undefined;
@@ -171,11 +174,21 @@ export class CliHttpError extends Error {
   }
 }
 
-/** Calls one route; answers the parsed JSON body or throws {@link CliHttpError}. */
-export async function call<T>(target: CliTarget, method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * Calls one route; answers the parsed JSON body or throws {@link CliHttpError}. `headers` are
+ * sent besides the CLI's own (a run start's `idempotency-key`, which also makes it re-sendable).
+ */
+export async function call<T>(
+  target: CliTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
   const res = await send(target, path, {
     method,
     headers: {
+      ...headers,
       authorization: `Bearer ${target.token}`,
       // Who answers a Gate is on the run's feed (`gate-answered.by`, ADR-0256).
       "x-jr2-client": "cli",

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { StartRunAnswer } from "@jr2/wire";
 import { CliHttpError, call, resolveTarget } from "./client.js";
@@ -8,7 +9,7 @@ import { fieldText, parseGateAnswers } from "./gate-answers.js";
 export { followRun } from "./follow-run.js";
 
 export const runUsage =
-  "jr2 run <workflow> [--input JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]";
+  "jr2 run <workflow> [--input JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--idempotency-key K] [--url URL] [--token T]";
 export const gateUsage = "jr2 gate <runId> <gateId> <event> [--payload JSON] [--url URL] [--token T]";
 
 function parseJson(flag: string, text: string | undefined): unknown {
@@ -45,6 +46,7 @@ async function startAndFollow(args: string[], out: NodeJS.WritableStream): Promi
       "answer-gates": { type: "string", multiple: true },
       url: { type: "string" },
       token: { type: "string" },
+      "idempotency-key": { type: "string" },
     },
   });
   const workflow = positionals[0];
@@ -59,6 +61,9 @@ async function startAndFollow(args: string[], out: NodeJS.WritableStream): Promi
     {
       ...(input === undefined ? {} : { input }),
     },
+    // One key per `jr2 run` (or the caller's, so a script re-running the command gets the same
+    // run): a start re-sent after a reset or a timeout answers the same run (ADR-0282).
+    { "idempotency-key": values["idempotency-key"] ?? randomUUID() },
   );
   out.write(`run ${runId} started (workflow ${workflow})\n`);
   if (!values.follow) {

@@ -31,29 +31,49 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   "permissions-policy": "camera=(), microphone=(), geolocation=()",
 };
 
+/**
+ * Query parameters read as a token (any case): `token`, and the names other tools put a bearer
+ * under (`access_token` is RFC 6750's). Issue 24 item 8: `?access_token=` was logged in clear.
+ */
+const TOKEN_PARAMETERS: ReadonlySet<string> = new Set([
+  "token",
+  "access_token",
+  "bearer",
+  "api_key",
+  "apikey",
+  "auth_token",
+]);
+
 /** The fix the token-in-URL refusal names. */
 const TOKEN_IN_URL_DETAIL =
-  "a `token` query parameter is refused: a token in a URL ends up in logs and browser history; " +
+  "a token query parameter (`token`, `access_token`, …) is refused: a token in a URL ends up in logs and browser history; " +
   "send it as the header `Authorization: Bearer <token>`";
 
-/** True when the request's query string names a `token` parameter (any case of value, even empty). */
-export function hasTokenParameter(url: string): boolean {
+function tokenNames(url: string): string[] {
   const q = url.indexOf("?");
-  if (q < 0) return false;
-  return new URLSearchParams(url.slice(q + 1)).has("token");
+  if (q < 0) return [];
+  return [...new URLSearchParams(url.slice(q + 1)).keys()].filter((k) =>
+    TOKEN_PARAMETERS.has(k.toLowerCase()),
+  );
+}
+
+/** True when the request's query string names a token parameter (see above; any value, even empty). */
+export function hasTokenParameter(url: string): boolean {
+  return tokenNames(url).length > 0;
 }
 
 /**
- * Fastify's `rewriteUrl`: the value of a `token` query parameter becomes `[redacted]` before
+ * Fastify's `rewriteUrl`: the value of each token query parameter becomes `[redacted]` before
  * anything reads or logs the URL (Fastify's "incoming request" line logs it). The parameter
  * stays, so {@link refuseTokenInUrl} still answers 400. Any other URL is returned as it came.
  */
 export function redactTokenInUrl(req: { url?: string | undefined }): string {
   const url = req.url ?? "/";
-  if (!hasTokenParameter(url)) return url;
+  const names = tokenNames(url);
+  if (names.length === 0) return url;
   const q = url.indexOf("?");
   const params = new URLSearchParams(url.slice(q + 1));
-  params.set("token", "[redacted]");
+  for (const name of names) params.set(name, "[redacted]");
   return `${url.slice(0, q)}?${params}`;
 }
 

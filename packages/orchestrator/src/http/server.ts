@@ -43,8 +43,10 @@ export interface OrchestratorOptions {
   workflows?: WorkflowTable;
   /** A run host built by the caller; default one built from the other options. */
   host?: RunHost;
-  /** The instance token and the sandbox key (§4.4). */
+  /** The instance token, the sandbox key (§4.4) and the peer key (`JR2_PEER_KEY`, ADR-0281). */
   auth: AuthKeys;
+  /** `JR2_PEERS`: peer URLs forwarded to without a challenge (ADR-0281). */
+  peers?: readonly string[];
   /** pino logger, shared by Fastify and the run host; default silent. */
   logger?: Logger;
   /** The clock (feed and run times); default `() => new Date()`. */
@@ -135,7 +137,12 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(refuseTokenInUrl);
   await app.register(authPlugin, options.auth);
   // After auth (401 before any lookup), before the routes: a run hosted elsewhere is forwarded.
-  await app.register(forwardPlugin, { host, ownership: options.store?.ownership });
+  await app.register(forwardPlugin, {
+    host,
+    ownership: options.store?.ownership,
+    peerKey: options.auth.peerKey,
+    peers: options.peers ?? [],
+  });
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: "jr2 Orchestrator", version: options.version ?? ORCHESTRATOR_VERSION },
@@ -147,7 +154,10 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   });
   app.get("/openapi.json", { schema: { hide: true }, config: { auth: "open" } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { version: options.version ?? ORCHESTRATOR_VERSION });
+  await app.register(healthRoutes, {
+    version: options.version ?? ORCHESTRATOR_VERSION,
+    peerKey: options.auth.peerKey,
+  });
   await app.register(workflowRoutes, { host });
   await app.register(runRoutes, { host, store: options.store });
   await app.register(turnRoutes, { host });

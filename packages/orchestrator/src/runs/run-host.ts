@@ -58,6 +58,7 @@ import { listRuns, pageRuns } from "./run-list.js";
 import { cancelRun, eventLogPage, evictWhenSaved, feedOf, getRun, startRun } from "./run-table.js";
 import { countingUsage, countRunSettled, readRunsGauge } from "./run-telemetry.js";
 import { createSettledFeeds } from "./settled-runs.js";
+import { startRunOnce } from "./start-once.js";
 import { listTurns, turnTranscript } from "./turn-views.js";
 import { listWorkflows, readWorkflows, type WorkflowTable, workflowMenu } from "./workflow-table.js";
 
@@ -108,6 +109,12 @@ export interface RunHost {
    *   is refused, naming the accepted keys)
    */
   startRun(workflow: string, input: unknown): Promise<{ runId: string }>;
+  /**
+   * {@link startRun} once per idempotency `key` within 24 h (ADR-0282): a repeat answers the
+   * first start's run with `replayed: true`.
+   * @throws JR2_ERR_IDEMPOTENCY_KEY_INVALID, JR2_ERR_IDEMPOTENCY_KEY_CONFLICT, and startRun's
+   */
+  startRunOnce(workflow: string, input: unknown, key: string): Promise<{ runId: string; replayed: boolean }>;
   /**
    * `GET /runs/:runId`: a live run from memory, a settled one read back from the store
    * (ADR-0260). @throws JR2_ERR_RUN_NOT_FOUND
@@ -231,6 +238,7 @@ export function createRunHost(options: RunHostOptions): RunHost {
     listWorkflows: () => listWorkflows(state.infos),
     workflowMenu: (name) => workflowMenu(state.infos, name),
     startRun: (workflow, input) => startRun(state, workflow, input),
+    startRunOnce: (workflow, input, key) => startRunOnce(state, workflow, input, key),
     getRun: (runId) => getRun(state, runId),
     listRuns: (query) => listRuns(state, typeof query === "string" ? { status: query } : query),
     pageRuns: (query) => pageRuns(state, query),

@@ -69,10 +69,10 @@ export async function startRun(
   state: HostState,
   workflow: string,
   input: unknown,
+  runId: string = state.mintRunId(),
 ): Promise<{ runId: string }> {
   const info = workflowInfo(state.infos, workflow);
   const parsedInput = runInputOf(info, workflow, input);
-  const runId = state.mintRunId();
   if (state.stopping) throw new Jr2Error("JR2_ERR_SERVICE_STOPPING");
   const run = new LiveRun({
     runId,

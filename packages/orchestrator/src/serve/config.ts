@@ -4,6 +4,7 @@ import { Jr2Error, PLACEHOLDER_SECRETS, sandboxNameProblem, secretProblem } from
 import type { PostgresStoreConfig } from "../durability/store/open.js";
 import { DEFAULT_LEASE_MS } from "../durability/store/ownership.js";
 import { parseStoreUrl } from "../durability/store/postgres-connection.js";
+import { type PeerConfig, readPeerConfig } from "./peer-config.js";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
 export type HarnessChoice = { kind: "none" } | { kind: "url"; url: string; token?: string };
@@ -22,6 +23,8 @@ export interface ServeConfig {
    * URL and lease length; wins over `dataDir`. Absent: SQLite (or memory).
    */
   postgres?: PostgresStoreConfig;
+  /** `JR2_PEER_KEY` and `JR2_PEERS` (ADR-0281); required with `postgres`. */
+  peers?: PeerConfig;
   harness: HarnessChoice;
   /** Root of per-run working directories on the Harness (`JR2_WORK_ROOT`, default `/work`). */
   workRoot: string;
@@ -77,7 +80,8 @@ export const DEV_INSTANCE_TOKEN = "dev";
  * `JR2_HEADERS_TIMEOUT_MS` (10000), `JR2_REQUEST_TIMEOUT_MS` (30000), `JR2_KEEP_ALIVE_TIMEOUT_MS`
  * (5000), `JR2_MAX_CONNECTIONS` (1024), `JR2_EVENT_RETENTION_DAYS` (0: the event log is kept forever),
  * `JR2_STORE_URL` (postgres://…: the shared PostgreSQL store), `JR2_ADVERTISE_URL`
- * (http://127.0.0.1:<port>), `JR2_INSTANCE_ID` (the advertised URL), `JR2_LEASE_MS` (15000).
+ * (http://127.0.0.1:<port>), `JR2_INSTANCE_ID` (the advertised URL), `JR2_LEASE_MS` (15000),
+ * `JR2_PEER_KEY` (required with `JR2_STORE_URL`) and `JR2_PEERS` (ADR-0281).
  * Secrets (`JR2_INSTANCE_TOKEN`, `JR2_SANDBOX_KEY` when set, `JR2_HARNESS_TOKEN` with a Harness)
  * must be ≥ 16 characters and no placeholder (`secretProblem` in @jr2/wire), unless `--dev`.
  * @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the setting: a bad port, a bad harness URL, a
@@ -128,6 +132,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     workflowsDir: flags.workflows ?? env.JR2_WORKFLOWS_DIR ?? "./examples/workflows",
     ...(env.JR2_DATA_DIR ? { dataDir: env.JR2_DATA_DIR } : {}),
     ...readPostgresConfig(env, port),
+    ...withPeers(readPeerConfig(env, Boolean(env.JR2_STORE_URL?.trim()), dev)),
     harness,
     dev,
     logLevel: env.JR2_LOG_LEVEL ?? "info",
@@ -214,6 +219,10 @@ function readPostgresConfig(env: NodeJS.ProcessEnv, port: number): { postgres?: 
       leaseMs: leaseText === "" ? DEFAULT_LEASE_MS : Number(leaseText),
     },
   };
+}
+
+function withPeers(peers: PeerConfig | undefined): { peers?: PeerConfig } {
+  return peers ? { peers } : {};
 }
 
 /** Throws `JR2_ERR_CONFIG_INVALID` when `value` is no acceptable secret for `variable`. */

@@ -93,7 +93,9 @@ async function startUnlocked(
     auth: {
       instanceToken: config.instanceToken,
       ...(config.sandboxKey ? { sandboxKey: config.sandboxKey } : {}),
+      ...(config.peers ? { peerKey: config.peers.key } : {}),
     },
+    ...(config.peers ? { peers: config.peers.urls } : {}),
     turnDriver,
     ...(placement ? { placement } : {}),
     ...(config.httpEdge ? { httpEdge: config.httpEdge } : {}),

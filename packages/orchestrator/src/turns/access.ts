@@ -18,6 +18,8 @@ export interface AuthKeys {
   instanceToken: string;
   /** `JR2_SANDBOX_KEY`, the HMAC key of sandbox tokens; absent = no sandbox token is valid. */
   sandboxKey?: string;
+  /** `JR2_PEER_KEY`, the HMAC key of peer credentials (ADR-0281); absent = no forwarded request is accepted. */
+  peerKey?: string | undefined;
 }
 
 /** What checking a bearer token found. */

@@ -23,6 +23,7 @@
  *   model's answer next).
  * Entry points: `pnpm crash` (many trials) and test/integration/restore-crash.test.ts (CI).
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -166,7 +167,13 @@ export async function runCrashTrials(options: {
       orchestratorEnv: {
         JR2_DATA_DIR: dataDir,
         // A restarted instance keeps its id (its port), so it adopts its own leases at once.
-        ...(options.storeUrl ? { JR2_STORE_URL: options.storeUrl, JR2_LEASE_MS: "2000" } : {}),
+        ...(options.storeUrl
+          ? {
+              JR2_STORE_URL: options.storeUrl,
+              JR2_LEASE_MS: "2000",
+              JR2_PEER_KEY: randomBytes(32).toString("hex"),
+            }
+          : {}),
       },
       models: () => ({
         coder: { baseUrl, id: "worker:1", contextWindow: 32768, maxTokens: 1024 },

@@ -4,6 +4,8 @@ import { machine as flow } from "../integration/workflows/flow.js";
 
 export const INSTANCE_TOKEN = "test-instance-token-0123456789abcdef";
 export const SANDBOX_KEY = "test-sandbox-key-0123456789abcdef";
+/** `JR2_PEER_KEY` of the instances of the forwarding tests (ADR-0281). */
+export const PEER_KEY = "test-peer-key-0123456789abcdef";
 
 /**
  * A small workflow covering every pick answer class and a Gate (see its module): the same file

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresStore, type PostgresRunStore } from "../../src/durability/store/postgres.js";
 import { buildOrchestrator } from "../../src/index.js";
 import { describePg, freshPgDatabase } from "../pg.js";
-import { agentUrl, flow, INSTANCE_TOKEN, SANDBOX_KEY } from "./fixture.js";
+import { agentUrl, flow, INSTANCE_TOKEN, PEER_KEY, SANDBOX_KEY } from "./fixture.js";
 
 /** A port the kernel hands out (listen on 0, then close): the URL is advertised before listening. */
 async function freePort(): Promise<number> {
@@ -37,7 +37,7 @@ async function instance(dbUrl: string, id: string): Promise<Instance> {
   const store = await openPostgresStore(dbUrl, { instanceId: id, advertiseUrl: url, leaseMs: 1500 });
   const app = await buildOrchestrator({
     workflows: new Map([["flow", flow]]),
-    auth: { instanceToken: INSTANCE_TOKEN, sandboxKey: SANDBOX_KEY },
+    auth: { instanceToken: INSTANCE_TOKEN, sandboxKey: SANDBOX_KEY, peerKey: PEER_KEY },
     store,
   });
   const seen: Array<Record<string, unknown>> = [];

@@ -1,8 +1,8 @@
 /**
  * Every instance answers the whole API (issue 15 item 2, ADR-0280): two Orchestrator apps in one
  * process, listening on 127.0.0.1; the follower's leases are a fake whose holder the test sets.
- * A request for a run the other instance holds is forwarded with the caller's own credentials
- * and answered with the owner's bytes; an expired holder, an unreachable owner and a forwarded
+ * A request for a run the other instance holds is forwarded with a peer credential (never the
+ * caller's bearer, ADR-0281) and answered with the owner's bytes; an expired holder, an unreachable owner and a forwarded
  * request for a run not hosted answer 503 `JR2_ERR_RUN_MOVING` with `Retry-After`.
  */
 import { Writable } from "node:stream";
@@ -12,22 +12,22 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildOrchestrator } from "../../src/index.js";
 import { mintSandboxToken } from "../../src/turns/access.js";
 import { fakeOwnership, leaseOf, listenLocal, sharedMemoryStore } from "./fake-ownership.js";
-import { agentUrl, flow, INSTANCE_TOKEN, SANDBOX_KEY } from "./fixture.js";
+import { agentUrl, flow, INSTANCE_TOKEN, PEER_KEY, SANDBOX_KEY } from "./fixture.js";
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0).reverse()) await app.close();
 });
 
-/** An app serving `flow` over `store`, with `instanceToken` (default the test's). */
+/** An app serving `flow` over `store`, with `peerKey` (default the test's; null: none). */
 async function instance(
   store: ReturnType<typeof sharedMemoryStore>,
-  instanceToken = INSTANCE_TOKEN,
+  peerKey: string | null = PEER_KEY,
   logLines?: string[],
 ): Promise<{ app: FastifyInstance; url: string; seen: Array<Record<string, unknown>> }> {
   const app = await buildOrchestrator({
     workflows: new Map([["flow", flow]]),
-    auth: { instanceToken, sandboxKey: SANDBOX_KEY },
+    auth: { instanceToken: INSTANCE_TOKEN, sandboxKey: SANDBOX_KEY, ...(peerKey ? { peerKey } : {}) },
     store,
     ...(logLines ? { logger: pino({ level: "debug" }, linesInto(logLines)) } : {}),
   });
@@ -60,7 +60,7 @@ function linesInto(lines: string[]): Writable {
 }
 
 /** The owner B (its runs live in memory) and a follower A whose leases say B holds `runId`. */
-async function ownerAndFollower(followerToken = INSTANCE_TOKEN, logLines?: string[]) {
+async function ownerAndFollower(followerKey: string | null = PEER_KEY, logLines?: string[]) {
   const store = sharedMemoryStore();
   const owner = await instance(store);
   const started = await fetchJson(owner.url, "POST", "/workflows/flow/runs", { input: { task: "t" } });
@@ -69,7 +69,7 @@ async function ownerAndFollower(followerToken = INSTANCE_TOKEN, logLines?: strin
   const iid = run.body.turns[0].iid as string;
   const ownership = fakeOwnership("a");
   ownership.holders.set(runId, leaseOf(runId, "b", owner.url));
-  const follower = await instance(Object.assign(sharedMemoryStore(), { ownership }), followerToken, logLines);
+  const follower = await instance(Object.assign(sharedMemoryStore(), { ownership }), followerKey, logLines);
   return { owner, follower, ownership, runId, iid };
 }
 
@@ -124,33 +124,47 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
     ]);
   });
 
-  it("forwards the caller's own Authorization, never the instance token: a sandbox token reaches the owner as itself", async () => {
+  it("forwards a peer credential vouching for the caller, never its bearer: a sandbox token reaches the owner as that sandbox", async () => {
     const { owner, follower, iid } = await ownerAndFollower();
     const sandboxToken = mintSandboxToken(SANDBOX_KEY, "ws-elsewhere");
     const res = await fetchJson(follower.url, "GET", agentUrl(iid, "surface"), undefined, {
       authorization: `Bearer ${sandboxToken}`,
       traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
     });
-    // The owner authorized it again: that sandbox's scope does not reach an instance-scope Turn.
+    // The owner authorized the caller the peer vouched for: that sandbox's scope does not reach an instance-scope Turn.
     expect(res.status).toBe(404);
     expect(res.body.code).toBe("JR2_ERR_TURN_NOT_FOUND");
     const atOwner = owner.seen.filter((h) => h["x-jr2-forwarded-by"] === "a");
     expect(atOwner).toHaveLength(1);
-    expect(atOwner[0]?.authorization).toBe(`Bearer ${sandboxToken}`);
+    expect(atOwner[0]?.authorization).toBeUndefined();
+    expect(atOwner[0]?.["x-jr2-peer"]).toMatch(/^\d+\.sandbox%3Aws-elsewhere\.[0-9a-f]{64}$/);
     expect(atOwner[0]?.traceparent).toBe("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
     expect(JSON.stringify(atOwner)).not.toContain(INSTANCE_TOKEN);
+    expect(JSON.stringify(atOwner)).not.toContain(sandboxToken);
   });
 
-  it("a caller token the owner does not accept gets the owner's 401", async () => {
-    // The follower accepts another instance token than the owner: only the owner can refuse it.
-    const { owner, follower, runId } = await ownerAndFollower("follower-only-token-0123456789abcdef");
-    const res = await fetchJson(follower.url, "POST", `/runs/${runId}/cancel`, undefined, {
-      authorization: "Bearer follower-only-token-0123456789abcdef",
+  it("a follower with another JR2_PEER_KEY is not a known peer: 503 JR2_ERR_PEER_UNKNOWN, and nothing of the request reaches the owner", async () => {
+    const { owner, follower, runId } = await ownerAndFollower("another-peer-key-0123456789abcdef");
+    const res = await fetchJson(follower.url, "POST", `/runs/${runId}/cancel`);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "JR2_ERR_PEER_UNKNOWN", runId, owner: "b", url: owner.url });
+    expect(res.body.error).toContain("JR2_PEER_KEY");
+    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    // Only the challenge reached the owner, with no token; the run is still running.
+    expect(owner.seen.map((h) => h.url)).toEqual(["/workflows/flow/runs", `/runs/${runId}`, "/healthz"]);
+    expect(owner.seen.at(-1)?.authorization).toBeUndefined();
+    expect((await fetchJson(owner.url, "GET", `/runs/${runId}`)).body.status).toBe("running");
+  });
+
+  it("skew: a request forwarded the old way (the caller's bearer, no peer credential) is refused 401 JR2_ERR_PEER_CREDENTIAL naming JR2_PEER_KEY", async () => {
+    const { owner, runId } = await ownerAndFollower();
+    const res = await fetchJson(owner.url, "POST", `/runs/${runId}/cancel`, undefined, {
+      authorization: `Bearer ${INSTANCE_TOKEN}`,
+      "x-jr2-forwarded-by": "old-peer",
     });
     expect(res.status).toBe(401);
-    expect(res.body.code).toBe("JR2_ERR_AUTH_INVALID");
-    expect(owner.seen.filter((h) => h["x-jr2-forwarded-by"] === "a")).toHaveLength(1);
-    // Nothing happened at the owner: the run is still running.
+    expect(res.body).toMatchObject({ code: "JR2_ERR_PEER_CREDENTIAL", from: "old-peer" });
+    expect(res.body.error).toContain("JR2_PEER_KEY");
     expect((await fetchJson(owner.url, "GET", `/runs/${runId}`)).body.status).toBe("running");
   });
 
@@ -207,8 +221,9 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
     expect(res.body.code).toBe("JR2_ERR_RUN_MOVING");
     expect(res.body.error).toContain("never forwarded again");
     expect(res.headers.get("retry-after")).toBe("1");
-    expect(instB.seen).toHaveLength(1);
-    expect(instA.seen).toHaveLength(1);
+    // Each asked the other's /healthz once (the peer challenge), then one forward each way at most.
+    expect(instB.seen.filter((h) => h.url !== "/healthz")).toHaveLength(1);
+    expect(instA.seen.filter((h) => h.url !== "/healthz")).toHaveLength(1);
   });
 
   it("answers here what needs no owner: a run with no lease, a token in the URL; a run leased to itself but not live is moving", async () => {
@@ -229,7 +244,7 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
 
   it("an owner whose advertised URL reaches the forwarder itself: 503, no loop, and one error naming JR2_ADVERTISE_URL", async () => {
     const lines: string[] = [];
-    const { follower, ownership, runId, owner } = await ownerAndFollower(INSTANCE_TOKEN, lines);
+    const { follower, ownership, runId, owner } = await ownerAndFollower(PEER_KEY, lines);
     ownership.holders.set(runId, leaseOf(runId, "b", follower.url)); // b misconfigured: a's URL
     for (let i = 0; i < 2; i++) {
       const res = await fetchJson(follower.url, "GET", `/runs/${runId}`);
@@ -243,7 +258,7 @@ describe("forwarding to the run's owner (ADR-0280)", () => {
 
   it("logs each forward at debug with the runId and the target, never a token", async () => {
     const lines: string[] = [];
-    const { owner, follower, ownership, runId, iid } = await ownerAndFollower(INSTANCE_TOKEN, lines);
+    const { owner, follower, ownership, runId, iid } = await ownerAndFollower(PEER_KEY, lines);
     const sandboxToken = mintSandboxToken(SANDBOX_KEY, "ws-logged");
     await fetchJson(follower.url, "GET", agentUrl(iid, "surface"), undefined, {
       authorization: `Bearer ${sandboxToken}`,

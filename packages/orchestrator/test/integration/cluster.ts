@@ -7,6 +7,7 @@
  * The Harness gets both Orchestrator URLs, A first (the issue's failover rule).
  * Needs the built binaries (`pnpm build`) and `JR2_TEST_PG_URL` (test/pg.ts).
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -87,6 +88,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const db = await freshPgDatabase("jr2_cluster");
     cleanups.push(() => db.drop());
     const secrets = mintSecrets("instance");
+    // One key for both instances: they forward to each other with it (ADR-0281).
+    const peerKey = randomBytes(32).toString("hex");
     const simPort = await freePort();
     const sim = await spawnUntil(
       options.repoRoot,
@@ -123,6 +126,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         JR2_WORK_ROOT: work,
         JR2_INSTANCE_TOKEN: secrets.instance,
         JR2_SANDBOX_KEY: secrets.sandboxKey,
+        JR2_PEER_KEY: peerKey,
         JR2_HARNESS_URL: `http://127.0.0.1:${proxyPort}`,
         JR2_HARNESS_TOKEN: secrets.harness,
         JR2_LOG_LEVEL: "debug",

@@ -29,6 +29,11 @@ describe("docker/compose.postgres.yaml", () => {
     expect(postgres).toMatch(/condition: service_healthy/);
   });
 
+  it("requires JR2_PEER_KEY for the Orchestrator on the shared store, naming it, with no default (ADR-0281)", () => {
+    expect(postgres).toMatch(/JR2_PEER_KEY: \$\{JR2_PEER_KEY:\?set JR2_PEER_KEY in docker\/\.env[^}]*\}/);
+    expect(base).not.toContain("${JR2_PEER_KEY");
+  });
+
   it("leaves compose.yaml free of it: the default stack starts without a PostgreSQL password", () => {
     expect(base).not.toContain("${JR2_PG_PASSWORD");
   });

@@ -8,7 +8,7 @@
  *   (the row lock makes an adoption wait for a write under way, so a write commits first or
  *   is refused);
  * - a save of a settled blob deletes the row in its transaction;
- * - renew, adopt, holder, release (the row expired, kept): one statement each.
+ * - renew (the owner URL written again too), adopt, holder, release (the row expired, kept): one statement each.
  * `holds()` needs no I/O: a lease is held until `leaseMs` after the renewal (or claim) that last
  * confirmed it was SENT, by `performance.now()`, so never past the database's expiry.
  * @see SPEC §8
@@ -183,10 +183,12 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
       const { rows } = await query<{ run_id: string; epoch: string }>(
         pool,
         where,
-        `UPDATE run_leases SET expires_at = ${expiry(2)}
+        // The owner's URL is written again on every renewal (ADR-0281): a row rewritten by
+        // anyone else names this instance's own URL again within a third of a lease.
+        `UPDATE run_leases SET expires_at = ${expiry(2)}, owner_url = $5
          WHERE owner_id = $1 AND (run_id, epoch) IN (SELECT * FROM unnest($3::text[], $4::bigint[]))
          RETURNING run_id, epoch`,
-        [instanceId, leaseMs, sent.map((s) => s.runId), sent.map((s) => s.epoch)],
+        [instanceId, leaseMs, sent.map((s) => s.runId), sent.map((s) => s.epoch), advertiseUrl],
       );
       const renewed = new Map(rows.map((r) => [r.run_id, Number(r.epoch)]));
       const lost: string[] = [];

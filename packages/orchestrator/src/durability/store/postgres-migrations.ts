@@ -105,6 +105,13 @@ const migrations: readonly string[] = [
   // codec NULL and are read as they are.
   `ALTER TABLE run_versions ADD COLUMN codec TEXT, ADD COLUMN base INTEGER, ADD COLUMN packed BYTEA,
      ADD COLUMN workspace TEXT;`,
+  // Run starts' idempotency keys (issue 24 item 6, ADR-0282), as SQLite's migration 10.
+  `CREATE TABLE run_start_keys (
+     key TEXT COLLATE "C" PRIMARY KEY,
+     run_id TEXT NOT NULL,
+     workflow TEXT NOT NULL,
+     created_ms BIGINT NOT NULL
+   );`,
 ];
 
 /** The advisory lock key migrations hold (any fixed 64-bit number; "jr2" in ASCII). */

@@ -28,6 +28,7 @@ import { listPostgresRuns } from "./postgres-list.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { type PostgresNotices, postgresNotices } from "./postgres-notices.js";
 import { insertPicks, insertUsage, selectPick, type UsageRow, usageOfRow } from "./postgres-rows.js";
+import { postgresStartKeys } from "./postgres-start-keys.js";
 import { postgresTranscripts, pruneTranscriptRows } from "./postgres-transcripts.js";
 import { getVersion, insertVersion, listVersions, pruneVersionRows } from "./postgres-versions.js";
 import {
@@ -155,6 +156,7 @@ function postgresRunStore(
     // A release waits for the run's writes already sent: a queued save must not claim it anew after.
     ownership: { ...leases, release: (runId) => serial(runId, () => leases.release(runId)) },
     notices,
+    startKeys: postgresStartKeys(pool, where),
     where,
     pool,
     ...transcripts,

@@ -2,6 +2,7 @@ import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } fr
 import type { UsageRecord } from "../usage-totals.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
 import type { RunBlob } from "./run-blob.js";
+import { createMemoryStartKeys, type StartKeys } from "./start-keys.js";
 import { createMemoryTranscripts, type TranscriptStore } from "./transcript-store.js";
 import { causeOfSave } from "./version-cause.js";
 import {
@@ -56,6 +57,8 @@ export interface RunStore extends TranscriptStore {
   readonly ownership?: RunOwnership;
   /** Present on a shared store: committed events of runs hosted anywhere (ADR-0280). */
   readonly notices?: FeedNotices;
+  /** Run starts' idempotency keys (ADR-0282); absent (a store built elsewhere): kept in memory by the host. */
+  readonly startKeys?: StartKeys;
   /**
    * Writes the blob, the pick answers, usage records (each once by its key), the run's feed
    * events (each once by its `seq`: the state changes this blob holds, ADR-0256) and the blob
@@ -270,6 +273,7 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
   const transcripts = createMemoryTranscripts();
   const versions = createMemoryVersions<RunBlob>(options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
   return {
+    startKeys: createMemoryStartKeys(),
     recordTranscript: (runId, rows) => transcripts.recordTranscript(runId, rows),
     transcriptKeys: (runId) => transcripts.transcriptKeys(runId),
     transcript: (runId, turnId) => transcripts.transcript(runId, turnId),

@@ -118,6 +118,13 @@ const migrations: readonly string[] = [
    ALTER TABLE run_versions ADD COLUMN base INTEGER;
    ALTER TABLE run_versions ADD COLUMN packed BLOB;
    ALTER TABLE run_versions ADD COLUMN workspace TEXT;`,
+  // 10: run starts' idempotency keys (issue 24 item 6, ADR-0282): a key names its run for 24 h.
+  `CREATE TABLE run_start_keys (
+     key TEXT PRIMARY KEY,
+     run_id TEXT NOT NULL,
+     workflow TEXT NOT NULL,
+     created_ms INTEGER NOT NULL
+   );`,
 ];
 
 /**

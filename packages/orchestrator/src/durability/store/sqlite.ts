@@ -23,6 +23,7 @@ import {
 import { sqliteEventLog } from "./sqlite-events.js";
 import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
+import { sqliteStartKeys } from "./sqlite-start-keys.js";
 import { sqliteTranscripts } from "./sqlite-transcripts.js";
 import { sqliteVersions } from "./sqlite-versions.js";
 import { causeOfSave } from "./version-cause.js";
@@ -213,6 +214,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
 
   return {
     path,
+    startKeys: sqliteStartKeys(db),
     db,
     async save(blob, picks, usage = [], events = [], cause, when) {
       saveTx(blob, picks, usage, events, cause, when);

@@ -1,9 +1,11 @@
 /**
  * Every instance answers the whole API (issue 15 item 2, ADR-0280): a request naming a run
  * leased to another live instance is forwarded to its owner with `@fastify/reply-from` —
- * method, path and query, body and the caller's own headers (`Authorization` included: the
- * owner authorizes it again; this instance never substitutes its token or scope), marked with
- * {@link FORWARDED_BY}. The owner's answer is passed through as it came (status, headers, bytes).
+ * method, path and query, body and the caller's headers, marked with {@link FORWARDED_BY} —
+ * but only to a known peer (`JR2_PEERS`, or a URL that proved it holds `JR2_PEER_KEY`; else
+ * 503 `JR2_ERR_PEER_UNKNOWN`, nothing sent), and never with the caller's `Authorization`: it
+ * carries a peer credential vouching for the caller this instance authenticated (ADR-0281).
+ * The owner's answer is passed through as it came (status, headers, bytes).
  * A run whose owner stopped renewing, an owner that cannot be reached, and a forwarded request
  * for a run this instance does not host answer 503 `JR2_ERR_RUN_MOVING` with `Retry-After`.
  * Without ownership (SQLite, memory) nothing is registered: every request is answered here.
@@ -15,6 +17,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { RunOwnership } from "../../durability/store/ownership.js";
 import type { RunHost } from "../../runs/run-host.js";
+import { type KnownPeers, knownPeers } from "../known-peers.js";
+import { PEER_HEADER, signPeerRequest } from "../peer-credential.js";
 import { FORWARDED_BY, type RunRoute, routeRun, runOfRoute, unreachableRetryAfter } from "../run-routing.js";
 
 /** Options of {@link forwardPlugin}. */
@@ -24,6 +28,10 @@ export interface ForwardOptions {
   ownership: RunOwnership | undefined;
   /** How long a forwarded request may take before it answers 503, in ms; default 30 000. */
   timeoutMs?: number;
+  /** `JR2_PEER_KEY`; absent: nothing is forwarded (503 `JR2_ERR_PEER_UNKNOWN`). */
+  peerKey?: string | undefined;
+  /** `JR2_PEERS`: URLs forwarded to without a challenge. */
+  peers?: readonly string[];
 }
 
 /**
@@ -39,6 +47,8 @@ export const forwardPlugin = fp(
     // No retry on a 503 or a reset: the caller decides (it may try its next instance).
     await app.register(replyFrom, { retryMethods: [], disableRequestLogging: true });
     const misadvertised = new Set<string>();
+    const { peerKey } = options;
+    const known = peerKey ? knownPeers({ key: peerKey, urls: options.peers ?? [] }) : undefined;
     app.addHook("preValidation", async (request, reply) => {
       const runId = runOfRoute(request.method, request.routeOptions.url, request.params);
       if (runId === undefined) return;
@@ -53,7 +63,15 @@ export const forwardPlugin = fp(
         { runId, target: route.url, owner: route.holder.instanceId },
         "request forwarded to the run's owner",
       );
-      await forward(request, reply, route, { me: ownership.instanceId, leaseMs: ownership.leaseMs, timeout });
+      if (!known || !peerKey)
+        throw unknownPeer(route, "this instance has no JR2_PEER_KEY", ownership.leaseMs);
+      await mustKnow(known, route, ownership.leaseMs, request.log);
+      await forward(request, reply, route, {
+        me: ownership.instanceId,
+        leaseMs: ownership.leaseMs,
+        timeout,
+        peerKey,
+      });
     });
   },
   { name: "jr2-forward", fastify: "5.x", dependencies: ["jr2-auth"] },
@@ -96,10 +114,16 @@ function forward(
   request: FastifyRequest,
   reply: FastifyReply,
   route: Extract<RunRoute, { kind: "forward" }>,
-  o: { me: string; leaseMs: number; timeout: number },
+  o: { me: string; leaseMs: number; timeout: number; peerKey: string },
 ): Promise<void> {
   const { holder } = route;
   const path = request.raw.url ?? "/";
+  const pathname = path.split("?")[0] ?? "/";
+  const credential = signPeerRequest(
+    o.peerKey,
+    { from: o.me, method: request.method, path: pathname },
+    request.caller,
+  );
   const done = new Promise<void>((resolve) => {
     reply.raw.once("close", () => resolve());
     reply.raw.once("finish", () => resolve());
@@ -107,25 +131,73 @@ function forward(
   // reply-from warns with a whole stack for each failed forward; the line below says it once, shorter.
   const log = request.log;
   request.log = log.child({}, { level: "error" });
-  reply.from(`${route.url.replace(/\/+$/, "")}${path.split("?")[0]}`, {
+  reply.from(`${route.url.replace(/\/+$/, "")}${pathname}`, {
     timeout: o.timeout,
     ...falsyBody(request),
-    rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY]: o.me }),
+    // The caller's bearer stays here: the owner trusts the peer credential, not a relayed token.
+    rewriteRequestHeaders: (_request, headers) => {
+      const { authorization: _dropped, ...rest } = headers;
+      return { ...rest, [FORWARDED_BY]: o.me, [PEER_HEADER]: credential };
+    },
     onError: (r, { error }) => {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
       log.info({ runId: holder.runId, target: route.url, cause }, "the run's owner cannot be reached");
-      const retryAfter = unreachableRetryAfter(holder, o.leaseMs, Date.now());
-      r.send(
-        new Jr2Error("JR2_ERR_RUN_MOVING", {
-          runId: holder.runId,
-          owner: holder.instanceId,
-          retryAfter,
-          detail: `its owner \`${holder.instanceId}\` at ${route.url} cannot be reached (${cause ?? "no answer"}); if it is gone, another instance adopts the run within ~${retryAfter} s`,
-        }),
-      );
+      r.send(unreachable(route, cause, o.leaseMs));
     },
   });
   return done;
+}
+
+/**
+ * @throws JR2_ERR_PEER_UNKNOWN (503) when the lease row's URL is not a known peer;
+ *   JR2_ERR_RUN_MOVING (503) when it does not answer the challenge at all (as for any owner that
+ *   cannot be reached)
+ */
+async function mustKnow(
+  known: KnownPeers,
+  route: Extract<RunRoute, { kind: "forward" }>,
+  leaseMs: number,
+  log: FastifyRequest["log"],
+) {
+  const verdict = await known.check(route.url);
+  if (verdict.known) return;
+  if (verdict.unreachable === undefined) {
+    log.warn(
+      { runId: route.holder.runId, target: route.url, why: verdict.why },
+      "a lease names an unknown peer",
+    );
+    throw unknownPeer(route, verdict.why, leaseMs);
+  }
+  log.info(
+    { runId: route.holder.runId, target: route.url, cause: verdict.unreachable },
+    "the run's owner cannot be reached",
+  );
+  throw unreachable(route, verdict.unreachable, leaseMs);
+}
+
+function unreachable(
+  route: Extract<RunRoute, { kind: "forward" }>,
+  cause: string | undefined,
+  leaseMs: number,
+) {
+  const { holder } = route;
+  const retryAfter = unreachableRetryAfter(holder, leaseMs, Date.now());
+  return new Jr2Error("JR2_ERR_RUN_MOVING", {
+    runId: holder.runId,
+    owner: holder.instanceId,
+    retryAfter,
+    detail: `its owner \`${holder.instanceId}\` at ${route.url} cannot be reached (${cause ?? "no answer"}); if it is gone, another instance adopts the run within ~${retryAfter} s`,
+  });
+}
+
+function unknownPeer(route: Extract<RunRoute, { kind: "forward" }>, why: string, leaseMs: number): Jr2Error {
+  return new Jr2Error("JR2_ERR_PEER_UNKNOWN", {
+    runId: route.holder.runId,
+    owner: route.holder.instanceId,
+    url: route.url,
+    detail: why,
+    retryAfter: unreachableRetryAfter(route.holder, leaseMs, Date.now()),
+  });
 }
 
 /**

@@ -12,6 +12,9 @@ const NameParams = z.object({ name: z.string().min(1).max(200) });
  * fields).
  * @see SPEC §3.1, §3.3, §4.1
  */
+/** The start's optional header (ADR-0282). */
+const StartRunHeaders = z.object({ "idempotency-key": z.string().optional() }).passthrough();
+
 export const workflowRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (app, { host }) => {
   app.get(
     "/workflows",
@@ -43,15 +46,25 @@ export const workflowRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (a
     {
       schema: {
         summary: "Start a run",
+        description:
+          "An optional `Idempotency-Key` header (1–255 visible ASCII characters) makes the start safe to retry: the same key within 24 h answers the same run, 200 instead of 201 (ADR-0282).",
         params: NameParams,
+        headers: StartRunHeaders,
         body: StartRunRequest.optional(),
-        response: { 201: StartRunAnswer, ...errorResponses(400, 401, 404, 413, 415, 503) },
+        response: {
+          200: StartRunAnswer,
+          201: StartRunAnswer,
+          ...errorResponses(400, 401, 404, 409, 413, 415, 503),
+        },
       },
       config: { auth: "instance" },
     },
     async (request, reply) => {
-      const started = await host.startRun(request.params.name, request.body?.input);
-      return reply.code(201).send(started);
+      const key = request.headers["idempotency-key"];
+      if (key === undefined)
+        return reply.code(201).send(await host.startRun(request.params.name, request.body?.input));
+      const { runId, replayed } = await host.startRunOnce(request.params.name, request.body?.input, key);
+      return reply.code(replayed ? 200 : 201).send({ runId });
     },
   );
 };
