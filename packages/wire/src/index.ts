@@ -45,7 +45,8 @@ export {
 } from "./operate.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";
-export type { RunFeedEntry } from "./runs.js";
+export type { RunFeedEntry } from "./run-feed.js";
+export { RunFeedEvent } from "./run-feed.js";
 export {
   CancelAnswer,
   CancelRequest,
@@ -55,7 +56,6 @@ export {
   Health,
   RunDetail,
   RunFaultRecord,
-  RunFeedEvent,
   RunListQuery,
   RunOutcome,
   RunPage,
