@@ -8,6 +8,13 @@
 # installs them here rather than letting a test skip. A developer machine:
 # `sudo bash scripts/ci-system-deps.sh`.
 set -euo pipefail
+# apt verifies signatures as the `_apt` user, which writes its temp files to /tmp: a /tmp that is
+# not world-writable (seen on a CI machine here: mode 755) makes every later `apt-get update` fail
+# with "Couldn't create temporary file /tmp/apt.conf…" — the images phase installs docker.io so.
+if [ "$(id -u)" -eq 0 ] && [ "$(stat -c %a /tmp)" != 1777 ]; then
+  echo "system deps: /tmp is mode $(stat -c %a /tmp); setting 1777 (apt's _apt user writes there)"
+  chmod 1777 /tmp
+fi
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
