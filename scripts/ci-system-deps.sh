@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test command needs on a fresh CI machine (as root): Chromium
+# Installs the Debian packages the test command needs on a fresh CI machine (as root): bubblewrap,
+# ripgrep and fd-find for the Working tools' sandbox suites (issue 26); Chromium
 # for the web console's browser suite (packages/console, driven by playwright-core at
 # /usr/bin/chromium), and PostgreSQL for the store suites (issue 15: Debian's `postgresql`, whose
 # binaries under /usr/lib/postgresql/<ver>/bin scripts/pg-test-cluster.sh runs; no cluster of the
@@ -19,6 +20,10 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# The Harness's grep and find Working tools run ripgrep and fd (Debian's fd-find, `fdfind`); the
+# escape suites call both through real tool calls, so CI installs them as the Harness image does.
+command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+command -v fdfind >/dev/null 2>&1 || command -v fd >/dev/null 2>&1 || need+=(fd-find)
 if [ ${#need[@]} -eq 0 ]; then
   echo "system deps: present (chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgresql $(ls /usr/lib/postgresql | sort -V | tail -1), $(bwrap --version))"
   exit 0

@@ -24,6 +24,9 @@ import type { RunAccess, SandboxUser } from "./spec.js";
 import { sandboxUser } from "./user.js";
 
 /** A refused path: `code` JR2_ERR_SANDBOX_PATH_REFUSED, the message names the path and why. */
+
+/** The largest file the file tools read or edit whole (bytes); bash reads parts of bigger ones. */
+export const MAX_FILE_TOOL_BYTES = 16 * 1024 * 1024;
 export class PathRefusedError extends Error {
   readonly code = "JR2_ERR_SANDBOX_PATH_REFUSED";
   constructor(path: string, reason: string, root: string) {
@@ -85,9 +88,13 @@ export async function confinedFiles(
 
   /** Opens a regular file inside the root, checks the open descriptor's own path and links. */
   async function openChecked(path: string, flags: number, real: string): Promise<FileHandle> {
-    const handle = await open(real, flags | constants.O_NOFOLLOW, 0o644).catch(
+    // O_NONBLOCK: opening a FIFO (mkfifo from bash) would otherwise block one of libuv's four
+    // worker threads for good — four such calls stall every file and DNS call of the Harness.
+    // A FIFO now opens at once (or fails ENXIO with no reader) and is refused below as not a file.
+    const handle = await open(real, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644).catch(
       (err: NodeJS.ErrnoException) => {
         if (err.code === "ELOOP") throw refuse(path, "it is a symbolic link");
+        if (err.code === "ENXIO") throw refuse(path, "it is not a regular file");
         throw err;
       },
     );
@@ -134,6 +141,14 @@ export async function confinedFiles(
     async readFile(path) {
       const handle = await openChecked(path, constants.O_RDONLY, await realPathInside(path));
       try {
+        // The file tools read whole files into the Harness's memory (pi slices lines after).
+        const { size } = await handle.stat();
+        if (size > MAX_FILE_TOOL_BYTES) {
+          throw refuse(
+            path,
+            `it is ${size} bytes, over the file tools' ${MAX_FILE_TOOL_BYTES} bytes; read parts of it with bash (head, tail, sed -n)`,
+          );
+        }
         return await handle.readFile();
       } finally {
         await handle.close();

@@ -20,7 +20,11 @@ export type EgressResolver = (host: string) => Promise<string>;
 export interface EgressProxyOptions {
   /** Host names that pass: exact (`registry.npmjs.org`) or `*.example.com` for its subdomains. */
   allow: readonly string[];
-  /** Default: the system resolver (`dns.lookup`). A test serves a loopback server under a name. */
+  /**
+   * Default: the system resolver (`dns.lookup`), whose answers in loopback, unspecified or
+   * link-local space are refused ({@link resolvePublic}). An injected resolver is the embedder's
+   * own and trusted as it answers (a test serves a loopback server under an allowed name).
+   */
   resolve?: EgressResolver;
 }
 
@@ -42,6 +46,38 @@ export function hostAllowed(allow: readonly string[], host: string): boolean {
   });
 }
 
+/**
+ * Why `address` is no destination for a sandbox's egress, or undefined: loopback (127/8, ::1),
+ * unspecified (0.0.0.0, ::) and link-local (169.254/16 — cloud metadata — and fe80::/10), IPv4
+ * ones also in their IPv4-mapped IPv6 form. Private LAN ranges pass: a home lab allows its own
+ * git server by name.
+ */
+export function reservedAddress(address: string): string | undefined {
+  const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+  if (isIP(a) === 4) {
+    if (a.startsWith("127.")) return "loopback";
+    if (a === "0.0.0.0") return "unspecified";
+    if (a.startsWith("169.254.")) return "link-local";
+    return undefined;
+  }
+  if (a === "::1") return "loopback";
+  if (a === "::") return "unspecified";
+  if (/^fe[89ab]/.test(a)) return "link-local";
+  return undefined;
+}
+
+/**
+ * The system resolver, refusing an answer in {@link reservedAddress}'s space: an allowed name
+ * whose DNS answers 127.0.0.1 (rebinding, `*.nip.io`-style names, /etc/hosts) must not reach the
+ * Harness's, the Orchestrator's or a model server's loopback port.
+ */
+async function resolvePublic(host: string): Promise<string> {
+  const { address } = await lookup(host);
+  const why = reservedAddress(address);
+  if (why) throw new Error(`${host} resolves to ${address} (${why}), which a sandbox never reaches`);
+  return address;
+}
+
 function refusal(allow: readonly string[], host: string): string {
   return jr2Error("JR2_ERR_SANDBOX_EGRESS_REFUSED", { host, allowed: allow.join(", ") || "none" }).error;
 }
@@ -58,7 +94,7 @@ function splitTarget(target: string): { host: string; port: number } | undefined
  */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const allow = [...options.allow];
-  const resolve = options.resolve ?? (async (host: string) => (await lookup(host)).address);
+  const resolve = options.resolve ?? resolvePublic;
   const allows = (host: string) => isIP(host) === 0 && hostAllowed(allow, host);
   const dir = await mkdtemp(join(tmpdir(), "jr2-egress-"));
   await chmod(dir, 0o755);
@@ -126,7 +162,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         });
         client.on("close", () => upstream.destroy());
       },
-      () => client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n"),
+      (err: Error) => client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\njr2 egress proxy: ${err.message}\n`),
     );
   });
 

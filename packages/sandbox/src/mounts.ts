@@ -74,6 +74,14 @@ export function nodePrefix(): string | undefined {
   return prefix === "/usr" || prefix.startsWith("/usr/") ? undefined : prefix;
 }
 
+/** The size of each private tmpfs of a sandbox (bytes; memory, freed when the call ends). */
+export const TMPFS_BYTES = {
+  tmp: 512 * 1024 * 1024,
+  home: 256 * 1024 * 1024,
+  run: 16 * 1024 * 1024,
+  devShm: 64 * 1024 * 1024,
+} as const;
+
 /** What {@link bwrapArguments} adds beyond the run's mounts. */
 export interface BwrapExtras {
   network: SandboxNetwork;
@@ -114,7 +122,13 @@ export function bwrapArguments(
   for (const p of [...(node ? [node] : []), ...(m.readOnly ?? [])]) args.push("--ro-bind-try", p, p);
   // No /proc of its own (a masked container, see features.ts): an empty one, nothing visible.
   args.push(...(features.ownProc ? ["--proc", "/proc"] : ["--dir", "/proc"]));
-  args.push("--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home");
+  // Each private tmpfs sized (bwrap >= 0.8's --size): unsized, each is half the host's RAM, and a
+  // tool could fill them all in one call (host memory, not the run's disk). /dev/shm is the
+  // host's through --dev unless replaced.
+  const tmpfs = (path: string, bytes: number) => ["--size", String(bytes), "--tmpfs", path];
+  args.push("--dev", "/dev", ...tmpfs("/dev/shm", TMPFS_BYTES.devShm));
+  args.push(...tmpfs("/tmp", TMPFS_BYTES.tmp), ...tmpfs("/run", TMPFS_BYTES.run));
+  args.push(...tmpfs("/home", TMPFS_BYTES.home));
   args.push("--dir", SANDBOX_HOME);
   if (x.helperDir) args.push("--ro-bind", x.helperDir, HELPER_DIR);
   if (x.egressSocket) args.push("--bind", x.egressSocket, EGRESS_SOCKET);

@@ -141,6 +141,9 @@ export async function probeSandbox(user: SandboxUser = sandboxUser()): Promise<S
       ...(features.noNestedUserns ? ["--unshare-user", "--disable-userns"] : []),
       "--dev",
       "/dev",
+      // --size (bwrap >= 0.8): every sandbox sizes its tmpfs mounts (mounts.ts).
+      "--size",
+      "1048576",
       "--tmpfs",
       "/tmp",
       "--",
@@ -153,7 +156,7 @@ export async function probeSandbox(user: SandboxUser = sandboxUser()): Promise<S
       ok: false,
       layer: "sandbox start failed",
       detail: all.stderr,
-      fix: "run `bwrap --unshare-all --ro-bind / / true` by hand and fix what it says",
+      fix: "install bubblewrap >= 0.8 (its --size option is needed), or run `bwrap --unshare-all --ro-bind / / true` by hand and fix what it says",
       user,
       memory,
     };

@@ -16,9 +16,17 @@ const HARNESS_VARIABLE = /^JR2_/i;
  * and access keys, at the end of the name or before an `_` (`GITHUB_TOKEN`, `OPENAI_API_KEY`,
  * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, npm's `…_authToken`); and OTLP exporter headers,
  * which carry a collector's `Authorization`. `TOKENIZERS_PARALLELISM` is not one.
+ *
+ * Also (the sandbox's adversary, issue 26): any `*_KEY` (`OPENAI_KEY`, `SIGNING_KEY`), a personal
+ * access token `PAT`, `AUTH` as a word (`NPM_AUTH`, `SSH_AUTH_SOCK`, `DOCKER_AUTH_CONFIG`),
+ * `…PASS` (`PGPASS`), `…_PWD` (`MYSQL_PWD`; never `PWD`/`OLDPWD`, the working directory),
+ * a `DSN`, a `COOKIE`, `KUBECONFIG`.
  */
 const SECRET_NAME =
-  /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|ACCESS_?KEY)(_|$)|^OTEL_EXPORTER_OTLP_(\w+_)?HEADERS$/i;
+  /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE_?KEY|ACCESS_?KEY)(_|$)|^OTEL_EXPORTER_OTLP_(\w+_)?HEADERS$|_KEY$|(^|_)(PAT|AUTH|DSN|COOKIE|KUBECONFIG)(_|$)|PASS(_|$)|.+_PWD$/i;
+
+/** A URL carrying a password (`postgres://user:pw@host/db`): its variable is left out whatever its name. */
+const URL_WITH_PASSWORD = /:\/\/[^/@\s:]*:[^/@\s]+@/;
 
 /** True when a variable's name marks it as a secret (see {@link SECRET_NAME}'s list). */
 export function isSecretName(name: string): boolean {
@@ -71,6 +79,7 @@ export function scrubEnvironment(
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (HARNESS_VARIABLE.test(name) || isSecretName(name) || secrets.holds(value)) continue;
+    if (URL_WITH_PASSWORD.test(value)) continue;
     kept[name] = value;
   }
   return kept;

@@ -195,6 +195,31 @@ describe("the Working tools' environment (working-environment.ts)", () => {
     });
   });
 
+  it("drops what the sandbox's adversary found passing (issue 26): keys, PATs, auth, DSNs, URLs with a password", () => {
+    const leaked = {
+      OPENAI_KEY: "k",
+      SIGNING_KEY: "k",
+      GITHUB_PAT: "p",
+      NPM_AUTH: "a",
+      SSH_AUTH_SOCK: "/tmp/ssh-agent.sock",
+      DOCKER_AUTH_CONFIG: "{}",
+      SENTRY_DSN: "https://k@o.ingest/1",
+      PGPASS: "x",
+      MYSQL_PWD: "x",
+      COOKIE: "sid=1",
+      KUBECONFIG: "/root/.kube/config",
+      DATABASE_URL: "postgres://u:hunter2@db/app",
+      REDIS_URL: "redis://:pw@cache:6379",
+    };
+    const kept = {
+      PWD: "/work/run",
+      OLDPWD: "/",
+      GIT_AUTHOR_NAME: "jr2",
+      PUBLIC_URL: "https://example.org/app",
+    };
+    expect(scrubEnvironment({ ...leaked, ...kept }, secrets)).toEqual(kept);
+  });
+
   it("names secrets by their suffix or word, not by a substring", () => {
     expect(
       ["GITHUB_TOKEN", "OPENAI_API_KEY", "MY_APIKEY", "CLIENT_SECRET", "GOOGLE_CREDENTIALS"].every(
