@@ -210,6 +210,17 @@ function consoleWarning(line) {
   }
 }
 
+/**
+ * A service's plain start-up line a newcomer must see on the terminal, or undefined: the
+ * Harness's sandbox line (`jr2 harness sandbox: …`, NOT WORKING included: issue 26) and the
+ * Orchestrator's count of drifted runs with what to do about them (issue 22).
+ */
+function consoleNote(line) {
+  if (line.startsWith("jr2 harness sandbox:")) return line.slice("jr2 harness ".length);
+  if (/^\d+ runs? drifted \(/.test(line)) return line;
+  return undefined;
+}
+
 const children = [];
 function start(name, file, argv, env) {
   const child = spawn(process.execPath, [file, ...argv], {
@@ -231,6 +242,8 @@ function start(name, file, argv, env) {
     for (const line of lines) {
       const warning = consoleWarning(line);
       if (warning) console.error(`jr2 ${name} ${warning}`);
+      const note = consoleNote(line);
+      if (note) console.error(`jr2 ${name} ${note}`);
     }
   };
   child.stdout.on("data", write);
