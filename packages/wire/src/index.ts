@@ -27,7 +27,7 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
-export { KvWaitField, QueuedStreamEvent } from "./kv-queue.js";
+export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
 export {
   ControlClient,
   ForkAnswer,

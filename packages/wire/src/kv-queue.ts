@@ -18,3 +18,16 @@ export type QueuedStreamEvent = z.infer<typeof QueuedStreamEvent>;
 
 /** The optional field spread into `submission-settled` (harness.ts). */
 export const KvWaitField = { kvWaitMs: z.number().int().nonnegative().optional() };
+
+/**
+ * The run feed's `queued` line (without the feed's `seq`/`at`, added in run-feed.ts): a model
+ * request of the Turn `child` waits for the KV working set (`position`, `reason`), or — with
+ * `waitedMs` alone — the Turn's Submission settled having waited that long in all. No iid (§5.6).
+ */
+export const QueuedFeedFields = {
+  type: z.literal("queued"),
+  child: z.string(),
+  position: z.number().int().positive().optional(),
+  reason: z.string().optional(),
+  waitedMs: z.number().int().nonnegative().optional(),
+};
