@@ -77,6 +77,8 @@ export interface HarnessOptions {
   sandbox?: WorkingSandbox;
   /** How the runs' egress proxies resolve a host (default: the system resolver); tests only. */
   egressResolve?: EgressResolver;
+  /** A KV working set's member idle this long leaves it (ms, default 30 000; `JR2_KV_IDLE_LEAVE_MS`). */
+  kvIdleLeaveMs?: number;
   /** Where KV working sets are kept across a restart (default: memory; the lead wires the store). */
   workingSetStore?: WorkingSetStore;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
@@ -136,6 +138,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     models: opts.models,
     notice: (msg, fields) => app.log.info(fields ?? {}, msg),
     ...(opts.workingSetStore ? { store: opts.workingSetStore } : {}),
+    ...(opts.kvIdleLeaveMs === undefined ? {} : { idleLeaveMs: opts.kvIdleLeaveMs }),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
   app.addHook("onClose", async () => kv.close());

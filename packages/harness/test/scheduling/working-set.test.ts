@@ -142,6 +142,8 @@ describe("AIMD budget", () => {
   it("cuts on a cold continuation or preemptions (once per 10 s, floor a quarter) and grows back to the ceiling", () => {
     const clock = { t: 0 };
     const b = new AimdBudget(1000, () => clock.t);
+    b.observeContinuation(1000, 992); // the previous prompt's blocks all found: no cut
+    expect(b.current()).toBe(1000);
     b.observeContinuation(1000, 100);
     expect(b.current()).toBe(700);
     b.observePreemptions(3);
@@ -149,7 +151,10 @@ describe("AIMD budget", () => {
     clock.t = 10_000;
     b.observePreemptions(1);
     expect(b.current()).toBeCloseTo(490);
-    for (let i = 0; i < 100; i++) b.observeContinuation(1000, 990);
+    for (let i = 0; i < 100; i++) {
+      clock.t += 5_000;
+      b.observeContinuation(1000, 1040);
+    }
     expect(b.current()).toBe(1000);
   });
 });

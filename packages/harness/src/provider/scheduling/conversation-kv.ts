@@ -44,8 +44,8 @@ export function conversationKv(
     },
     ended: () => set.ended(conversation),
     observe(promptTokens, cachedTokens) {
+      if (continuation && last) set.budget.observeContinuation(last.promptTokens, cachedTokens);
       last = { promptTokens, chars };
-      if (continuation) set.budget.observeContinuation(promptTokens, cachedTokens);
     },
   };
 }

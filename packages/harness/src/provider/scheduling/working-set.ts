@@ -5,10 +5,12 @@ import type { KeptMember, WorkingSetStore } from "./working-set-store.js";
  * One model endpoint's working set (issue 30 §1–2): the conversations whose KV the endpoint is
  * asked to hold at once. A conversation holds its estimated KV (its prompt + max output) while
  * it is in the set; its requests then go through the per-endpoint limiter as before. It leaves
- * when no request of it has run for `idleLeaveMs` (it waits on a tool, the Orchestrator or an
- * operator). A conversation outside the set waits here for room: warm ones first (they left the
- * set less than `warmMs` ago, so their prefix is likely still cached), then by the age of their
- * first attempt. The queue is strictly ordered (no backfill), so nothing is starved; each
+ * when no request of it — nor of another conversation of its run — has run for `idleLeaveMs`
+ * (the run waits on a tool or an operator; waiting on the run's other Agent is not idling).
+ * A conversation outside the set waits here for room: warm ones first (they left the set less
+ * than `warmMs` ago, or their run has a conversation in the set, so their prefix, or their
+ * run's, is likely still cached), then by the age of their first attempt. The run is read from
+ * the iid, which the Orchestrator mints as `<runId>/<address>` (SPEC §5.3). The queue is strictly ordered (no backfill), so nothing is starved; each
  * conversation has at most one request waiting (its Submissions run one at a time, the seed's
  * FIFO), so a conversation's own order is never changed here.
  *
@@ -43,6 +45,8 @@ export interface WorkingSetOptions {
   /** Members at most (llama-server's `-np` slots: one live conversation per slot); unbounded by default. */
   maxMembers?: number;
   now?: () => number;
+  /** The run a conversation belongs to (default: its iid up to the first `/`; none without one). */
+  groupOf?: (conversation: string) => string | undefined;
   /** Once-per-endpoint notices for the operator's log. */
   notice?: (message: string) => void;
   store?: WorkingSetStore;
@@ -87,6 +91,7 @@ export class WorkingSet {
       idleLeaveMs: opts.idleLeaveMs ?? 30_000,
       warmMs: opts.warmMs ?? 300_000,
       maxMembers: opts.maxMembers ?? Number.POSITIVE_INFINITY,
+      groupOf: opts.groupOf ?? runOfIid,
       now: opts.now ?? Date.now,
       notice: opts.notice ?? (() => {}),
     };
@@ -166,8 +171,14 @@ export class WorkingSet {
   /** Time-driven parts: idle members leave; a waiter past `maxWaitMs` on an unchanged set enters. */
   tick(): void {
     const now = this.#opts.now();
-    for (const [conversation, m] of this.#members)
-      if (m.running === 0 && now - m.idleSince >= this.#opts.idleLeaveMs) {
+    const idle = (m: Member) => m.running === 0 && now - m.idleSince >= this.#opts.idleLeaveMs;
+    const active = new Set<string>();
+    for (const [conversation, m] of this.#members) {
+      const group = this.#opts.groupOf(conversation);
+      if (group !== undefined && !idle(m)) active.add(group);
+    }
+    for (const [conversation, m] of [...this.#members])
+      if (idle(m) && !active.has(this.#opts.groupOf(conversation) ?? "\u0000")) {
         this.#members.delete(conversation);
         this.#leftAt.set(conversation, now);
         this.#changed();
@@ -214,11 +225,18 @@ export class WorkingSet {
   }
 
   #order(): void {
-    const key = (w: Waiter) => w.firstAttemptAt - (w.warm ? WARM_LEAD_MS : 0);
+    const live = new Set<string>();
+    for (const c of this.#members.keys()) {
+      const group = this.#opts.groupOf(c);
+      if (group !== undefined) live.add(group);
+    }
+    const warm = (w: Waiter) => w.warm || live.has(this.#opts.groupOf(w.conversation) ?? "\u0000");
+    const key = (w: Waiter) => w.firstAttemptAt - (warm(w) ? WARM_LEAD_MS : 0);
     this.#waiting.sort((a, b) => key(a) - key(b));
   }
 
   #admit(): void {
+    this.#order();
     while (this.#waiting.length > 0) {
       const head = this.#waiting[0]!;
       const room = this.budget.current() - this.used();
@@ -266,4 +284,10 @@ export class WorkingSet {
     this.#said.add(key);
     this.#opts.notice(message);
   }
+}
+
+/** The run of an iid the Orchestrator minted (`<runId>/<address>`, SPEC §5.3); none without a `/`. */
+export function runOfIid(iid: string): string | undefined {
+  const slash = iid.indexOf("/");
+  return slash > 0 ? iid.slice(0, slash) : undefined;
 }
