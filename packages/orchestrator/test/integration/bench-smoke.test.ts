@@ -36,7 +36,7 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
   },
   "bench:sandbox": { env: { BENCH_N: "5" }, column: /p50_ms/ },
   "bench:kv": {
-    env: { BENCH_KV_NS: "2", BENCH_KV_BLOCKS: "200" },
+    env: { BENCH_KV_NS: "2", BENCH_KV_BLOCKS: "200", BENCH_KV_LIVE_NS: "1" },
     column: /re-billed prefill\s+× FCFS\s+preemptions/,
   },
 };
