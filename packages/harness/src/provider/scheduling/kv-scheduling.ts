@@ -58,7 +58,14 @@ export function createKvScheduling(opts: KvSchedulingOptions): KvScheduling {
       );
       continue;
     }
-    if (sets.has(entry.baseUrl)) continue;
+    if (sets.has(entry.baseUrl)) {
+      const shared = sets.get(entry.baseUrl)!;
+      opts.notice(
+        `KV scheduling on for model ${name}: shares its endpoint's working set (${Math.round(shared.budget.configured)} tokens, set by the first entry on it)`,
+        { model: name },
+      );
+      continue;
+    }
     const auto = entry.kvTokens === "auto";
     const set = new WorkingSet({
       endpoint: entry.baseUrl,
