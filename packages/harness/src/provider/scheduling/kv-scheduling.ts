@@ -61,7 +61,7 @@ export function createKvScheduling(opts: KvSchedulingOptions): KvScheduling {
     if (sets.has(entry.baseUrl)) {
       const shared = sets.get(entry.baseUrl)!;
       opts.notice(
-        `KV scheduling on for model ${name}: shares its endpoint's working set (${Math.round(shared.budget.configured)} tokens, set by the first entry on it)`,
+        `KV scheduling on for model ${name}: shares its endpoint's working set (${shared.budget.configured === Number.MAX_SAFE_INTEGER ? '"auto"' : `${Math.round(shared.budget.configured)} tokens`}, set by the first entry on it)`,
         { model: name },
       );
       continue;
