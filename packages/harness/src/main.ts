@@ -20,7 +20,8 @@ import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
  * JR2_OTEL_CAPTURE_CONTENT (`true`: spans may carry content), JR2_METRICS_TOKEN (unset:
  * `/metrics` is open like `/healthz`); JR2_SANDBOX (`off`: Working tools unsandboxed, said on
  * every such Turn's feed; else bwrap is probed and a broken sandbox refuses read/write Turns),
- * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH).
+ * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH), JR2_KV_IDLE_LEAVE_MS (30 000: a
+ * conversation idle this long leaves its endpoint's KV working set, issue 30).
  * Exits 2 when a secret, a limit, the model table or a telemetry setting is refused (config.ts,
  * models.ts, @jr2/telemetry).
  */
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     endpointConcurrency: config.endpointConcurrency,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
     conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
+    ...kvIdleLeave(env.JR2_KV_IDLE_LEAVE_MS),
     environment: env,
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
     tracing,
@@ -100,6 +102,15 @@ function conversationTtl(raw: string | undefined): number | undefined {
   if (!Number.isInteger(ms) || ms < 0)
     throw new Error(`JR2_CONVERSATION_TTL_MS must be a whole number of milliseconds ≥ 0, got \`${raw}\``);
   return ms;
+}
+
+/** `JR2_KV_IDLE_LEAVE_MS`: unset → the default (30 000); otherwise a whole number of ms ≥ 1. */
+function kvIdleLeave(raw: string | undefined): { kvIdleLeaveMs?: number } {
+  if (raw === undefined || raw.trim() === "") return {};
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1)
+    throw new Error(`JR2_KV_IDLE_LEAVE_MS must be a whole number of milliseconds ≥ 1, got \`${raw}\``);
+  return { kvIdleLeaveMs: ms };
 }
 
 /** `JR2_CONVERSATIONS_KEPT`: unset → the default (200); otherwise a whole number ≥ 0. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { KvWaitField, QueuedStreamEvent } from "./kv-queue.js";
 import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
@@ -174,6 +175,7 @@ export const StreamEvent = z.discriminatedUnion("type", [
   }),
   /** One transcript entry of a Submission (issue 11; ADR-0257). An older Orchestrator skips it. */
   TranscriptStreamEvent,
+  QueuedStreamEvent,
   z.object({
     /**
      * Something the operator must see on this Turn's feed (issue 26): the Working tools run
@@ -196,6 +198,7 @@ export const StreamEvent = z.discriminatedUnion("type", [
     textCall: z.boolean().optional(),
     /** `reasoning`: the markup was inside the reasoning (issue 25 §4); absent: in the content. */
     textCallWhere: z.enum(["reasoning"]).optional(),
+    ...KvWaitField,
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;

@@ -27,6 +27,7 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
+export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
 export {
   ControlClient,
   ForkAnswer,

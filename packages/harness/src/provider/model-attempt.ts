@@ -7,6 +7,7 @@ import {
 import { type FetchProbe, newProbe, withFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import type { AttemptSeen, AttemptSkipped } from "./provider-retry.js";
+import type { ConversationKv } from "./scheduling/conversation-kv.js";
 
 /**
  * One attempt of a model request (ADR-0401): an endpoint slot, pi-ai's stream read to its end
@@ -28,6 +29,8 @@ export interface AttemptValue {
 /** What one attempt needs: the request as pi asked for it and the pinned options. */
 export interface AttemptRequest {
   limiter: EndpointLimiter;
+  /** The conversation's place in its endpoint's working set (KV scheduling); absent: off. */
+  kv?: ConversationKv | undefined;
   model: PiModel;
   context: PiContext;
   /** pi's options with ours pinned over them (the same for every attempt). */
@@ -48,8 +51,15 @@ export async function runAttempt(
   req: AttemptRequest,
   startTimeout: () => AbortSignal,
 ): Promise<AttemptSeen<AttemptValue> | AttemptSkipped> {
-  const release = await req.limiter.acquire(req.model.baseUrl, req.signal);
-  if (!release) return { kind: "skipped" };
+  // KV scheduling first (the conversation's place in the working set), then the endpoint slot.
+  const entered = await req.kv?.enter(req.context, req.pinned.maxTokens, req.signal);
+  if (entered?.kind === "aborted") return { kind: "skipped" };
+  const acquired = await req.limiter.acquire(req.model.baseUrl, req.signal);
+  const release = acquired && (() => (acquired(), req.kv?.ended()));
+  if (!release) {
+    req.kv?.ended();
+    return { kind: "skipped" };
+  }
   const probe = newProbe();
   const raw = new Map<number, string>();
   let last: LastEvent | undefined;

@@ -131,6 +131,7 @@ function report(req: RequestState, outcome: RetryOutcome<AttemptValue>): void {
     seen && (seen.probe.usage || seen.probe.timings || outcome.kind === "answer")
       ? reportedUsage(seen.probe)
       : undefined;
+  if (usage && usage.unreported.length === 0) req.run.kv?.observe(usage.promptTokens, usage.cachedTokens);
   if (usage)
     req.run.usage({
       ...usage,

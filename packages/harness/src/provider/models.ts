@@ -95,6 +95,17 @@ export const ModelEntry = z.object({
   retry: RetryPolicy.optional(),
   /** How earlier reasoning is replayed: `drop` (default) or `echo` (ADR-0310, replay-policy.ts). */
   reasoningReplay: ReasoningReplay.optional(),
+  /**
+   * KV scheduling (issue 30, ADR-0430): the endpoint's KV budget in tokens — vLLM's start-up line
+   * "GPU KV cache size: N tokens", or llama-server's slots × context — or `"auto"` (read from
+   * vLLM's /metrics; opt-in, unmeasured on a real vLLM). Absent: off, requests go first come
+   * first served as before.
+   */
+  kvTokens: z.union([z.number().int().positive(), z.literal("auto")]).optional(),
+  /** A Submission waiting for the working set enters over budget after this long unchanged (s, 300). */
+  maxWaitS: z.number().positive().optional(),
+  /** llama-server's `-np`: at most this many conversations live on the endpoint at once. */
+  kvSlots: z.number().int().positive().optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 

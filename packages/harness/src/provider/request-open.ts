@@ -61,6 +61,7 @@ export function openRequest(
   });
   const attempt: AttemptRequest = {
     limiter: cfg.limiter,
+    kv: run.kv,
     model,
     context,
     pinned,

@@ -20,6 +20,8 @@ import {
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
+import { createKvScheduling } from "../provider/scheduling/kv-scheduling.js";
+import type { WorkingSetStore } from "../provider/scheduling/working-set-store.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
 import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
@@ -75,6 +77,10 @@ export interface HarnessOptions {
   sandbox?: WorkingSandbox;
   /** How the runs' egress proxies resolve a host (default: the system resolver); tests only. */
   egressResolve?: EgressResolver;
+  /** A KV working set's member idle this long leaves it (ms, default 30 000; `JR2_KV_IDLE_LEAVE_MS`). */
+  kvIdleLeaveMs?: number;
+  /** Where KV working sets are kept across a restart (default: memory; the lead wires the store). */
+  workingSetStore?: WorkingSetStore;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
 }
@@ -127,10 +133,20 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   // The wire is JSON only (§7.1): a text body answers 415, not a schema error about a string.
   app.removeContentTypeParser("text/plain");
   const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
+  // KV scheduling per model endpoint (issue 30): on for entries with kvTokens, said at start.
+  const kv = createKvScheduling({
+    models: opts.models,
+    notice: (msg, fields) => app.log.info(fields ?? {}, msg),
+    ...(opts.workingSetStore ? { store: opts.workingSetStore } : {}),
+    ...(opts.kvIdleLeaveMs === undefined ? {} : { idleLeaveMs: opts.kvIdleLeaveMs }),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  app.addHook("onClose", async () => kv.close());
   const { telemetry, metrics } = createHarnessTelemetry({
     tracing: opts.tracing,
     models: opts.models,
     limiter,
+    kv,
   });
   const conversations = createConversations({
     telemetry,
@@ -142,6 +158,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     }),
     models: opts.models,
     limiter,
+    kv,
     surfaceBudgetMs: opts.surfaceBudgetMs ?? 90_000,
     boundaryReadMs: opts.boundaryReadMs ?? 5_000,
     maxSteps: opts.maxSteps ?? 256,

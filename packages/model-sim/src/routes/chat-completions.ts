@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
+import { kvInput } from "../kv/kv-input.js";
 import type { Simulator } from "../simulator.js";
 import { answerFrames, completionBody, ERROR_EVENT } from "../sse.js";
 
@@ -23,6 +24,8 @@ export function chatCompletionsRoute(app: FastifyInstance, sim: Simulator): void
     const msPerPiece = model.policy.kind === "slow" ? model.policy.msPerToken : 0;
     // Recorded already (sim.chat): a test sees the request in flight during this wait.
     if (model.faults.latency) await sleep(model.faults.latency);
+    // The time model (--time-scale): the answer waits for its prefill and decode on the KV budget.
+    if (sim.kv) await sim.kv.run(kvInput(outcome.usage));
     if (outcome.request.stream === true) {
       const includeUsage = outcome.request.stream_options?.include_usage === true;
       reply.hijack();

@@ -38,6 +38,10 @@ function feedLine(event: RunFeedEvent, runId: string): string {
       return `${time}  ${event.disposition === "working" ? "tool     " : event.disposition.padEnd(9)} ${event.child}  ${event.name} ${event.summary}${event.reason ? `  (${event.reason})` : ""}`;
     case "warning":
       return `${time}  WARNING   ${event.child}  ${event.message}`;
+    case "queued":
+      return event.waitedMs !== undefined && event.position === undefined
+        ? `${time}  queued    ${event.child}  waited ${(event.waitedMs / 1000).toFixed(1)} s in all for the KV working set`
+        : `${time}  queued    ${event.child}  #${event.position ?? "?"} waiting: ${event.reason ?? "KV working set full"}`;
     case "text-call":
       return event.where === "reasoning"
         ? `${time}  text-call ${event.child}  the model wrote a tool call inside its reasoning instead of calling it; nothing was run`

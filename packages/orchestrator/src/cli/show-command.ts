@@ -113,6 +113,7 @@ export function formatRun(
         `  ${r.child.padEnd(width)}  ${String(r.admissions).padStart(5)}  ${String(r.prompt ?? "?").padStart(6)}  ${String(r.cached ?? "?").padStart(6)}  ${String(r.completion ?? "?").padStart(10)}  ${r.picks.join(", ") || "-"}`,
       );
   }
+  lines.push(...waitLines(events));
   lines.push(`gates     ${detail.gates.length ? "" : "none open"}`);
   for (const g of detail.gates) {
     lines.push(`  ${g.id} (state ${g.path}) accepts now: ${g.acceptsNow.join(", ") || "none yet"}`);
@@ -125,6 +126,30 @@ export function formatRun(
   );
   // Fault details and Gate questions may carry a model's text: stripped as `jr2 transcript` is.
   return stripControls(`${lines.join("\n")}\n`);
+}
+
+/**
+ * How long each Turn (`state#agent`) waited for its model endpoint's KV working set (issue 30):
+ * the Submissions' settled waits summed, and how many of its requests were queued. Nothing when
+ * none waited.
+ */
+export function waitLines(events: readonly RunFeedEvent[]): string[] {
+  const byChild = new Map<string, { ms: number; queued: number }>();
+  for (const e of events) {
+    if (e.type !== "queued") continue;
+    const w = byChild.get(e.child) ?? { ms: 0, queued: 0 };
+    if (e.position !== undefined) w.queued++;
+    else w.ms += e.waitedMs ?? 0;
+    byChild.set(e.child, w);
+  }
+  if (byChild.size === 0) return [];
+  return [
+    "waited    for the KV working set (model endpoints with kvTokens)",
+    ...[...byChild].map(
+      ([child, w]) =>
+        `  ${child}  ${(w.ms / 1000).toFixed(1)} s  (${w.queued} request${w.queued === 1 ? "" : "s"} queued)`,
+    ),
+  ];
 }
 
 /** The feed's events so far: a live run's up to now, a settled run's as stored. */
@@ -162,7 +187,8 @@ export async function showCommand(
     (l) => l.turns,
     () => undefined,
   );
-  const events = recorded?.length ? [] : await feedSoFar(target, runId, detail.status === "running");
+  // A settled run's feed is read either way: the Turns' KV waits are on it (issue 30).
+  const events = await feedSoFar(target, runId, detail.status === "running");
   out.write(formatRun(detail, events, recorded));
   return 0;
 }
