@@ -1,12 +1,13 @@
 /**
  * `jr2 transcript`'s text (ADR-0257): control characters a model wrote (ANSI colours, OSC
- * titles, C1 controls) are stripped, newline and tab kept; each entry is labelled by part; the
+ * titles, C1 controls, bidi controls) are printed as visible escapes (issue 25 §7), a block's
+ * newline and tab kept; each entry is labelled by part; the
  * prefix is printed once per conversation; a cut field says so. `jr2 show`'s Turn table.
  */
 import type { TurnSummary, TurnTranscript } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { turnTable } from "../src/cli/show-command.js";
-import { formatTranscript, stripControls } from "../src/cli/transcript-text.js";
+import { formatTranscript } from "../src/cli/transcript-text.js";
 
 const usage = { promptTokens: 120, cachedTokens: 100, completionTokens: 9, requests: 1 };
 const summary: TurnSummary = {
@@ -50,10 +51,6 @@ const transcript: TurnTranscript = {
 };
 
 describe("jr2 transcript's text", () => {
-  it("strips C0 and C1 controls and escape introducers, keeping newline and tab", () => {
-    expect(stripControls("a\u001b[1mb\u0007c\u0085d\u009be\tf\ng\rh\u007f")).toBe("a[1mbcde\tf\ngh");
-  });
-
   it("prints the Turn, the prefix once, each entry by part, calls with arguments, usage, and cut fields", () => {
     const text = formatTranscript(transcript);
     expect(text).toContain("Turn t1  review#reviewer  picked");
@@ -71,7 +68,7 @@ describe("jr2 transcript's text", () => {
       return (code < 0x20 && c !== "\n" && c !== "\t") || (code >= 0x7f && code <= 0x9f);
     });
     expect(controls).toEqual([]);
-    expect(text).toContain("[31mred[0m and ]0;ownedtitle2J");
+    expect(text).toContain("\\x1b[31mred\\x1b[0m and \\x1b]0;owned\\x07title\\x9b2J");
     // The next Turn of the conversation: the same prefix is not printed again.
     expect(formatTranscript(transcript, transcript.prefix ?? undefined)).not.toContain("system:");
   });

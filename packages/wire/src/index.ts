@@ -27,6 +27,7 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
+export { escapeModelText } from "./model-text.js";
 export {
   ControlClient,
   ForkAnswer,
