@@ -57,6 +57,10 @@ export interface Faults {
   latency?: number;
   /** How the tool call is laid out on the stream (issue 25, call-shapes.ts). */
   callShape?: CallShape;
+  /** ms between frames, a `: keep-alive` comment inside each gap (issue 25 §10, stream-pacing.ts). */
+  trickle?: number;
+  /** Sends of a body that send their head and first token, then nothing (issue 25 §10). */
+  headSilence?: number;
 }
 
 /** How a tool call is laid out on the stream (issue 25; call-shapes.ts writes it). */
@@ -108,6 +112,8 @@ export const FAULT_NAMES = [
   "sharedid",
   "noindex",
   "thinkcall",
+  "trickle",
+  "headsilence",
 ] as const;
 
 const ALWAYS = Number.POSITIVE_INFINITY;
@@ -216,6 +222,12 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
     case "thinkcall":
       if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
       faults.callShape = { kind };
+      return true;
+    case "trickle":
+      faults.trickle = Math.max(1, count(arg, 1000, name));
+      return true;
+    case "headsilence":
+      faults.headSilence = count(arg, 1, name);
       return true;
     case "nodetails":
       flag("noDetails");
