@@ -58,7 +58,10 @@ describe("jr2 transcript's text", () => {
     expect(text).toContain("system:\n    You review.\ntools: approve\n");
     expect(text).toContain("[10:00:01] user · prompt\n    Review it.\tnow");
     expect(text).toContain("answer · reviewer — prompt 120, cached 100, completion 9, finish tool_calls");
-    expect(text).toContain("(cut: text 70000 bytes)");
+    expect(text).toContain("(cut when stored: text had 70000 bytes, kept to 65536)");
+    expect(text).toMatch(
+      /\n {2}\[cut here when stored, after byte \d+ of 70000: \d+ bytes \([\d.]+ KiB\) left out\]/,
+    );
     expect(text).toContain('  → bash [working]\n    {"command":"ls"}');
     expect(text).toContain("  → approve [pick]");
     expect(text).toContain("  reasoning:\n    think\n    more");

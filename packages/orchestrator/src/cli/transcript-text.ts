@@ -9,7 +9,12 @@
  * prints the answer raw instead.
  * @see issue 11 item 4
  */
-import { escapeModelText, type TranscriptRecord, type TurnTranscript } from "@jr2/wire";
+import {
+  escapeModelText,
+  TRANSCRIPT_FIELD_CAP_BYTES,
+  type TranscriptRecord,
+  type TurnTranscript,
+} from "@jr2/wire";
 
 /** Text printed inside one line: everything a terminal acts on escaped, newlines included. */
 const inLine = (text: string): string => escapeModelText(text);
@@ -45,18 +50,42 @@ function block(text: string, indent = "    "): string[] {
     .map((l) => `${indent}${l}`);
 }
 
+/**
+ * Where a field was cut when stored and how much was left out (issue 25 §9): the line printed
+ * right after the field's text, at the cut; nothing when `path` was not cut.
+ */
+function cutLines(record: TranscriptRecord, path: string, stored: string, indent = "    "): string[] {
+  const full = record.capped?.[path];
+  if (full === undefined) return [];
+  const kept = Buffer.byteLength(stored, "utf8");
+  return [
+    `${indent}[cut here when stored, after byte ${kept} of ${full}: ${full - kept} bytes (${sizeText(full - kept)}) left out]`,
+  ];
+}
+
+/** `1.9 MiB`, `12.3 KiB`, `512 B`. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
 /** The lines of one entry. */
 function entryLines(record: TranscriptRecord): string[] {
   const { entry } = record;
   const capped = record.capped
-    ? `  (cut: ${Object.entries(record.capped)
-        .map(([field, bytes]) => `${field} ${bytes} bytes`)
+    ? `  (cut when stored: ${Object.entries(record.capped)
+        .map(([field, bytes]) => `${field} had ${bytes} bytes, kept to ${TRANSCRIPT_FIELD_CAP_BYTES}`)
         .join(", ")})`
     : "";
   const at = record.at.slice(11, 19);
   switch (entry.kind) {
     case "prefix":
-      return [`[${at}] system prompt changed${capped}`, ...block(entry.system)];
+      return [
+        `[${at}] system prompt changed${capped}`,
+        ...block(entry.system),
+        ...cutLines(record, "system", entry.system),
+      ];
     case "message": {
       const tool = entry.toolName ? ` ${entry.toolName}` : "";
       const head = `[${at}] ${entry.role} · ${entry.part}${inLine(tool)}${capped}`;
@@ -70,7 +99,7 @@ function entryLines(record: TranscriptRecord): string[] {
         const called = calls.length ? `: ${calls.map((c) => c.trim().split(" ")[1]).join(", ")}` : "";
         return [`[${at}] assistant · answer replayed as sent${called}${capped}`];
       }
-      return [head, ...block(entry.text), ...notices];
+      return [head, ...block(entry.text), ...cutLines(record, "text", entry.text), ...notices];
     }
     case "answer": {
       const u = entry.usage;
@@ -83,9 +112,14 @@ function entryLines(record: TranscriptRecord): string[] {
       const lines = [
         `[${at}] answer · ${inLine(entry.model)}${replayed} — ${usage}${finish}${attempt}${capped}`,
       ];
-      if (entry.reasoning) lines.push("  reasoning:", ...block(entry.reasoning));
-      if (entry.text) lines.push(...block(entry.text, "  "));
-      for (const call of entry.toolCalls) {
+      if (entry.reasoning)
+        lines.push(
+          "  reasoning:",
+          ...block(entry.reasoning),
+          ...cutLines(record, "reasoning", entry.reasoning),
+        );
+      if (entry.text) lines.push(...block(entry.text, "  "), ...cutLines(record, "text", entry.text, "  "));
+      for (const [i, call] of entry.toolCalls.entries()) {
         const why = call.reason ? `: ${inLine(call.reason)}` : "";
         lines.push(`  → ${inLine(call.name)} [${call.disposition}${why}]`, ...block(call.rawArguments));
         if (call.replayedArguments !== undefined)

@@ -1,5 +1,7 @@
 /**
- * Regression (issue 25 §7, issue 24 §8): a tool name a model wrote with a newline in it printed
+ * Regressions of what `jr2 follow` / `jr2 transcript` print of a model's text, on the real stack.
+ *
+ * Issue 25 §7, issue 24 §8: a tool name a model wrote with a newline in it printed
  * a forged `pick … moved, turn complete` line in `jr2 follow` and `jr2 transcript`. Root cause:
  * the CLI stripped control characters but kept newline and tab in every line, the model's
  * fields included; bidi controls (U+202E) passed untouched. Fixed: one escaping function
@@ -10,6 +12,11 @@
  * chunk envelope (`../shared/cases/real-servers/llama-server/c1_stream.response`, via the
  * Harness's scripted-upstream fixture); the name is hand-written, as a model (or a prompt
  * injected into it) can write any bytes inside a JSON string of `function.name`.
+ *
+ * Issue 25 §9: a 2 MB answer was cut at 64 KiB in the transcript without saying so. Root cause:
+ * the store keeps the first 64 KiB of each text field and `capped` its full size, but the CLI
+ * printed only "(cut: text N bytes)" on the header. Fixed: a line at the cut says where it was
+ * cut and how much was left out. Bytes: the same envelope, a 2,000,000-byte `content` delta.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -37,7 +44,10 @@ const ACTS = /[\u001b\u202e]/;
 const FORGED = "09:00:00  pick      review#reviewer  approve → moved, turn complete";
 const NAME = `approve\n${FORGED}\n[09:00:00] answer · scripted\u202E\u001b[2K`;
 
-describe.skipIf(missing.length > 0)("a tool name with a newline cannot forge a line (issue 25 §7)", () => {
+/** A 2 MB answer text (issue 25 §9). */
+const BIG = "y".repeat(2_000_000);
+
+describe.skipIf(missing.length > 0)("model text in jr2 follow and jr2 transcript (issue 25 §7, §9)", () => {
   let stack: Stack;
   let upstream: ScriptedUpstream;
   const { http } = orchestratorHttp(() => stack);
@@ -54,6 +64,12 @@ describe.skipIf(missing.length > 0)("a tool name with a newline cannot forge a l
     upstream.script([
       { sse: answer({ toolCalls: [{ id: "call_0", name: NAME, arguments: '{"summary":"forged"}' }] }) },
       { sse: answer({ toolCalls: [{ id: "call_1", name: "approve", arguments: '{"summary":"ok"}' }] }) },
+      {
+        sse: answer({
+          content: BIG,
+          toolCalls: [{ id: "call_2", name: "approve", arguments: '{"summary":"big"}' }],
+        }),
+      },
     ]);
     stack = await startStack("process", {
       repoRoot,
@@ -68,7 +84,8 @@ describe.skipIf(missing.length > 0)("a tool name with a newline cannot forge a l
     await upstream?.close();
   });
 
-  it("jr2 follow and jr2 transcript print the name escaped, on one line; the one real pick is delivered once", async () => {
+  /** Starts an `approval` run and waits for it to settle; its runId. */
+  async function settledRun(): Promise<string> {
     const started = await http("/workflows/approval/runs", { method: "POST", body: "{}" });
     expect(started.status).toBe(201);
     const runId = started.body?.runId as string;
@@ -77,6 +94,11 @@ describe.skipIf(missing.length > 0)("a tool name with a newline cannot forge a l
       if (Date.now() > deadline) throw new Error(`run ${runId} did not settle`);
       await sleep(100);
     }
+    return runId;
+  }
+
+  it("jr2 follow and jr2 transcript print the name escaped, on one line; the one real pick is delivered once", async () => {
+    const runId = await settledRun();
     expect((await http(`/runs/${runId}`)).body).toMatchObject({ status: "done", outcome: "succeeded" });
 
     const escaped =
@@ -100,5 +122,17 @@ describe.skipIf(missing.length > 0)("a tool name with a newline cannot forge a l
     ).toBe(false);
     expect(transcript).not.toMatch(ACTS);
     expect(transcript.match(/^ {2}pick approve \{"summary":"ok"\}$/m)).not.toBeNull();
+  }, 120_000);
+
+  it("a 2 MB answer's transcript says where it was cut and how much was left out", async () => {
+    const runId = await settledRun();
+    const transcript = await run(["transcript", runId]);
+    expect(transcript).toContain("(cut when stored: text had 2000000 bytes, kept to 65536)");
+    expect(transcript).toContain(
+      "  [cut here when stored, after byte 65536 of 2000000: 1934464 bytes (1.8 MiB) left out]",
+    );
+    // The line comes right after the kept text.
+    expect(transcript).toMatch(/y{100}\n {2}\[cut here when stored/);
+    expect(transcript.match(/y/g)?.length ?? 0).toBeLessThan(70_000);
   }, 120_000);
 });
