@@ -11,6 +11,7 @@ export type Policy =
   | { kind: "obedient" }
   | { kind: "worker"; steps: number }
   | { kind: "disobedient" }
+  | { kind: "stubborn" }
   | { kind: "inventor" }
   | { kind: "silent"; answers: number }
   | { kind: "textcall"; answers: number }
@@ -83,6 +84,7 @@ export const POLICY_NAMES = [
   "obedient",
   "worker",
   "disobedient",
+  "stubborn",
   "inventor",
   "silent",
   "textcall",
@@ -141,6 +143,7 @@ function parsePolicy(kind: string, arg: string | undefined, name: string): Polic
   switch (kind) {
     case "obedient":
     case "disobedient":
+    case "stubborn":
     case "inventor":
     case "stringified":
     case "truncated":

@@ -124,6 +124,11 @@ export const ModelEntry = z.object({
     })
     .optional(),
   retry: RetryPolicy.optional(),
+  /**
+   * Refused picks outside the Allowed picks (and calls of invented tools) in one Submission
+   * before the Turn faults `runaway` / `refusal-loop` (issue 25 §11); default 8.
+   */
+  refusalBudget: z.number().int().min(1).max(256).optional(),
   /** How earlier reasoning is replayed: `drop` (default) or `echo` (ADR-0310, replay-policy.ts). */
   reasoningReplay: ReasoningReplay.optional(),
 });
