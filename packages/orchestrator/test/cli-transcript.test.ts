@@ -157,3 +157,16 @@ describe("tool-call feed lines", () => {
     expect(lines[1]).toMatchObject({ summary: '{ "path": "a" }', reason: "after the pick", agent: "coder" });
   });
 });
+
+describe("a tool call's arguments cut when stored (issue 25 §9)", () => {
+  it("say so right after the kept arguments", () => {
+    const [, answer] = transcript.entries;
+    const text = formatTranscript({
+      ...transcript,
+      entries: [{ ...answer!, capped: { "toolCalls.0.rawArguments": 3_000_000 } }],
+    });
+    expect(text).toContain(
+      '  → bash [working]\n    {"command":"ls"}\n    [cut here when stored, after byte 16 of 3000000: 2999984 bytes (2.9 MiB) left out]',
+    );
+  });
+});

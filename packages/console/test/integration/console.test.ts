@@ -224,7 +224,13 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
       await forged
         .locator("p bdi.inline")
         .first()
-        .evaluate((e) => getComputedStyle(e).unicodeBidi),
+        // In the browser; the tests' tsconfig has no DOM types.
+        .evaluate(
+          (e) =>
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { unicodeBidi: string } }
+            ).getComputedStyle(e).unicodeBidi,
+        ),
     ).toBe("isolate");
     // Laid out as text in one paragraph: no line of the page reads as a delivered pick.
     expect(await page.locator(".tool-call").count()).toBe(3);

@@ -121,9 +121,17 @@ function entryLines(record: TranscriptRecord): string[] {
       if (entry.text) lines.push(...block(entry.text, "  "), ...cutLines(record, "text", entry.text, "  "));
       for (const [i, call] of entry.toolCalls.entries()) {
         const why = call.reason ? `: ${inLine(call.reason)}` : "";
-        lines.push(`  → ${inLine(call.name)} [${call.disposition}${why}]`, ...block(call.rawArguments));
+        lines.push(
+          `  → ${inLine(call.name)} [${call.disposition}${why}]`,
+          ...block(call.rawArguments),
+          ...cutLines(record, `toolCalls.${i}.rawArguments`, call.rawArguments),
+        );
         if (call.replayedArguments !== undefined)
-          lines.push("    replayed as:", ...block(call.replayedArguments, "      "));
+          lines.push(
+            "    replayed as:",
+            ...block(call.replayedArguments, "      "),
+            ...cutLines(record, `toolCalls.${i}.replayedArguments`, call.replayedArguments, "      "),
+          );
       }
       if (entry.error) lines.push(`  error: ${inLine(entry.error)}`);
       return lines;
