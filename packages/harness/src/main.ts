@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readMetricsToken, startTracing, type Tracing } from "@jr2/telemetry";
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./presenters/bench-narrow.js";
-import { type ModelTable, parseModelTable } from "./provider/models.js";
+import { type ModelTable, modelTableWarnings, parseModelTable } from "./provider/models.js";
 import { decideSandbox, sandboxBanner, type WorkingSandbox } from "./tools/sandbox/working-sandbox.js";
 import { type HarnessEnvConfig, readHarnessEnv } from "./wire/config.js";
 import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
@@ -51,7 +51,8 @@ async function main(): Promise<void> {
     console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(2);
   }
-  for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
+  for (const warning of [...config.warnings, ...modelTableWarnings(models)])
+    console.warn(`jr2-harness: ${warning}`);
   let sandbox: WorkingSandbox;
   try {
     sandbox = await decideSandbox(env);

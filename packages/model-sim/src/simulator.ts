@@ -259,6 +259,7 @@ function endingFor(n: number, faults: Faults): StreamEnding {
     ["cut", faults.cut],
     ["drop", faults.drop],
     ["error", faults.errorEvent],
+    ["silence", faults.headSilence],
   ] as const) {
     if (count === undefined) continue;
     if (n <= passed + count) return ending;

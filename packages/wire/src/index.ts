@@ -28,6 +28,7 @@ export {
   UsageField,
 } from "./harness.js";
 export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
+export { escapeModelText } from "./model-text.js";
 export {
   ControlClient,
   ForkAnswer,

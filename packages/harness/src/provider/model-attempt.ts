@@ -8,10 +8,11 @@ import { type FetchProbe, newProbe, withFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import type { AttemptSeen, AttemptSkipped } from "./provider-retry.js";
 import type { ConversationKv } from "./scheduling/conversation-kv.js";
+import type { StreamProgress } from "./stream-timers.js";
 
 /**
  * One attempt of a model request (ADR-0401): an endpoint slot, pi-ai's stream read to its end
- * under the attempt's timeout, the tool calls' raw argument bytes kept by content index. It
+ * under the attempt's two stream timers (its body watcher reports progress to them), the tool calls' raw argument bytes kept by content index. It
  * never throws: a thrown stream reads as pi-ai's `error` end.
  * @see SPEC §5.6, §7.2; docs/adr/0401-provider-failures.md
  */
@@ -50,6 +51,7 @@ type LastEvent = Extract<AssistantMessageEvent, { type: "done" | "error" }>;
 export async function runAttempt(
   req: AttemptRequest,
   startTimeout: () => AbortSignal,
+  progress?: (kind: StreamProgress) => void,
 ): Promise<AttemptSeen<AttemptValue> | AttemptSkipped> {
   // KV scheduling first (the conversation's place in the working set), then the endpoint slot.
   const entered = await req.kv?.enter(req.context, req.pinned.maxTokens, req.signal);
@@ -61,6 +63,7 @@ export async function runAttempt(
     return { kind: "skipped" };
   }
   const probe = newProbe();
+  if (progress) probe.onProgress = progress;
   const raw = new Map<number, string>();
   let last: LastEvent | undefined;
   try {

@@ -26,7 +26,7 @@ export interface TurnDeps {
   /** The bounded boundary read (ms, §7.5). */
   boundaryReadMs: number;
   maxSteps: number;
-  /** Per model request (ms), unless the model entry's `retry.requestTimeoutMs` says otherwise. */
+  /** Time to first token (ms), unless the model entry's `retry.firstTokenTimeoutMs` (or older `requestTimeoutMs`) says otherwise. */
   requestTimeoutMs: number;
   /** The Harness's secret values: kept out of Working tools' environment and results (ADR-0158). */
   secrets: Redactor;

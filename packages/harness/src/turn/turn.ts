@@ -158,7 +158,18 @@ async function runPhase(
     // pi steers, so its hooks are the Turn's as they are; an engine without steer gets the fallback.
     hooks: hooksFor(
       seat,
-      turnHooks(slot, submissionId, { turnId: req.turnId, model: modelName }, run.state, deps, emit),
+      turnHooks(
+        slot,
+        submissionId,
+        {
+          turnId: req.turnId,
+          model: modelName,
+          ...(entry.refusalBudget ? { refusalBudget: entry.refusalBudget } : {}),
+        },
+        run.state,
+        deps,
+        emit,
+      ),
     ),
   });
   signal.removeEventListener("abort", onAbort);

@@ -27,6 +27,7 @@ import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
 import { harnessSecretValues } from "../tools/working-environment.js";
+import { escapedLogLine } from "./log-text.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
@@ -173,9 +174,10 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ),
     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     egress: createEgressProxies(opts.egressResolve),
-    log: (msg, fields) => app.log.info(fields ?? {}, msg),
-    warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
-    error: (msg, fields) => app.log.error(fields ?? {}, msg),
+    // Model-written text in a log line is escaped as the CLI prints it (issue 25 §7).
+    log: (msg, fields) => app.log.info(...escapedLogLine(msg, fields)),
+    warn: (msg, fields) => app.log.warn(...escapedLogLine(msg, fields)),
+    error: (msg, fields) => app.log.error(...escapedLogLine(msg, fields)),
     ttlMs: opts.conversationTtlMs ?? DEFAULT_CONVERSATION_TTL_MS,
     ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });

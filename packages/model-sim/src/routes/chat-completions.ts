@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { kvInput } from "../kv/kv-input.js";
 import type { Simulator } from "../simulator.js";
 import { answerFrames, completionBody, ERROR_EVENT } from "../sse.js";
+import { holdSilent, pacedFrames } from "../stream-pacing.js";
 
 /**
  * `POST /v1/chat/completions`: streamed (SSE) or not, per the body's `stream`.
@@ -31,23 +32,26 @@ export function chatCompletionsRoute(app: FastifyInstance, sim: Simulator): void
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
-      for await (const frame of answerFrames(
+      const silence = ending === "silence";
+      const frames = answerFrames(
         answer,
         meta,
         includeUsage ? wireUsage : null,
         msPerPiece,
-        ending,
-      )) {
+        silence ? "complete" : ending,
+      );
+      for await (const frame of pacedFrames(frames, { trickleMs: model.faults.trickle, silence })) {
         if (res.destroyed) return reply;
         // Each frame is flushed before the next: a `cut` then destroys a socket the client read from.
         await new Promise<void>((resolve) => res.write(frame, () => resolve()));
       }
-      if (ending === "cut") res.socket?.destroy();
+      if (silence) await holdSilent(res);
+      else if (ending === "cut") res.socket?.destroy();
       else res.end();
       return reply;
     }
     if (ending === "error") return reply.code(500).send(ERROR_EVENT);
-    if (ending === "drop" || ending === "cut") {
+    if (ending === "drop" || ending === "cut" || ending === "silence") {
       // Without streaming a cut-off answer is a connection closed with no response at all.
       reply.hijack();
       reply.raw.destroy();
