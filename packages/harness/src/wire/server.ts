@@ -21,6 +21,8 @@ import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
+import type { McpTimeouts } from "../tools/mcp/mcp-session.js";
+import { memorySnapshotStore, type McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
 import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
@@ -75,6 +77,13 @@ export interface HarnessOptions {
   sandbox?: WorkingSandbox;
   /** How the runs' egress proxies resolve a host (default: the system resolver); tests only. */
   egressResolve?: EgressResolver;
+  /**
+   * Where conversations' MCP snapshots are kept (issue 29); default in memory. The lead wires
+   * the durable store's `harness_records` (kind `mcp-snapshot`) here.
+   */
+  mcpSnapshots?: McpSnapshotStore;
+  /** Bounds of the MCP client (ms); tests lower them. */
+  mcpTimeouts?: Partial<McpTimeouts>;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
 }
@@ -156,6 +165,11 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ),
     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     egress: createEgressProxies(opts.egressResolve),
+    mcp: {
+      store: opts.mcpSnapshots ?? memorySnapshotStore(),
+      environment: opts.environment ?? process.env,
+      ...(opts.mcpTimeouts ? { timeouts: opts.mcpTimeouts } : {}),
+    },
     log: (msg, fields) => app.log.info(fields ?? {}, msg),
     warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
     error: (msg, fields) => app.log.error(fields ?? {}, msg),
@@ -184,7 +198,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   );
   // Open like /healthz unless JR2_METRICS_TOKEN is set; never behind the Harness's bearer (ADR-0420).
   app.register(metricsRoute, { metrics, token: opts.metricsToken });
-  app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
+  app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken, version: HARNESS_VERSION });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }
