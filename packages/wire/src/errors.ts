@@ -273,13 +273,12 @@ export const errorCodes = {
   },
   JR2_ERR_SETUP_AGENT_MCP_INVALID: {
     status: 500,
-    message:
-      "Agent MCP server `{server}` is invalid: {detail}",
+    message: "Agent MCP server `{server}` is invalid: {detail}",
   },
   JR2_ERR_SETUP_AGENT_MCP_LITERAL_SECRET: {
     status: 500,
     message:
-      "Agent MCP server `{server}` header `{header}` holds a literal value that looks like a secret ({reason}); name it instead as `{ secret: \"ENV_NAME\" }`, set in the Harness's environment",
+      'Agent MCP server `{server}` header `{header}` holds a literal value that looks like a secret ({reason}); name it instead as `{ secret: "ENV_NAME" }`, set in the Harness\'s environment',
   },
 } as const satisfies Record<string, ErrorCodeSpec>;
 

@@ -28,6 +28,20 @@ export {
   UsageField,
 } from "./harness.js";
 export {
+  isStdioServer,
+  literalSecretProblem,
+  MCP_SERVER_NAME_PATTERN,
+  MCP_TOOL_PREFIX,
+  McpHeaderValue,
+  McpHttpServer,
+  McpSecretRef,
+  McpServer,
+  McpServers,
+  McpStdioServer,
+  SECRET_NAME_PATTERN,
+} from "./mcp.js";
+export { McpSnapshotEntry } from "./mcp-snapshot.js";
+export {
   ControlClient,
   ForkAnswer,
   ForkRequest,
@@ -43,20 +57,6 @@ export {
   RunVersionSummary,
   VersionCause,
 } from "./operate.js";
-export {
-  isStdioServer,
-  literalSecretProblem,
-  MCP_SERVER_NAME_PATTERN,
-  MCP_TOOL_PREFIX,
-  McpHeaderValue,
-  McpHttpServer,
-  McpSecretRef,
-  McpServer,
-  McpServers,
-  McpStdioServer,
-  SECRET_NAME_PATTERN,
-} from "./mcp.js";
-export { McpSnapshotEntry } from "./mcp-snapshot.js";
 export type { TolerantPickAnswer } from "./picks.js";
 export { PickAnswer, PickIssue, PickRefusal, PickRequest, readPickAnswer } from "./picks.js";
 export type { RunFeedEntry } from "./run-feed.js";

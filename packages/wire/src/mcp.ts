@@ -65,7 +65,8 @@ export function isStdioServer(server: McpServer): server is McpStdioServer {
 }
 
 /** Header names whose value is a credential whatever it looks like. */
-const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$|token|secret|key|auth|pass/i;
+const SECRET_HEADERS =
+  /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$|token|secret|key|auth|pass/i;
 
 /**
  * What makes literal header `value` of `header` look like a secret, or `undefined` (issue 29:
@@ -81,6 +82,7 @@ export function literalSecretProblem(header: string, value: string): string | un
   if (/^(sk-|ghp_|gho_|github_pat_|xox[abpr]-|AKIA|glpat-)/.test(value))
     return `its value has a well-known key prefix`;
   for (const run of value.match(/[A-Za-z0-9_\-+/=]{20,}/g) ?? [])
-    if (/[0-9]/.test(run) && /[A-Za-z]/.test(run)) return `its value holds a key-like run of ${run.length} characters`;
+    if (/[0-9]/.test(run) && /[A-Za-z]/.test(run))
+      return `its value holds a key-like run of ${run.length} characters`;
   return undefined;
 }

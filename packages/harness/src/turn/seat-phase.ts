@@ -2,18 +2,24 @@ import type { SubmissionRequest, Tool } from "@jr2/wire";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { createSeat, type Seat } from "../engine/pi/engine-pi.js";
 import { systemPrompt, turnPart, userMessageText } from "../presenters/briefing.js";
+import {
+  mcpCallFailedReceipt,
+  mcpResultCutNote,
+  mcpServerDownReceipt,
+  mcpToolGoneReceipt,
+} from "../presenters/menu.js";
 import { modelEntry } from "../provider/models.js";
+import { headerSecretValues } from "../tools/mcp/header-secrets.js";
+import { type McpSession, openMcpSession } from "../tools/mcp/mcp-session.js";
+import { type McpTexts, mcpAgentTools } from "../tools/mcp/mcp-tools.js";
+import { memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
 import type { WorkingNetwork } from "../tools/sandbox/sandboxed-tools.js";
 import { sandboxRefusal } from "../tools/sandbox/working-sandbox.js";
+import { withSecretValues } from "../tools/secret-redaction.js";
 import { createWorkingDirectory } from "../tools/working-directory.js";
 import { createWorkingTools } from "../tools/working-tools.js";
-import { mcpAgentTools } from "../tools/mcp/mcp-tools.js";
-import { type McpSession, openMcpSession } from "../tools/mcp/mcp-session.js";
-import { headerSecretValues } from "../tools/mcp/header-secrets.js";
-import { memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
-import { withSecretValues } from "../tools/secret-redaction.js";
-import { logAt } from "./turn-deps.js";
 import type { SeatSlot, TurnDeps } from "./turn-deps.js";
+import { logAt } from "./turn-deps.js";
 
 /** The seat of a conversation, or why it could not be built. */
 export type SeatPhase =
@@ -73,6 +79,14 @@ export async function seatPhase(
   return { kind: "seated", seat: slot.seat, ...(slot.mcp ? { mcp: slot.mcp, mcpNew: true } : {}) };
 }
 
+/** The MCP receipts, all from menu.ts. */
+const MCP_TEXTS: McpTexts = {
+  gone: mcpToolGoneReceipt,
+  down: mcpServerDownReceipt,
+  failed: mcpCallFailedReceipt,
+  cut: mcpResultCutNote,
+};
+
 /** A fallback store when the Harness was built without one (a library user, unit tests). */
 const fallbackStore = memorySnapshotStore();
 
@@ -120,12 +134,17 @@ async function mcpPhase(
     };
   }
   for (const d of session.down)
-    logAt(deps, "warn", "MCP server unavailable", { iid: slot.iid, server: d.server, reason: secrets.redact(d.reason) });
+    logAt(deps, "warn", "MCP server unavailable", {
+      iid: slot.iid,
+      server: d.server,
+      reason: secrets.redact(d.reason),
+    });
   for (const c of session.collisions)
     logAt(deps, "warn", "MCP tools collide after canonicalization; both left out", { iid: slot.iid, ...c });
   slot.mcp = session;
-  const warn = (msg: string, fields: Record<string, unknown>) => logAt(deps, "warn", msg, { iid: slot.iid, ...fields });
-  return { kind: "ok", tools: mcpAgentTools(session, secrets, warn) };
+  const warn = (msg: string, fields: Record<string, unknown>) =>
+    logAt(deps, "warn", msg, { iid: slot.iid, ...fields });
+  return { kind: "ok", tools: mcpAgentTools(session, secrets, warn, MCP_TEXTS) };
 }
 
 /** The run's network: its egress proxy for a host list, `host` as asked, else none. */

@@ -3,10 +3,10 @@ import type { Seat } from "../engine/pi/engine-pi.js";
 import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import type { EndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
-import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
-import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { McpSession, McpTimeouts } from "../tools/mcp/mcp-session.js";
 import type { McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
+import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
+import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { Redactor } from "../tools/secret-redaction.js";
 
 /**
@@ -41,7 +41,11 @@ export interface TurnDeps {
    * headers are resolved from (the Harness's own; main.ts passes process.env) and the bounds.
    * Absent: an in-memory store and an empty environment.
    */
-  mcp?: { store: McpSnapshotStore; environment: Readonly<Record<string, string | undefined>>; timeouts?: Partial<McpTimeouts> };
+  mcp?: {
+    store: McpSnapshotStore;
+    environment: Readonly<Record<string, string | undefined>>;
+    timeouts?: Partial<McpTimeouts>;
+  };
   log: (msg: string, fields?: Record<string, unknown>) => void;
   /**
    * Model-side trouble (provider errors, retries, invented tools, not-run calls, text calls) at

@@ -22,7 +22,7 @@ import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
 import type { McpTimeouts } from "../tools/mcp/mcp-session.js";
-import { memorySnapshotStore, type McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
+import { type McpSnapshotStore, memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
 import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
@@ -198,7 +198,12 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   );
   // Open like /healthz unless JR2_METRICS_TOKEN is set; never behind the Harness's bearer (ADR-0420).
   app.register(metricsRoute, { metrics, token: opts.metricsToken });
-  app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken, version: HARNESS_VERSION });
+  app.register(conversationRoutes, {
+    conversations,
+    models: opts.models,
+    token: opts.harnessToken,
+    version: HARNESS_VERSION,
+  });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }

@@ -44,10 +44,14 @@ const definition = (extra: Record<string, unknown> = {}) => ({
   },
 });
 const harness = () =>
-  harnessFor(model, orch, { environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH } });
+  harnessFor(model, orch, {
+    environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+  });
 const toolsOf = () => model.bodies.map((b) => JSON.stringify((JSON.parse(b) as { tools: unknown }).tools));
 const toolNames = (i = 0) =>
-  (JSON.parse(model.bodies[i]!) as { tools: Array<{ function: { name: string } }> }).tools.map((t) => t.function.name);
+  (JSON.parse(model.bodies[i]!) as { tools: Array<{ function: { name: string } }> }).tools.map(
+    (t) => t.function.name,
+  );
 const toolResults = (i: number) =>
   (JSON.parse(model.bodies[i]!) as { messages: Array<{ role: string; content: unknown }> }).messages
     .filter((m) => m.role === "tool")
@@ -56,7 +60,8 @@ const toolResults = (i: number) =>
 describe("MCP tools on an Agent", () => {
   it("the tools block is Working + MCP snapshot (sorted, canonical names) + Menu, byte-identical across reorder, reconnect and a vanished tool; results redacted; the snapshot reaches the transcript", async () => {
     const h = harness();
-    orch.answer = () => answer({ allowed: ["approve", "request_changes", "finish"], turnComplete: false, moved: true });
+    orch.answer = () =>
+      answer({ allowed: ["approve", "request_changes", "finish"], turnComplete: false, moved: true });
     model.script([
       { toolCalls: [call("mcp__everything__echo", { message: "hello from the model" })] },
       { toolCalls: [call("mcp__glossary__lookup", { word: "Turn" })] },
@@ -78,7 +83,8 @@ describe("MCP tools on an Agent", () => {
     expect(toolResults(3).at(-1)).toContain("[redacted]");
     expect(glossary.authorizations).toContain(`Bearer ${SECRET}`);
     const snapshot = first.events.find(
-      (e): e is Extract<StreamEvent, { type: "transcript" }> => e.type === "transcript" && e.entry.kind === "mcp-snapshot",
+      (e): e is Extract<StreamEvent, { type: "transcript" }> =>
+        e.type === "transcript" && e.entry.kind === "mcp-snapshot",
     );
     expect(snapshot?.entry).toMatchObject({ kind: "mcp-snapshot", reused: false, down: [] });
 
@@ -130,7 +136,9 @@ describe("MCP tools on an Agent", () => {
     orch.answer = () => answer({ allowed: [], turnComplete: true });
     model.script([{ toolCalls: [call("approve", { summary: "ok" })] }]);
     const ok = await h.run("r1/coder/b1", {
-      definition: definition({ fetcher: { command: "npx", args: ["-y", "@modelcontextprotocol/server-fetch"] } }),
+      definition: definition({
+        fetcher: { command: "npx", args: ["-y", "@modelcontextprotocol/server-fetch"] },
+      }),
     });
     expect(ok.settlement.outcome).toBe("completed");
     const snap = ok.events.find((e) => e.type === "transcript" && e.entry.kind === "mcp-snapshot");

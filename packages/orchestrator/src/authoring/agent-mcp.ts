@@ -1,4 +1,11 @@
-import { isStdioServer, Jr2Error, literalSecretProblem, MCP_SERVER_NAME_PATTERN, McpServer, type McpServers } from "@jr2/wire";
+import {
+  isStdioServer,
+  Jr2Error,
+  literalSecretProblem,
+  MCP_SERVER_NAME_PATTERN,
+  McpServer,
+  type McpServers,
+} from "@jr2/wire";
 
 /**
  * An Agent's `mcp` block checked at load (issue 29, ADR-0230): each key a server name
@@ -45,7 +52,8 @@ export function checkAgentMcp(raw: unknown): McpServers | undefined {
       for (const [header, v] of Object.entries(server.headers ?? {})) {
         if (typeof v !== "string") continue;
         const reason = literalSecretProblem(header, v);
-        if (reason) throw new Jr2Error("JR2_ERR_SETUP_AGENT_MCP_LITERAL_SECRET", { server: name, header, reason });
+        if (reason)
+          throw new Jr2Error("JR2_ERR_SETUP_AGENT_MCP_LITERAL_SECRET", { server: name, header, reason });
       }
     out[name] = server;
   }

@@ -104,9 +104,13 @@ function entryLines(record: TranscriptRecord): string[] {
       // MCP tool names come from servers (model-facing, untrusted): printed through the same
       // escaping as every model-written string (issue 29 rules).
       const reused = entry.reused ? " (reused from the Harness's store)" : "";
-      const lines = [`[${at}] MCP tools frozen for this conversation · sha256 ${entry.hash.slice(0, 16)}…${reused}`];
-      for (const t of entry.tools) lines.push(`  ${stripControls(t.name)}  (${stripControls(`${t.server}/${t.tool}`)})`);
-      for (const d of entry.down) lines.push(`  down: ${stripControls(d.server)}: ${stripControls(d.reason)}`);
+      const lines = [
+        `[${at}] MCP tools frozen for this conversation · sha256 ${entry.hash.slice(0, 16)}…${reused}`,
+      ];
+      for (const t of entry.tools)
+        lines.push(`  ${stripControls(t.name)}  (${stripControls(`${t.server}/${t.tool}`)})`);
+      for (const d of entry.down)
+        lines.push(`  down: ${stripControls(d.server)}: ${stripControls(d.reason)}`);
       return lines;
     }
   }

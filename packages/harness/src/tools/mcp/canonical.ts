@@ -66,9 +66,9 @@ export function canonicalTools(server: string, listed: readonly ListedTool[]): C
     server,
     tool: t.name,
     description: t.description ?? "",
-    inputSchema: (stableKeys(
+    inputSchema: stableKeys(
       typeof t.inputSchema === "object" && t.inputSchema !== null ? t.inputSchema : { type: "object" },
-    ) as Record<string, unknown>),
+    ) as Record<string, unknown>,
   }));
 }
 
@@ -83,7 +83,10 @@ export interface NameCollision {
  * The snapshot of every server's canonical tools: sorted by name (code-point order), tools
  * whose canonical names collide left out (both: neither is the "right" one) and reported.
  */
-export function snapshotOf(tools: readonly CanonicalTool[]): { snapshot: McpSnapshot; collisions: NameCollision[] } {
+export function snapshotOf(tools: readonly CanonicalTool[]): {
+  snapshot: McpSnapshot;
+  collisions: NameCollision[];
+} {
   const byName = new Map<string, CanonicalTool[]>();
   for (const t of tools) byName.set(t.name, [...(byName.get(t.name) ?? []), t]);
   const collisions: NameCollision[] = [];

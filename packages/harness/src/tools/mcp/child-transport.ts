@@ -45,7 +45,9 @@ export class ChildProcessTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child.stdin;
     if (!stdin || this.closed) throw new Error("the MCP server process is gone");
-    await new Promise<void>((ok) => (stdin.write(serializeMessage(message)) ? ok() : stdin.once("drain", ok)));
+    await new Promise<void>((ok) =>
+      stdin.write(serializeMessage(message)) ? ok() : stdin.once("drain", ok),
+    );
   }
 
   async close(): Promise<void> {

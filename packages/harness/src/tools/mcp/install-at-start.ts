@@ -13,7 +13,10 @@ const INSTALLERS: ReadonlyArray<{ test: (argv: readonly string[]) => boolean; fo
   { test: (a) => base(a[0]) === "npm" && (a[1] === "exec" || a[1] === "x"), form: "npm exec" },
   { test: (a) => base(a[0]) === "pipx" && a[1] === "run", form: "pipx run" },
   { test: (a) => base(a[0]) === "uv" && a[1] === "tool" && a[2] === "run", form: "uv tool run" },
-  { test: (a) => base(a[0]) === "deno" && a.some((x) => /^(npm|jsr|https?):/.test(x)), form: "deno npm:/jsr:/URL" },
+  {
+    test: (a) => base(a[0]) === "deno" && a.some((x) => /^(npm|jsr|https?):/.test(x)),
+    form: "deno npm:/jsr:/URL",
+  },
 ];
 
 function base(cmd: string | undefined): string {

@@ -86,7 +86,9 @@ export async function connectMcp(
       );
       const parts = Array.isArray(result.content) ? result.content : [];
       const text = parts
-        .map((p: { type: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : `[${p.type} content]`))
+        .map((p: { type: string; text?: string }) =>
+          p.type === "text" ? (p.text ?? "") : `[${p.type} content]`,
+        )
         .join("\n");
       return { text, isError: result.isError === true };
     },
@@ -94,7 +96,10 @@ export async function connectMcp(
   };
 }
 
-async function stdioTransport(spec: { command: string; args?: string[] }, ctx: McpConnectContext): Promise<Transport> {
+async function stdioTransport(
+  spec: { command: string; args?: string[] },
+  ctx: McpConnectContext,
+): Promise<Transport> {
   const args = spec.args ?? [];
   const refused = installAtStartProblem(spec.command, args);
   if (refused) throw new McpStartRefused(refused);
@@ -143,7 +148,10 @@ function installedPaths(argv: readonly string[]): string[] {
   return [...out];
 }
 
-function httpTransport(spec: { url: string; headers?: Record<string, unknown> }, ctx: McpConnectContext): Transport {
+function httpTransport(
+  spec: { url: string; headers?: Record<string, unknown> },
+  ctx: McpConnectContext,
+): Transport {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(spec.headers ?? {})) {
     if (typeof value === "string") headers[name] = value;
@@ -151,7 +159,9 @@ function httpTransport(spec: { url: string; headers?: Record<string, unknown> },
       const ref = (value as { secret: string }).secret;
       const resolved = ctx.environment[ref];
       if (resolved === undefined || resolved === "")
-        throw new McpStartRefused(`header \`${name}\` names secret \`${ref}\`, which the Harness's environment does not set`);
+        throw new McpStartRefused(
+          `header \`${name}\` names secret \`${ref}\`, which the Harness's environment does not set`,
+        );
       headers[name] = resolved;
     }
   }

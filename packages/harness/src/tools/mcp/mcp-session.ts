@@ -2,8 +2,14 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServers } from "@jr2/wire";
-import { type CanonicalTool, canonicalTools, type McpSnapshot, type NameCollision, snapshotOf } from "./canonical.js";
-import { type McpConnectContext, type McpConnection, connectMcp } from "./mcp-connection.js";
+import {
+  type CanonicalTool,
+  canonicalTools,
+  type McpSnapshot,
+  type NameCollision,
+  snapshotOf,
+} from "./canonical.js";
+import { connectMcp, type McpConnectContext, type McpConnection } from "./mcp-connection.js";
 import type { McpSnapshotStore } from "./snapshot-store.js";
 
 /** Bounds of the MCP client (ms), from the Harness's config; tests lower them. */
@@ -163,5 +169,7 @@ function reasonOf(err: unknown): string {
 /** Transport-level failures (worth one reconnect), as opposed to a tool's own error. */
 function isDropped(err: unknown): boolean {
   const m = reasonOf(err);
-  return /closed|ECONNRESET|ECONNREFUSED|fetch failed|socket|Session not found|404|terminated|not connected/i.test(m);
+  return /closed|ECONNRESET|ECONNREFUSED|fetch failed|socket|Session not found|404|terminated|not connected/i.test(
+    m,
+  );
 }
