@@ -5,9 +5,14 @@
  * every time, drops its sessions on demand and stops offering a tool on demand). The model side
  * is the scripted fake OpenAI server, which records every request body byte for byte.
  */
+import { chmodSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SANDBOX_HOME } from "@jr2/sandbox";
 import type { StreamEvent } from "@jr2/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { decideSandbox } from "../../src/tools/sandbox/working-sandbox.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fixtures/fake-openai.js";
 import { answer, type FakeOrchestrator, startFakeOrchestrator } from "../fixtures/fake-orchestrator.js";
 import { harnessFor } from "../fixtures/harness.js";
@@ -151,6 +156,34 @@ describe("MCP tools on an Agent", () => {
       outcome: "failed",
       error: { type: "mcp", cause: "mcp-unavailable", message: expect.stringContaining("`gone`") },
     });
+    await h.app.close();
+  }, 60_000);
+
+  it("a stdio server runs in the run's sandbox (spawnService): the sandbox's HOME, the Harness's secrets scrubbed from its environment", async () => {
+    const sandbox = await decideSandbox({});
+    if (sandbox.mode !== "on") throw new Error(`bwrap is needed here: ${JSON.stringify(sandbox)}`);
+    const cwd = mkdtempSync(join(tmpdir(), "jr2-mcp-sandbox-"));
+    chmodSync(cwd, 0o755); // the sandbox's user enters the Worktree
+    const h = harnessFor(model, orch, {
+      sandbox,
+      environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+    });
+    orch.answer = () => answer({ allowed: [], turnComplete: true });
+    model.script([
+      { toolCalls: [call("mcp__everything__get-env")] },
+      { toolCalls: [call("approve", { summary: "ok" })] },
+    ]);
+    const { settlement, events } = await h.run("r1/coder/s1", {
+      cwd,
+      definition: { ...definition(), workspace: "read", mcp: { everything: definition().mcp.everything } },
+    });
+    expect(settlement.outcome).toBe("completed");
+    const snap = events.find((e) => e.type === "transcript" && e.entry.kind === "mcp-snapshot");
+    expect(JSON.stringify(snap)).toContain('"down":[]');
+    const env = toolResults(1).at(-1) ?? "";
+    expect(env).toContain(`"HOME": "${SANDBOX_HOME}"`);
+    expect(env).not.toContain("GLOSSARY_MCP_TOKEN");
+    expect(env).not.toContain(SECRET);
     await h.app.close();
   }, 60_000);
 

@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServers } from "@jr2/wire";
@@ -76,7 +76,7 @@ export interface OpenMcpOptions {
  */
 export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> {
   const t = { ...DEFAULT_MCP_TIMEOUTS, ...opts.timeouts };
-  const root = opts.cwd ?? (await mkdtemp(join(tmpdir(), "jr2-mcp-")));
+  const root = opts.cwd ?? (await emptyRoot());
   const access = opts.access === "write" ? "write" : "read";
   let changes = 0;
   const connections = new Map<string, McpConnection>();
@@ -160,6 +160,13 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
       connections.clear();
     },
   };
+}
+
+/** An empty directory the sandbox's user may enter: a `none` Agent's server binds no Worktree. */
+async function emptyRoot(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "jr2-mcp-"));
+  await chmod(dir, 0o755);
+  return dir;
 }
 
 function reasonOf(err: unknown): string {
