@@ -139,6 +139,17 @@ async function mcpPhase(
       server: d.server,
       reason: secrets.redact(d.reason),
     });
+  if (session.drifted)
+    logAt(
+      deps,
+      "warn",
+      "MCP servers list other tools than the conversation's stored snapshot; it keeps the snapshot",
+      {
+        iid: slot.iid,
+        stored: session.snapshot.hash,
+        listed: session.drifted,
+      },
+    );
   for (const c of session.collisions)
     logAt(deps, "warn", "MCP tools collide after canonicalization; both left out", { iid: slot.iid, ...c });
   slot.mcp = session;

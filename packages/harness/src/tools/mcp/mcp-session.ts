@@ -44,6 +44,12 @@ export interface McpSession {
   readonly collisions: readonly NameCollision[];
   /** Calls `tool` of its server; reconnects once on a dropped connection. */
   call(tool: CanonicalTool, args: unknown, signal?: AbortSignal): Promise<McpCallOutcome>;
+  /**
+   * A rebuild's stored snapshot differs from what the servers list now (issue 29 item 2: "its
+   * list compared with the stored snapshot"): the hash listed now, else `undefined`. The
+   * conversation keeps its stored snapshot; a vanished tool answers with its receipt.
+   */
+  readonly drifted: string | undefined;
   /** How many `list_changed` notifications reached the Harness (the bench reads it). */
   listChanged(): number;
   close(): Promise<void>;
@@ -131,6 +137,8 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
     reused: stored !== undefined,
     down,
     collisions: stored ? [] : fresh.collisions,
+    drifted:
+      stored && down.length === 0 && stored.hash !== fresh.snapshot.hash ? fresh.snapshot.hash : undefined,
     listChanged: () => changes,
     call: async (tool, args, signal) => {
       let conn = connections.get(tool.server);
