@@ -119,6 +119,11 @@ async function mcpPhase(
       onTrouble: (message) => deps.log("MCP server said", { iid: slot.iid, message: message.slice(0, 500) }),
     },
     store: deps.mcp?.store ?? fallbackStore,
+    onListChanged: (server) =>
+      deps.log("MCP server announced tools/list_changed; the conversation keeps its snapshot", {
+        iid: slot.iid,
+        server,
+      }),
     ...(deps.mcp?.timeouts ? { timeouts: deps.mcp.timeouts } : {}),
   });
   const required = session.down.filter((d) => d.required);

@@ -35,6 +35,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     column: /run_versions B\/run\s+transcript B\/run/,
   },
   "bench:sandbox": { env: { BENCH_N: "5" }, column: /p50_ms/ },
+  "bench:mcp": {
+    env: { BENCH_TURNS: "2", BENCH_MCP_TURN_GAP_MS: "100", BENCH_PROMPT_CHARS: "400" },
+    column: /distinct tools blocks\s+requests with the 1st request's tools/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {

@@ -71,6 +71,8 @@ export interface OpenMcpOptions {
   context: Omit<McpConnectContext, "root" | "access" | "onListChanged">;
   store: McpSnapshotStore;
   timeouts?: Partial<McpTimeouts>;
+  /** A server announced `tools/list_changed` (logged; the snapshot stays). */
+  onListChanged?: (server: string) => void;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
         access,
         onListChanged: () => {
           changes++;
+          opts.onListChanged?.(server);
           // Only the live names change: the snapshot is frozen (new conversations list again).
           relist(server, conn).catch(() => undefined);
         },
