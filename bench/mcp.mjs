@@ -158,7 +158,9 @@ async function main() {
     await startReorderingServer("tracker", TRACKER_TOOLS),
   ];
   started.push(...own.map((s) => ({ stop: s.close })));
-  const dropper = setInterval(() => own.forEach((s) => s.drop()), DROP_MS);
+  const dropper = setInterval(() => {
+    for (const s of own) s.drop();
+  }, DROP_MS);
   try {
     // jr2: the real Harness (built dist) and its own model-sim.
     const orch = await startFakeOrchestrator();
