@@ -17,6 +17,11 @@ export function stripControls(text: string): string {
   return text.replace(CONTROL, "");
 }
 
+/** A server-given name on one line: controls stripped, a newline shown as `\n` (issue 29). */
+function oneLine(text: string): string {
+  return stripControls(text).replace(/\r?\n/g, "\\n");
+}
+
 /** The tools block's names, or its text when it is not a JSON array of function tools. */
 function toolNames(toolsJson: string): string {
   try {
@@ -102,15 +107,14 @@ function entryLines(record: TranscriptRecord): string[] {
     }
     case "mcp-snapshot": {
       // MCP tool names come from servers (model-facing, untrusted): printed through the same
-      // escaping as every model-written string (issue 29 rules).
+      // escaping as every model-written string (issue 29 rules), each on one line. When i25's
+      // escaping function lands, oneLine should become it.
       const reused = entry.reused ? " (reused from the Harness's store)" : "";
       const lines = [
         `[${at}] MCP tools frozen for this conversation · sha256 ${entry.hash.slice(0, 16)}…${reused}`,
       ];
-      for (const t of entry.tools)
-        lines.push(`  ${stripControls(t.name)}  (${stripControls(`${t.server}/${t.tool}`)})`);
-      for (const d of entry.down)
-        lines.push(`  down: ${stripControls(d.server)}: ${stripControls(d.reason)}`);
+      for (const t of entry.tools) lines.push(`  ${oneLine(t.name)}  (${oneLine(`${t.server}/${t.tool}`)})`);
+      for (const d of entry.down) lines.push(`  down: ${oneLine(d.server)}: ${oneLine(d.reason)}`);
       return lines;
     }
   }
