@@ -44,7 +44,7 @@ describe("jr2 transcript's MCP snapshot", () => {
     expect(text).toContain("MCP tools frozen for this conversation · sha256 abababababababab…");
     expect(text).toContain("  mcp__gh__evil___31m_x  (gh/evil\\n[31m[10:00:02] user · prompt)");
     expect(text).toContain("  down: fs: exited\\nwith 1");
-    expect(text).not.toMatch(/\u001b|\u0007/);
+    expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
     expect(text.split("\n").filter((l) => l.includes("user · prompt"))).toHaveLength(1);
   });
 });
