@@ -8,6 +8,7 @@
 import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { SANDBOX_HOME } from "@jr2/sandbox";
 import type { StreamEvent } from "@jr2/wire";
@@ -48,10 +49,21 @@ const definition = (extra: Record<string, unknown> = {}) => ({
     ...extra,
   },
 });
-const harness = () =>
-  harnessFor(model, orch, {
-    environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+/** The Harness's log lines (pino JSON), for the warn lines and the secret check. */
+let logLines: string[] = [];
+const harness = () => {
+  logLines = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logLines.push(String(chunk));
+      done();
+    },
   });
+  return harnessFor(model, orch, {
+    environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+    logger: { level: "info", stream: sink } as never,
+  });
+};
 const toolsOf = () => model.bodies.map((b) => JSON.stringify((JSON.parse(b) as { tools: unknown }).tools));
 const toolNames = (i = 0) =>
   (JSON.parse(model.bodies[i]!) as { tools: Array<{ function: { name: string } }> }).tools.map(
@@ -114,8 +126,14 @@ describe("MCP tools on an Agent", () => {
     expect(glossary.calls).not.toContain("count.words");
     // Every request of the conversation carried the same tools bytes.
     expect(new Set(toolsOf()).size).toBe(1);
-    // The secret is nowhere the Orchestrator or the model could see it.
-    const everything = JSON.stringify([...first.events, ...second.events]) + model.bodies.join("");
+    // server-everything's list_changed (it registers client-dependent tools after initialize)
+    // reached the Harness, and changed nothing above; the vanished tool got one warn line.
+    expect(logLines.join("")).toContain("MCP server announced tools/list_changed");
+    expect(logLines.filter((l) => l.includes("MCP tool no longer offered by its server"))).toHaveLength(1);
+    expect(logLines.find((l) => l.includes("no longer offered"))).toContain('"server":"glossary"');
+    // The secret is nowhere the Orchestrator, the model or the log could see it.
+    const everything =
+      JSON.stringify([...first.events, ...second.events]) + model.bodies.join("") + logLines.join("");
     expect(everything).not.toContain(SECRET);
     await h.app.close();
   }, 60_000);
