@@ -106,6 +106,32 @@ const olderHarnessRefusal = (version: string) => {
   };
 };
 
+describe("a required MCP server down at conversation start (issue 29 item 4)", () => {
+  it("the Harness's `mcp-unavailable` settlement faults the Turn infra / mcp-unavailable, the server named", async () => {
+    const message =
+      "required MCP server `gh` (connect ECONNREFUSED 127.0.0.1:9) is down as the conversation starts";
+    const fake = await startFakeHarness({
+      script: () => ({
+        kind: "events",
+        events: [
+          {
+            type: "submission-settled",
+            outcome: "failed",
+            error: { type: "mcp", cause: "mcp-unavailable", message },
+          },
+        ],
+      }),
+    });
+    const host = hostOn(fake, machine);
+    const { runId } = await host.startRun("w", {});
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+    const [fault] = await feedOf(host, runId, "fault");
+    expect(fault).toMatchObject({ reason: "infra", cause: "mcp-unavailable", detail: message });
+    await host.close();
+    await fake.close();
+  });
+});
+
 describe("definition skew (issue 29 rules)", () => {
   it("the definition carries `mcp` with secrets by name; an older Harness's coded 400 faults the Turn bad-request naming its version and the key", async () => {
     const fake = await startFakeHarness({
