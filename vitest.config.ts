@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 // Unit tests run in parallel; integration and conformance files run one at a time
 // (2 cores, real processes and ports) — SPEC §11.
 const shared = { resolve: { conditions: ["source"] }, ssr: { resolve: { conditions: ["source"] } } };
+// A dependency that ships TypeScript under the `source` condition (eventsource-parser, pulled in
+// by the MCP SDK, issue 29) is transformed by vite instead of loaded by Node as `.ts`.
+const server = { deps: { inline: [/eventsource-parser/, /@modelcontextprotocol\/sdk/, /eventsource\//] } };
 
 export default defineConfig({
   test: {
@@ -11,6 +14,7 @@ export default defineConfig({
         ...shared,
         test: {
           name: "unit",
+          server,
           include: ["packages/*/test/**/*.test.ts"],
           exclude: [
             "packages/*/test/integration/**",
@@ -26,6 +30,7 @@ export default defineConfig({
         ...shared,
         test: {
           name: "integration",
+          server,
           include: [
             "packages/*/test/integration/**/*.test.ts",
             "packages/harness/test/sandbox-escapes/**/*.test.ts",
@@ -40,6 +45,7 @@ export default defineConfig({
         ...shared,
         test: {
           name: "conformance",
+          server,
           // The tier's pure assertions (test/unit) run with the unit tests.
           include: ["packages/conformance/test/*.test.ts"],
           fileParallelism: false,

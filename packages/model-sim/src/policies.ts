@@ -55,10 +55,20 @@ function workArguments(view: ConversationView, name: string): Record<string, unk
   return { ...base, ...Object.fromEntries(hints) };
 }
 
-/** `worker:N`: N Working-tool calls after the newest user message, then obedient. */
+/** A tool `worker` calls: a reading Working tool, or an MCP tool (`mcp__<server>__<tool>`, issue 29). */
+function isWork(name: string): boolean {
+  return name in WORK_ARGS || name.startsWith("mcp__");
+}
+
+/**
+ * `worker:N`: N calls of reading Working tools and MCP tools (in tools-block order, round robin)
+ * after the newest user message, then obedient.
+ */
 function worker(view: ConversationView, steps: number): Plan {
-  const working = view.toolNames.filter((name) => name in WORK_ARGS);
-  const since = view.callsSinceUser.filter((past) => WORKING_TOOLS.has(past.name)).length;
+  const working = view.toolNames.filter(isWork);
+  const since = view.callsSinceUser.filter(
+    (past) => WORKING_TOOLS.has(past.name) || isWork(past.name),
+  ).length;
   if (view.spent || working.length === 0 || since >= steps) return obedient(view);
   const name = working[since % working.length]!;
   return { kind: "call", name, arguments: workArguments(view, name), form: "tool_call" };

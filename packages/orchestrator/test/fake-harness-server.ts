@@ -29,7 +29,9 @@ export type AdmissionBehaviour =
   | { kind: "events"; events: readonly ScriptedEvent[] }
   | { kind: "die" }
   | { kind: "cut"; events: readonly ScriptedEvent[] }
-  | { kind: "drop" };
+  | { kind: "drop" }
+  /** Answers the admission with this HTTP status and JSON body (a refusal, issue 29 skew). */
+  | { kind: "refuse"; status: number; body: unknown };
 
 export interface AdmissionSeen {
   iid: string;
@@ -98,6 +100,10 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
     }
     if (behaviour.kind === "drop") {
       req.socket.destroy();
+      return;
+    }
+    if (behaviour.kind === "refuse") {
+      json(res, behaviour.status, behaviour.body);
       return;
     }
     if (body.kept && !streams.has(iid)) {

@@ -49,7 +49,8 @@ export function sandboxEnvironment(spec: SandboxProcessSpec): Record<string, str
 }
 
 /**
- * Spawns `argv` (after `prefix`, e.g. prlimit) in the run's sandbox. stdin is closed; stdout
+ * Spawns `argv` (after `prefix`, e.g. prlimit) in the run's sandbox. stdin is closed unless
+ * `spec.stdin` is `"pipe"`; stdout
  * and stderr are pipes. Killing the returned bwrap process kills every process of the sandbox.
  * @throws JR2_ERR_SANDBOX_PATH_REFUSED when `cwd` is outside `root`.
  */
@@ -75,7 +76,7 @@ export function spawnSandboxed(spec: SandboxProcessSpec, prefix: readonly string
   const self = { uid: process.getuid?.(), gid: process.getgid?.() };
   return spawn(bwrapBinary(), [...args, "--", ...forwarder, ...prefix, ...spec.argv], {
     env: sandboxEnvironment(spec),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [spec.stdin ?? "ignore", "pipe", "pipe"],
     ...(self.uid !== user.uid || self.gid !== user.gid ? { uid: user.uid, gid: user.gid } : {}),
   });
 }

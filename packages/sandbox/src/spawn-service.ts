@@ -27,7 +27,7 @@ export interface SandboxedService {
 /**
  * Starts `spec.argv` in the run's sandbox until stopped. `spec.network` is ignored: `egress`
  * decides (a list starts a proxy of its own, closed with the service).
- * stdin is closed for now (a stdio MCP transport will need it: a later option).
+ * stdin is closed unless `spec.stdin` is `"pipe"` (a stdio MCP server, issue 29).
  */
 export async function spawnService(
   spec: Omit<SandboxProcessSpec, "network">,

@@ -47,6 +47,8 @@ export interface SandboxProcessSpec extends SandboxMounts {
   network?: SandboxNetwork;
   /** Default {@link sandboxUser}(). */
   user?: SandboxUser;
+  /** `"pipe"` gives the process a stdin pipe (a stdio MCP server, issue 29); default closed. */
+  stdin?: "ignore" | "pipe";
 }
 
 /** The limits of one tool process; each hit ends the process and is named in the result. */

@@ -265,6 +265,21 @@ export const errorCodes = {
   JR2_ERR_MODEL_UNKNOWN: { status: 400, message: "unknown model `{model}`; configured models: {known}" },
   JR2_ERR_CWD_NOT_ABSOLUTE: { status: 400, message: "cwd `{cwd}` must be an absolute path" },
   JR2_ERR_CWD_INVALID: { status: 400, message: "cwd `{cwd}` cannot be a working directory: {reason}" },
+  // MCP servers on an Agent (issue 29)
+  JR2_ERR_DEFINITION_KEY_UNKNOWN: {
+    status: 400,
+    message:
+      "the Agent definition has key `{key}`, which this Harness (version {version}) does not know; its keys: {known}. Upgrade the Harness, or remove the key from the Agent",
+  },
+  JR2_ERR_SETUP_AGENT_MCP_INVALID: {
+    status: 500,
+    message: "Agent MCP server `{server}` is invalid: {detail}",
+  },
+  JR2_ERR_SETUP_AGENT_MCP_LITERAL_SECRET: {
+    status: 500,
+    message:
+      'Agent MCP server `{server}` header `{header}` holds a literal value that looks like a secret ({reason}); name it instead as `{ secret: "ENV_NAME" }`, set in the Harness\'s environment',
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** A code of {@link errorCodes}. */

@@ -42,4 +42,9 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
     meaning:
       "the model made the same Working-tool call (name and arguments) 5 times in a row; warned at the 3rd",
   },
+  "mcp-unavailable": {
+    reason: "infra",
+    meaning:
+      "an MCP server the Agent marks `required` failed to start or to list its tools when the conversation started; the detail names it",
+  },
 };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { KvWaitField, QueuedStreamEvent } from "./kv-queue.js";
+import { McpServers } from "./mcp.js";
 import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
@@ -13,6 +14,11 @@ export const AgentDefinition = z.object({
   instructions: z.string(),
   workspace: WorkspaceAccess,
   thinkingLevel: ThinkingLevel.optional(),
+  /**
+   * The Agent's MCP servers (issue 29, mcp.ts): secrets by name only. A Harness that does not
+   * know a definition key refuses the admission (`JR2_ERR_DEFINITION_KEY_UNKNOWN`, ADR-0231).
+   */
+  mcp: McpServers.optional(),
 });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
@@ -76,6 +82,8 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * and said so inside the stream, llama-server's peg-format error; nudged once, issue 25 §13).
  * `tool-loop` → `runaway` (the same Working-tool call 5 times in a row, issue 25 §12).
  * `refusal-loop` → `runaway` (the refusal budget of a Submission spent, issue 25 §11).
+ * `mcp-unavailable` → `infra` (an MCP server the Agent marks `required` was down when the
+ * conversation started, issue 29).
  * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
@@ -89,6 +97,7 @@ export const FaultCause = z.enum([
   "unparsable-output",
   "tool-loop",
   "refusal-loop",
+  "mcp-unavailable",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 

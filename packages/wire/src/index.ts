@@ -28,6 +28,20 @@ export {
   UsageField,
 } from "./harness.js";
 export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
+export {
+  isStdioServer,
+  literalSecretProblem,
+  MCP_SERVER_NAME_PATTERN,
+  MCP_TOOL_PREFIX,
+  McpHeaderValue,
+  McpHttpServer,
+  McpSecretRef,
+  McpServer,
+  McpServers,
+  McpStdioServer,
+  SECRET_NAME_PATTERN,
+} from "./mcp.js";
+export { McpSnapshotEntry } from "./mcp-snapshot.js";
 export { escapeModelText } from "./model-text.js";
 export {
   ControlClient,

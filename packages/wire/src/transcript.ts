@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { McpSnapshotEntry } from "./mcp-snapshot.js";
 import { Notice } from "./notice.js";
 import { UsageTotals } from "./runs.js";
 
@@ -102,6 +103,7 @@ export const TranscriptEntry = z.discriminatedUnion("kind", [
     replayed: z.boolean(),
     error: z.string().optional(),
   }),
+  McpSnapshotEntry,
 ]);
 export type TranscriptEntry = z.infer<typeof TranscriptEntry>;
 

@@ -60,7 +60,8 @@ export function describeToolsDifference(a: string, b: string): string {
 
 /**
  * §10 item 1 (and the "tools unchanged" half of item 2): the raw `tools` field of two request
- * bodies is byte-identical. Both must carry one.
+ * bodies is byte-identical. Both must carry one. For an Agent with MCP servers (issue 29,
+ * ADR-0230) pass two requests of ONE conversation: a new conversation lists its servers again.
  * @param a, b raw request bodies (model-sim's `raw`)
  * @see SPEC §10.1, §3.3
  */

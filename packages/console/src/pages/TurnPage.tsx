@@ -69,6 +69,20 @@ function EntryBody({ record }: { record: TranscriptRecord }) {
         ) : null}
       </article>
     );
+  if (e.kind === "mcp-snapshot")
+    // Tool names come from MCP servers: rendered as text (React escapes), never as markup.
+    return (
+      <details className="entry mcp-snapshot">
+        <summary>
+          MCP tools frozen for this conversation ({e.tools.length}, sha256 {e.hash.slice(0, 16)}…
+          {e.reused ? ", reused from the Harness's store" : ""})
+        </summary>
+        <TextBlock text={e.tools.map((t) => `${t.name}  (${t.server}/${t.tool})`).join("\n")} />
+        {e.down.length ? (
+          <TextBlock text={e.down.map((d) => `down: ${d.server}: ${d.reason}`).join("\n")} />
+        ) : null}
+      </details>
+    );
   return (
     <article className={`entry answer${e.replayed ? "" : " not-replayed"}`} data-part="answer">
       <header>

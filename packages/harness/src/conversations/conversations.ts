@@ -122,6 +122,8 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     // The newest `keep` stay, idle or not: a run between Turns comes back to its conversation.
     const gone = idle.slice(0, all.size - keep).map((conv) => conv.iid);
     for (const iid of gone) {
+      // Its stdio MCP servers (one process per conversation) go with it (issue 29).
+      void all.get(iid)?.slot.mcp?.close();
       all.delete(iid);
       // A forgotten conversation's egress proxy goes with it (ADR-0173).
       void deps.egress?.close(iid);
@@ -266,6 +268,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     },
     close: () => {
       clearInterval(timer);
+      for (const conv of all.values()) void conv.slot.mcp?.close();
       void deps.egress?.closeAll();
     },
   };

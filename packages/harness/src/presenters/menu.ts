@@ -242,3 +242,23 @@ export function outsideCwdReceipt(name: string, path: string, cwd: string): stri
 export function workingToolFailed(name: string, message: string): string {
   return `"${name}" failed: ${message}`;
 }
+
+/** An MCP tool of the conversation's snapshot its server no longer offers (issue 29). */
+export function mcpToolGoneReceipt(name: string): string {
+  return `\`${name}\` is no longer offered by its server; nothing ran.`;
+}
+
+/** An MCP server that could not be reached, started or listed for this call (issue 29 item 4). */
+export function mcpServerDownReceipt(name: string, server: string, reason: string): string {
+  return `\`${name}\` did not run: MCP server \`${server}\` is unavailable (${reason}). Carry on without it.`;
+}
+
+/** An MCP tool call its server answered with an error, or that failed in transit (issue 29 item 4). */
+export function mcpCallFailedReceipt(name: string, message: string): string {
+  return `\`${name}\` failed: ${message}`;
+}
+
+/** An MCP tool result cut to its bound (issue 29 item 3). */
+export function mcpResultCutNote(keptBytes: number, totalBytes: number): string {
+  return `\n[result cut: ${keptBytes} of ${totalBytes} bytes shown; ask the tool for less]`;
+}

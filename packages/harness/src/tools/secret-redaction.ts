@@ -117,3 +117,19 @@ function mapStrings(value: unknown, f: (s: string) => string, depth: number): un
   for (const [k, v] of Object.entries(value)) out[k] = mapStrings(v, f, depth + 1);
   return out;
 }
+
+/**
+ * `base` plus more secret values: a conversation's MCP header secrets (issue 29), resolved by
+ * name from the Harness's environment whatever that name says, redacted like the Harness's own.
+ */
+export function withSecretValues(base: Redactor, values: Iterable<string>): Redactor {
+  const extra = createRedactor(values);
+  if (extra.size === 0) return base;
+  const redact = (text: string) => extra.redact(base.redact(text));
+  return {
+    size: base.size + extra.size,
+    redact,
+    holds: (text) => base.holds(text) || extra.holds(text),
+    redactValue: <T>(value: T): T => extra.redactValue(base.redactValue(value)),
+  };
+}

@@ -120,7 +120,9 @@ export function redactedTool(tool: AgentTool, secrets: Redactor): AgentTool {
 
 /** The path argument a file tool acts on, if any (bash has none). */
 export function pathArgument(name: string, args: unknown): string | undefined {
-  if (name === "bash" || typeof args !== "object" || args === null) return undefined;
+  // An MCP tool's `path` is its server's to interpret (its own root), not the Worktree's.
+  if (name === "bash" || name.startsWith("mcp__") || typeof args !== "object" || args === null)
+    return undefined;
   const p = (args as { path?: unknown }).path;
   return typeof p === "string" ? p : undefined;
 }

@@ -1,17 +1,30 @@
 import type { SubmissionRequest, Tool } from "@jr2/wire";
+import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { createSeat, type Seat } from "../engine/pi/engine-pi.js";
 import { systemPrompt, turnPart, userMessageText } from "../presenters/briefing.js";
+import {
+  mcpCallFailedReceipt,
+  mcpResultCutNote,
+  mcpServerDownReceipt,
+  mcpToolGoneReceipt,
+} from "../presenters/menu.js";
 import { modelEntry } from "../provider/models.js";
+import { headerSecretValues } from "../tools/mcp/header-secrets.js";
+import { type McpSession, openMcpSession } from "../tools/mcp/mcp-session.js";
+import { type McpTexts, mcpAgentTools } from "../tools/mcp/mcp-tools.js";
+import { memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
 import type { WorkingNetwork } from "../tools/sandbox/sandboxed-tools.js";
 import { sandboxRefusal } from "../tools/sandbox/working-sandbox.js";
+import { withSecretValues } from "../tools/secret-redaction.js";
 import { createWorkingDirectory } from "../tools/working-directory.js";
 import { createWorkingTools } from "../tools/working-tools.js";
 import type { SeatSlot, TurnDeps } from "./turn-deps.js";
+import { logAt } from "./turn-deps.js";
 
 /** The seat of a conversation, or why it could not be built. */
 export type SeatPhase =
-  | { kind: "seated"; seat: Seat }
-  | { kind: "failed"; error: { type: "cwd" | "sandbox"; message: string } };
+  | { kind: "seated"; seat: Seat; mcp?: McpSession; mcpNew?: boolean }
+  | { kind: "failed"; error: { type: "cwd" | "sandbox" | "mcp"; message: string; cause?: string } };
 
 /**
  * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it.
@@ -48,10 +61,13 @@ export async function seatPhase(
             network: deps.sandbox.mode === "on" ? await runNetwork(slot.iid, req.network, deps) : "none",
           },
         );
+  const mcp = await mcpPhase(slot, req, cwd, deps);
+  if (mcp.kind === "failed") return mcp;
   const entry = modelEntry(deps.models, req.model ?? req.definition.model);
   slot.seat = createSeat({
     systemPrompt: systemPrompt(req.definition.instructions),
-    workingTools: working,
+    // Working tools + MCP snapshot + Menu (issue 29; SPEC §7.2 step 2 for Agents with MCP).
+    workingTools: [...working, ...mcp.tools],
     menu: menuItems,
     cwd,
     limiter: deps.limiter,
@@ -60,7 +76,91 @@ export async function seatPhase(
   slot.menuOrder = menuItems.map((t) => t.name);
   slot.hasWorkingTools = working.length > 0;
   slot.cwd = cwd;
-  return { kind: "seated", seat: slot.seat };
+  return { kind: "seated", seat: slot.seat, ...(slot.mcp ? { mcp: slot.mcp, mcpNew: true } : {}) };
+}
+
+/** The MCP receipts, all from menu.ts. */
+const MCP_TEXTS: McpTexts = {
+  gone: mcpToolGoneReceipt,
+  down: mcpServerDownReceipt,
+  failed: mcpCallFailedReceipt,
+  cut: mcpResultCutNote,
+};
+
+/** A fallback store when the Harness was built without one (a library user, unit tests). */
+const fallbackStore = memorySnapshotStore();
+
+/**
+ * The conversation's MCP servers (issue 29): opened once, as the conversation is seated. A
+ * server that is down is one warn line and a receipt on each of its tools' calls — unless the
+ * Agent marks it `required`: then the Submission fails `mcp-unavailable` naming it, and nothing
+ * is seated (the next Submission lists again).
+ */
+async function mcpPhase(
+  slot: SeatSlot,
+  req: SubmissionRequest,
+  cwd: string | undefined,
+  deps: TurnDeps,
+): Promise<{ kind: "ok"; tools: AgentTool[] } | Extract<SeatPhase, { kind: "failed" }>> {
+  const servers = req.definition.mcp;
+  if (!servers || Object.keys(servers).length === 0) return { kind: "ok", tools: [] };
+  const environment = deps.mcp?.environment ?? {};
+  // Header secrets are redacted from every MCP result and reason whatever their names say.
+  const secrets = withSecretValues(deps.secrets, headerSecretValues(servers, environment));
+  const session = await openMcpSession({
+    iid: slot.iid,
+    servers,
+    cwd,
+    access: req.definition.workspace,
+    context: {
+      ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+      environment,
+      secrets,
+      onTrouble: (message) => deps.log("MCP server said", { iid: slot.iid, message: message.slice(0, 500) }),
+    },
+    store: deps.mcp?.store ?? fallbackStore,
+    onListChanged: (server) =>
+      deps.log("MCP server announced tools/list_changed; the conversation keeps its snapshot", {
+        iid: slot.iid,
+        server,
+      }),
+    ...(deps.mcp?.timeouts ? { timeouts: deps.mcp.timeouts } : {}),
+  });
+  const required = session.down.filter((d) => d.required);
+  if (required.length > 0) {
+    await session.close();
+    return {
+      kind: "failed",
+      error: {
+        type: "mcp",
+        cause: "mcp-unavailable",
+        message: `required MCP server ${required.map((d) => `\`${d.server}\` (${secrets.redact(d.reason)})`).join(", ")} is down as the conversation starts`,
+      },
+    };
+  }
+  for (const d of session.down)
+    logAt(deps, "warn", "MCP server unavailable", {
+      iid: slot.iid,
+      server: d.server,
+      reason: secrets.redact(d.reason),
+    });
+  if (session.drifted)
+    logAt(
+      deps,
+      "warn",
+      "MCP servers list other tools than the conversation's stored snapshot; it keeps the snapshot",
+      {
+        iid: slot.iid,
+        stored: session.snapshot.hash,
+        listed: session.drifted,
+      },
+    );
+  for (const c of session.collisions)
+    logAt(deps, "warn", "MCP tools collide after canonicalization; both left out", { iid: slot.iid, ...c });
+  slot.mcp = session;
+  const warn = (msg: string, fields: Record<string, unknown>) =>
+    logAt(deps, "warn", msg, { iid: slot.iid, ...fields });
+  return { kind: "ok", tools: mcpAgentTools(session, secrets, warn, MCP_TEXTS) };
 }
 
 /** The run's network: its egress proxy for a host list, `host` as asked, else none. */

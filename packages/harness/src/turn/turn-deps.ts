@@ -4,6 +4,8 @@ import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js"
 import type { EndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
 import type { KvScheduling } from "../provider/scheduling/kv-scheduling.js";
+import type { McpSession, McpTimeouts } from "../tools/mcp/mcp-session.js";
+import type { McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
 import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { Redactor } from "../tools/secret-redaction.js";
@@ -37,6 +39,16 @@ export interface TurnDeps {
   sandbox?: WorkingSandbox;
   /** The runs' egress proxies (workspace `network: [hosts]`), one per conversation. */
   egress?: EgressProxies;
+  /**
+   * The MCP client's state (issue 29): where snapshots are kept, the environment `{ secret }`
+   * headers are resolved from (the Harness's own; main.ts passes process.env) and the bounds.
+   * Absent: an in-memory store and an empty environment.
+   */
+  mcp?: {
+    store: McpSnapshotStore;
+    environment: Readonly<Record<string, string | undefined>>;
+    timeouts?: Partial<McpTimeouts>;
+  };
   log: (msg: string, fields?: Record<string, unknown>) => void;
   /**
    * Model-side trouble (provider errors, retries, invented tools, not-run calls, text calls) at
@@ -56,6 +68,8 @@ export interface SeatSlot {
   /** The seat's working directory (Working tools only). */
   cwd: string | undefined;
   lastDials: { model: string; thinkingLevel: string } | undefined;
+  /** The conversation's MCP session (servers, frozen snapshot); closed with the conversation. */
+  mcp?: McpSession;
 }
 
 /** How a Submission ended. */

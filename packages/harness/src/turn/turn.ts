@@ -4,6 +4,7 @@ import { hooksFor } from "../engine/steer-fallback.js";
 import { type ModelEntry, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
 import { forLog } from "../provider/provider-errors.js";
 import { sandboxWarnings } from "../tools/sandbox/working-sandbox.js";
+import { mcpSnapshotEvent } from "./mcp-snapshot-event.js";
 import { buildRequestPhase, seatPhase } from "./seat-phase.js";
 import { readSurfacePhase } from "./surface-phase.js";
 import { logAt, type SeatSlot, type Settlement, type TurnDeps } from "./turn-deps.js";
@@ -39,6 +40,7 @@ export async function runTurn(
     const seated = await seatPhase(slot, req, surface.menu, deps);
     if (signal.aborted) return settle("aborted");
     if (seated.kind === "failed") return settle("failed", seated.error);
+    if (seated.mcpNew && seated.mcp) emit(mcpSnapshotEvent(submissionId, seated.mcp, deps));
     for (const message of sandboxWarnings(deps.sandbox, slot.hasWorkingTools, req.network))
       emit({ type: "warning", submissionId, message });
     const dials = dialsPhase(slot, req, deps);

@@ -23,6 +23,8 @@ import type { ModelTable } from "../provider/models.js";
 import { createKvScheduling } from "../provider/scheduling/kv-scheduling.js";
 import type { WorkingSetStore } from "../provider/scheduling/working-set-store.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
+import type { McpTimeouts } from "../tools/mcp/mcp-session.js";
+import { type McpSnapshotStore, memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
 import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
@@ -82,6 +84,13 @@ export interface HarnessOptions {
   kvIdleLeaveMs?: number;
   /** Where KV working sets are kept across a restart (default: memory; the lead wires the store). */
   workingSetStore?: WorkingSetStore;
+  /**
+   * Where conversations' MCP snapshots are kept (issue 29); default in memory. The lead wires
+   * the durable store's `harness_records` (kind `mcp-snapshot`) here.
+   */
+  mcpSnapshots?: McpSnapshotStore;
+  /** Bounds of the MCP client (ms); tests lower them. */
+  mcpTimeouts?: Partial<McpTimeouts>;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
 }
@@ -174,6 +183,11 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ),
     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     egress: createEgressProxies(opts.egressResolve),
+    mcp: {
+      store: opts.mcpSnapshots ?? memorySnapshotStore(),
+      environment: opts.environment ?? process.env,
+      ...(opts.mcpTimeouts ? { timeouts: opts.mcpTimeouts } : {}),
+    },
     // Model-written text in a log line is escaped as the CLI prints it (issue 25 §7).
     log: (msg, fields) => app.log.info(...escapedLogLine(msg, fields)),
     warn: (msg, fields) => app.log.warn(...escapedLogLine(msg, fields)),
@@ -203,7 +217,12 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   );
   // Open like /healthz unless JR2_METRICS_TOKEN is set; never behind the Harness's bearer (ADR-0420).
   app.register(metricsRoute, { metrics, token: opts.metricsToken });
-  app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
+  app.register(conversationRoutes, {
+    conversations,
+    models: opts.models,
+    token: opts.harnessToken,
+    version: HARNESS_VERSION,
+  });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }

@@ -36,6 +36,11 @@ export const MENU_EXPORTS = [
   "outsideCwdReceipt",
   "workingToolFailed",
   "repeatedCallNote",
+  // Issue 29: MCP tools' receipts (new texts, pinned in the commit that adds them).
+  "mcpToolGoneReceipt",
+  "mcpServerDownReceipt",
+  "mcpCallFailedReceipt",
+  "mcpResultCutNote",
 ] as const;
 
 const answers: Record<string, TolerantPickAnswer> = {
@@ -124,6 +129,10 @@ export function menuTexts(): Record<string, string> {
     );
     t[`outputCutRestatement/${k}`] = menu.outputCutRestatement(a, ORDER);
   }
+  t.mcpToolGoneReceipt = menu.mcpToolGoneReceipt("mcp__github__x");
+  t.mcpServerDownReceipt = menu.mcpServerDownReceipt("mcp__github__x", "github", "connect ECONNREFUSED");
+  t.mcpCallFailedReceipt = menu.mcpCallFailedReceipt("mcp__github__x", "not found");
+  t.mcpResultCutNote = menu.mcpResultCutNote(32768, 100000);
   for (const [k, answer] of Object.entries(answers))
     t[`receipt/${k}`] = menu.receipt("finish", answer, ORDER);
   notices.forEach((n, i) => {

@@ -1,4 +1,4 @@
-import { Jr2Error, TOOL_NAME_PATTERN, WORKING_TOOL_NAMES } from "@jr2/wire";
+import { Jr2Error, MCP_TOOL_PREFIX, TOOL_NAME_PATTERN, WORKING_TOOL_NAMES } from "@jr2/wire";
 import { z } from "zod";
 import { type Audience, type EventDef, NO_ARGUMENTS } from "../menu/event-def.js";
 
@@ -60,6 +60,13 @@ export function defineEvent<
     throw new Jr2Error("JR2_ERR_SETUP_EVENT_NAME_RESERVED", {
       name,
       reason: `a Working tool is named so; reserved: ${WORKING_TOOL_NAMES.join(", ")}`,
+    });
+  }
+  if (name.startsWith(MCP_TOOL_PREFIX)) {
+    // MCP tools are named `mcp__<server>__<tool>` in the same tools block (issue 29, ADR-0230).
+    throw new Jr2Error("JR2_ERR_SETUP_EVENT_NAME_RESERVED", {
+      name,
+      reason: `names starting with \`${MCP_TOOL_PREFIX}\` are an Agent's MCP tools (\`mcp__<server>__<tool>\`)`,
     });
   }
   if (init.input !== undefined && !(init.input instanceof z.ZodObject)) {

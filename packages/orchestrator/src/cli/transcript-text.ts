@@ -136,6 +136,17 @@ function entryLines(record: TranscriptRecord): string[] {
       if (entry.error) lines.push(`  error: ${inLine(entry.error)}`);
       return lines;
     }
+    case "mcp-snapshot": {
+      // MCP tool names come from servers (model-facing, untrusted): printed through the same
+      // escaping as every model-written string (issue 29 rules, ADR-0405), each on one line.
+      const reused = entry.reused ? " (reused from the Harness's store)" : "";
+      const lines = [
+        `[${at}] MCP tools frozen for this conversation · sha256 ${entry.hash.slice(0, 16)}…${reused}`,
+      ];
+      for (const t of entry.tools) lines.push(`  ${inLine(t.name)}  (${inLine(`${t.server}/${t.tool}`)})`);
+      for (const d of entry.down) lines.push(`  down: ${inLine(d.server)}: ${inLine(d.reason)}`);
+      return lines;
+    }
   }
 }
 

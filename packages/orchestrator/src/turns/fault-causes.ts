@@ -28,6 +28,7 @@ export const REASON_OF_CAUSE: Readonly<Record<FaultCause, AgentFaultReason>> = {
   "unparsable-output": "no-signal",
   "tool-loop": "runaway",
   "refusal-loop": "runaway",
+  "mcp-unavailable": "infra",
 };
 
 /**
@@ -96,8 +97,13 @@ export function faultOfRefusal(status: number, body: unknown, target: AdmissionT
       ),
     };
   }
+  // Definition skew (ADR-0231): the Harness names the key it does not know and its version.
+  const version =
+    error.code === "JR2_ERR_DEFINITION_KEY_UNKNOWN" && typeof error.fields.version === "string"
+      ? ` (Harness version ${error.fields.version}; upgrade it to run this Agent)`
+      : "";
   const said = bounded(
-    `the Harness at ${target.harnessUrl} refused the admission (HTTP ${status}${error.code ? ` ${error.code}` : ""}): ${error.text}`,
+    `the Harness at ${target.harnessUrl}${version} refused the admission (HTTP ${status}${error.code ? ` ${error.code}` : ""}): ${error.text}`,
     DETAIL_MAX,
   );
   return status >= 400 && status < 500

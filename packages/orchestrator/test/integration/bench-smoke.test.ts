@@ -39,6 +39,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     env: { BENCH_KV_NS: "2", BENCH_KV_BLOCKS: "200", BENCH_KV_LIVE_NS: "1" },
     column: /re-billed prefill\s+× FCFS\s+preemptions/,
   },
+  "bench:mcp": {
+    env: { BENCH_TURNS: "2", BENCH_MCP_TURN_GAP_MS: "100", BENCH_PROMPT_CHARS: "400" },
+    column: /distinct tools blocks\s+requests with the 1st request's tools/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {

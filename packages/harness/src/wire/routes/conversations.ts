@@ -15,7 +15,7 @@ import type { Conversations } from "../../conversations/conversations.js";
 import { type ModelTable, modelEntry } from "../../provider/models.js";
 import { cwdProblem } from "../../tools/working-directory.js";
 import { bearerCheck } from "./auth.js";
-import { skipUnknownNotices } from "./notices.js";
+import { refuseUnknownDefinitionKeys, skipUnknownNotices } from "./notices.js";
 
 const Params = z.object({ iid: z.string().min(1) });
 
@@ -24,6 +24,8 @@ export interface ConversationRoutesOptions {
   conversations: Conversations;
   models: ModelTable;
   token: string;
+  /** This Harness's version, named when it refuses a definition key it does not know. */
+  version: string;
 }
 
 /**
@@ -34,6 +36,7 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
   const { conversations, models } = opts;
   app.addHook("onRequest", bearerCheck(opts.token));
   app.addHook("preValidation", skipUnknownNotices);
+  app.addHook("preValidation", refuseUnknownDefinitionKeys(opts.version));
   const known = () => Object.keys(models);
 
   app.post(
