@@ -58,8 +58,7 @@ function logLetGo(state: HostState, runId: string, why: string): void {
   const said = (holder?: { instanceId: string; epoch: number }) => {
     // Only the database's answer lets a run go (ADR-0283): a missed renewal or a fence means
     // the epoch moved on — under our own id, a twin.
-    if (holder && holder.instanceId === instanceId)
-      warnSameId(state, runId, holder.epoch);
+    if (holder && holder.instanceId === instanceId) warnSameId(state, runId, holder.epoch);
     state.log.info(
       { runId, why, instanceId, ...(holder ? { heldBy: holder.instanceId, epoch: holder.epoch } : {}) },
       "let go of the run: another instance holds it now",

@@ -35,6 +35,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     column: /run_versions B\/run\s+transcript B\/run/,
   },
   "bench:sandbox": { env: { BENCH_N: "5" }, column: /p50_ms/ },
+  "bench:cluster": {
+    env: { BENCH_LEASES: "3000", BENCH_FAULTS: "stop", BENCH_RUNS: "1" },
+    column: /readers left/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {

@@ -92,11 +92,14 @@ describe.each(backends)("a lapsed clock check on $name (ADR-0283)", (backend) =>
     const readsBefore = fake.requests.filter((r) => r.instance === "A").length;
     storeA.resume();
     await watch(15);
-    expect(gone, "the run left A's memory (let go) although A's lease was still the database's A/1").toEqual([]);
+    expect(gone, "the run left A's memory (let go) although A's lease was still the database's A/1").toEqual(
+      [],
+    );
     expect(storeA.lostSeen).toEqual([]);
     // Its reads went on once the database answered.
-    await until("A reads the Turn's stream again", () =>
-      fake.requests.filter((r) => r.instance === "A").length > readsBefore,
+    await until(
+      "A reads the Turn's stream again",
+      () => fake.requests.filter((r) => r.instance === "A").length > readsBefore,
     );
     expect(await storeB.ownership.holder(runId)).toMatchObject({ instanceId: "A", epoch: 1, expired: false });
     // Still the same live Turn: its surface answers, its pick is decided once.
