@@ -24,12 +24,13 @@ export const loadShedPlugin = fp(
   async (app: FastifyInstance, options: { lagMs?: number }) => {
     const bound = options.lagMs ?? DEFAULT_SHED_LAG_MS;
     if (bound <= 0) return;
-    let expected = performance.now() + SAMPLE_MS;
+    // Unset until the first tick: the app's own build (a busy start) is not load.
+    let expected: number | undefined;
     let worst = 0;
     let worstAt = Number.NEGATIVE_INFINITY;
     const timer = setInterval(() => {
       const now = performance.now();
-      const lag = Math.max(0, now - expected);
+      const lag = expected === undefined ? 0 : Math.max(0, now - expected);
       expected = now + SAMPLE_MS;
       if (lag >= worst || now - worstAt > 1_000) {
         worst = lag;
@@ -42,7 +43,7 @@ export const loadShedPlugin = fp(
       if (request.url === "/healthz" || request.url.startsWith("/healthz?")) return;
       const now = performance.now();
       // The timer itself is late while the loop is blocked: count the wait since its last tick.
-      const pending = Math.max(0, now - expected);
+      const pending = expected === undefined ? 0 : Math.max(0, now - expected);
       const lag = Math.max(pending, now - worstAt <= 1_000 ? worst : 0);
       if (lag > bound)
         throw new Jr2Error("JR2_ERR_SERVICE_OVERLOADED", {
