@@ -65,7 +65,7 @@ export interface OrchestratorOptions {
   placement?: PlacementOptions;
   /** Largest accepted request body in bytes; default 1 MiB (larger → 413). */
   bodyLimit?: number;
-  /** The event-loop lag, ms, past which requests but `/healthz` answer 503 (ADR-0286); 0: never. Default 1000. */
+  /** The event-loop lag, ms, past which requests but `/healthz` answer 503 (ADR-0286); 0 (the default): never; `jr2 serve` passes `JR2_SHED_LAG_MS` (1000). */
   shedLagMs?: number;
   /** Version reported by `/healthz`; default the package's. */
   version?: string;

@@ -14,15 +14,15 @@ import { Jr2Error } from "@jr2/wire";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 
-/** The default bound on the event loop's lag, ms. */
+/** The bound `jr2 serve` sheds at by default (`JR2_SHED_LAG_MS`), ms; `buildOrchestrator` alone (embedded, tests) does not shed. */
 export const DEFAULT_SHED_LAG_MS = 1_000;
 /** How often the lag is sampled, ms. */
 const SAMPLE_MS = 100;
 
-/** Registers the shedding hook; `lagMs` 0 turns it off. */
+/** Registers the shedding hook; `lagMs` 0 (the default) turns it off. */
 export const loadShedPlugin = fp(
   async (app: FastifyInstance, options: { lagMs?: number }) => {
-    const bound = options.lagMs ?? DEFAULT_SHED_LAG_MS;
+    const bound = options.lagMs ?? 0;
     if (bound <= 0) return;
     // Unset until the first tick: the app's own build (a busy start) is not load.
     let expected: number | undefined;
