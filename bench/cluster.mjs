@@ -97,12 +97,19 @@ async function round(pgc, leaseMs, fault) {
   try {
     const runIds = [];
     for (let i = 0; i < RUNS; i++) {
-      const res = await stack.http(stack.a, "/workflows/review/runs", {
-        method: "POST",
-        headers: { "idempotency-key": `bench-${process.pid}-${fault}-${lease}-${i}` },
-        body: JSON.stringify({ input: { task: `a hello${i}() function in hello${i}.js` } }),
-      });
-      if (res.status !== 201) throw new Error(`start ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+      // A 503 (an overloaded or moving instance) is retried with the same key, as `jr2 run` does.
+      let res;
+      for (let attempt = 0; attempt < 10; attempt++) {
+        res = await stack.http(stack.a, "/workflows/review/runs", {
+          method: "POST",
+          headers: { "idempotency-key": `bench-${process.pid}-${fault}-${lease}-${i}` },
+          body: JSON.stringify({ input: { task: `a hello${i}() function in hello${i}.js` } }),
+        });
+        if (res.status !== 503 && res.status !== 0) break;
+        await sleep(1_000);
+      }
+      if (res.status !== 201 && res.status !== 200)
+        throw new Error(`start ${i}: ${res.status} ${JSON.stringify(res.body)}`);
       runIds.push(res.body.runId);
     }
     await sleep(1_500); // Turns admitted on A
