@@ -3,6 +3,8 @@
 # /usr/lib/postgresql/<ver>/bin, listening on 127.0.0.1 only, on a free port, password auth.
 #   bash scripts/pg-test-cluster.sh start DIR   # prints the admin URL (postgres://…) on stdout
 #   bash scripts/pg-test-cluster.sh stop DIR    # stops it and removes DIR
+#   bash scripts/pg-test-cluster.sh server-stop DIR / server-start DIR   # the server down and up
+#                                               again, DIR kept (bench:cluster's "PostgreSQL stopped")
 # As root it runs the server as the `postgres` user (Debian's package creates it). Relies on no
 # cluster already running and on no links: only the package's binaries. `scripts/with-pg.sh`
 # wraps a command with one; `.ci/run` starts one for `pnpm test` and stops it in its EXIT trap.
@@ -30,17 +32,24 @@ case "$cmd" in
     mkdir -p "$dir/sock"
     [ "$(id -u)" = 0 ] && chown postgres "$dir/sock"
     # fsync stays on: the store's guarantees are what the tests check.
-    as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir/sock -c max_connections=200" \
+    printf '%s\n' "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir/sock -c max_connections=200" > "$dir/opts"
+    as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/opts")" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://postgres:$password@127.0.0.1:$port/postgres"
+    ;;
+  server-stop)
+    as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+  server-start)
+    as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/opts")" \
+      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     ;;
   stop)
     if [ -d "$dir/data" ]; then as_pg "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true; fi
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: pg-test-cluster.sh start|stop DIR" >&2
+    echo "usage: pg-test-cluster.sh start|stop|server-stop|server-start DIR" >&2
     exit 2
     ;;
 esac

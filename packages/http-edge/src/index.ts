@@ -14,6 +14,9 @@ import { maxHeaderSize, type Server, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "@jr2/wire";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
+import { guardConnections } from "./connection-guard.js";
+
+export { type ConnectionGuardStats, guardConnections, SILENT_MS } from "./connection-guard.js";
 
 /** How the edge bounds slow and numerous clients. Every value is in ms except `maxConnections`. */
 export interface HttpEdgeLimits {
@@ -21,19 +24,31 @@ export interface HttpEdgeLimits {
   headersTimeoutMs: number;
   /** The whole request, body included, must arrive within this (Node's `requestTimeout`). */
   requestTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
+  /**
+   * An idle keep-alive connection is closed after this — long after the clients let go of it:
+   * every answer tells them `Keep-Alive: timeout=5` ({@link CLIENT_KEEP_ALIVE_S}; ADR-0285).
+   */
   keepAliveTimeoutMs: number;
   /** Open connections, all clients together (host networking: every client is 127.0.0.1). */
   maxConnections: number;
 }
 
-/** The defaults: 10 s for headers, 30 s for a request, 5 s keep-alive, 1024 connections. */
+/** The defaults: 10 s for headers, 30 s for a request, 65 s keep-alive, 1024 connections. */
 export const DEFAULT_HTTP_EDGE_LIMITS: Readonly<HttpEdgeLimits> = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 65_000,
   maxConnections: 1024,
 });
+
+/**
+ * The idle time, s, every answer advertises to its client (`Keep-Alive: timeout=5`): undici (the
+ * services' and the CLI's `fetch`) keeps a pooled socket a second less than that, so the server
+ * (65 s) never closes a socket a client may still reuse — server longer than client, as load
+ * balancers are configured. At 5 s each side, a client under event-loop lag met the close
+ * (`ECONNRESET`/`UND_ERR_SOCKET`): an admission lost in transit (issue 24 item 5, ADR-0285).
+ */
+export const CLIENT_KEEP_ALIVE_S = 5;
 
 /** The env variable of each limit, per service. */
 export type HttpEdgeEnv = Readonly<Record<keyof HttpEdgeLimits, string>>;
@@ -98,9 +113,11 @@ export function httpEdgeServerOptions(limits: HttpEdgeLimits) {
 }
 
 /**
- * Bounds the server's open connections: one past the bound is closed at once by Node (it never
- * reaches a route). Logs one `warn` a minute while connections are being refused, naming the
- * service's setting (`names.maxConnections`).
+ * Bounds the server's open connections without a lock-out by idle sockets
+ * ({@link guardConnections}: oldest connection that sent no request closed first, silent ones
+ * after 2 s, a reserve for connections that carry requests), and tells every client the
+ * keep-alive idle time it may keep a pooled socket ({@link CLIENT_KEEP_ALIVE_S}). Logs one
+ * `warn` a minute while it closes or refuses connections, naming `names.maxConnections`.
  */
 export function boundConnections(
   server: Server,
@@ -108,20 +125,10 @@ export function boundConnections(
   log: FastifyBaseLogger,
   names: HttpEdgeEnv,
 ): void {
-  server.maxConnections = limits.maxConnections;
-  let refused = 0;
-  let lastWarn = Number.NEGATIVE_INFINITY;
-  server.on("drop", () => {
-    refused += 1;
-    const now = Date.now();
-    if (now - lastWarn < 60_000) return;
-    lastWarn = now;
-    log.warn(
-      { refused, maxConnections: limits.maxConnections, setting: names.maxConnections },
-      "refusing connections: the connection bound is reached",
-    );
-    refused = 0;
-  });
+  guardConnections(server, limits.maxConnections, log, names.maxConnections);
+  const hint = `timeout=${Math.min(CLIENT_KEEP_ALIVE_S, Math.max(1, Math.floor(limits.keepAliveTimeoutMs / 1000) - 1))}`;
+  // Set before any route writes: Node then sends this hint instead of its own (the server's).
+  server.prependListener("request", (_request, response) => response.setHeader("keep-alive", hint));
 }
 
 /** Marks a socket whose request was already answered while its body is still being read. */

@@ -30,6 +30,11 @@ export interface SharedStoreView extends RunStore {
   pause(): void;
   /** Resumes it: its clock jumps to now (a SIGCONT). */
   resume(): void;
+  /**
+   * Paused: its clock runs again (jumps to now) while its renewals and adoptions still wait
+   * until `resume()` — a stalled event loop whose renewal's answer has not come yet (ADR-0283).
+   */
+  wake(): void;
   /** Every run a renewal of this instance reported lost, in order. */
   readonly lostSeen: readonly string[];
 }
@@ -67,6 +72,8 @@ function createView(
   let thawed: Promise<void> = Promise.resolve();
   let thaw = () => {};
   const ownNow = () => frozenAt ?? Date.now();
+  /** Runs this instance let go of, and when (its clock): not adopted again within a lease (ADR-0283). */
+  const letGoAt = new Map<string, number>();
 
   /** The fence (ADR-0280): a write of a run another instance leases, or this one lost, is refused. */
   const fence = (runId: string, status?: RunBlob["status"]) => {
@@ -101,6 +108,8 @@ function createView(
       const adopted: RunBlob[] = [];
       for (const blob of await base.live()) {
         if (!workflows.includes(blob.workflow)) continue;
+        const gone = letGoAt.get(blob.runId);
+        if (gone !== undefined && ownNow() - gone < leaseMs) continue;
         const row = leases.get(blob.runId);
         const free =
           !row || row.expiresAt < dbNow() || (row.instanceId === instanceId && !held.has(blob.runId));
@@ -146,6 +155,7 @@ function createView(
       };
     },
     async release(runId) {
+      letGoAt.set(runId, ownNow());
       const row = leases.get(runId);
       const mine = held.get(runId);
       held.delete(runId);
@@ -195,6 +205,9 @@ function createView(
         thaw = resolve;
       });
     },
+    wake() {
+      frozenAt = undefined;
+    },
     resume() {
       frozenAt = undefined;
       thaw();
@@ -240,6 +253,9 @@ export function pausable(store: RunStore & { readonly ownership: RunOwnership })
         thaw = resolve;
       });
     },
+    wake() {
+      paused = false;
+    },
     resume() {
       paused = false;
       thaw();
@@ -248,7 +264,7 @@ export function pausable(store: RunStore & { readonly ownership: RunOwnership })
   return new Proxy(store, {
     get(target, key) {
       if (key === "ownership") return ownership;
-      if (key === "pause" || key === "resume") return controls[key];
+      if (key === "pause" || key === "resume" || key === "wake") return controls[key];
       if (key === "lostSeen") return lostSeen;
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === "function" ? value.bind(target) : value;

@@ -62,6 +62,15 @@ export const errorCodes = {
     message: "the service is stopping; retry against its replacement",
   },
   /**
+   * The Orchestrator's event loop lagged past its bound (`lagMs` in the last second): requests
+   * are refused early instead of being answered after their clients gave up (issue 24 item 6,
+   * ADR-0286). `/healthz` is never refused.
+   */
+  JR2_ERR_SERVICE_OVERLOADED: {
+    status: 503,
+    message: "the service is overloaded (its event loop lagged {lagMs} ms); retry in {retryAfter} s",
+  },
+  /**
    * The run store refuses writes (a full disk, an I/O error, a busy database): nothing was
    * answered as saved. Sent with `Retry-After` (seconds, also the `retryAfter` field); the
    * run's state is as last committed, so the same request re-sent later is decided afresh.

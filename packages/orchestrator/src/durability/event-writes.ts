@@ -45,7 +45,10 @@ export function createPendingEvents(ctx: SaveContext): PendingEvents {
 
 /**
  * Queues `event` of `run`: a state event for its next save (the caller schedules one), a fact
- * for the next batch. @returns whether it is a state event (a save is needed)
+ * for the next batch — unless a state event of the run waits for its save: then the fact waits
+ * with it, so the run's events commit in seq order (ADR-0284; a follower resuming after a
+ * fact's seq would otherwise skip the earlier state event committed later).
+ * @returns whether it is a state event (a save is needed)
  */
 export function queueEvent(
   ctx: SaveContext,
@@ -53,14 +56,16 @@ export function queueEvent(
   run: SavedRun,
   event: RunFeedEvent,
 ): boolean {
+  const waiting = pending.state.get(run);
   if (reportsState(event)) {
     if (ctx.closed || run.frozen) return false; // its state will never be saved from memory
-    const list = pending.state.get(run) ?? [];
+    const list = waiting ?? [];
     list.push(event);
     pending.state.set(run, list);
     return true;
   }
-  pending.facts.queue(run.runId, [event]);
+  if (waiting && waiting.length > 0) waiting.push(event);
+  else pending.facts.queue(run.runId, [event]);
   return false;
 }
 
@@ -85,9 +90,17 @@ export function returnEvents(
   events: readonly RunFeedEvent[],
   error: unknown,
 ): void {
-  const state = events.filter(reportsState);
+  // A run let go of: nothing of it is written again (another incarnation goes on, ADR-0284).
+  if (run.movedAway) return;
+  if (!run.frozen && events.some(reportsState)) {
+    // In seq order with what is still waiting: its facts too (they follow a state event).
+    const first = events.findIndex(reportsState);
+    const facts = events.slice(0, first);
+    pending.state.set(run, [...events.slice(first), ...(pending.state.get(run) ?? [])]);
+    if (facts.length > 0) pending.facts.keep(run.runId, facts, error);
+    return;
+  }
   const facts = events.filter((e) => !reportsState(e));
-  if (state.length > 0 && !run.frozen) pending.state.set(run, [...state, ...(pending.state.get(run) ?? [])]);
   if (facts.length > 0) pending.facts.keep(run.runId, facts, error);
 }
 

@@ -35,6 +35,10 @@ export function pendingRows<T>(
   what: string,
 ): PendingRows<T> {
   const byRun = new Map<string, T[]>();
+  // Bumped by `drop` (a run let go): a write of the earlier incarnation that fails after that is
+  // not kept — written later, under a lease this process took again, its events would take the
+  // seqs of the new incarnation's (ON CONFLICT DO NOTHING: one of the two lost; ADR-0284).
+  const generation = new Map<string, number>();
   let flushQueued = false;
   let retry: NodeJS.Timeout | undefined;
   let failures = 0;
@@ -50,6 +54,7 @@ export function pendingRows<T>(
     if (ctx.closed) return;
     for (const [runId, rows] of [...byRun]) {
       byRun.delete(runId);
+      const sentIn = generation.get(runId) ?? 0;
       write(runId, rows).then(
         () => {
           failures = 0;
@@ -58,7 +63,7 @@ export function pendingRows<T>(
           // Another instance holds the run now (ADR-0280): it reads these again from the Harness.
           if (wasFenced(ctx, error)) return;
           storeFailed(ctx, error);
-          keep(runId, rows, error);
+          if ((generation.get(runId) ?? 0) === sentIn) keep(runId, rows, error);
         },
       );
     }
@@ -97,6 +102,7 @@ export function pendingRows<T>(
     keep,
     drop(runId) {
       byRun.delete(runId);
+      generation.set(runId, (generation.get(runId) ?? 0) + 1);
     },
     async writeOnClose() {
       if (retry) clearTimeout(retry);

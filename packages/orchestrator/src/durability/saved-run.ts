@@ -38,6 +38,8 @@ export interface SavedRun {
   gatesUnsaved: boolean;
   /** Its last save failed: nothing more is saved or told (ADR-0253). */
   frozen: boolean;
+  /** Let go (ADR-0280): its rows still in flight are dropped, never written again (ADR-0284). */
+  readonly movedAway?: boolean;
   readonly status: RunStatus;
   readonly fault: { reason: string; detail?: string; cause?: string } | undefined;
   /** How it ended, once settled (ADR-0062); saved with the settled status. */

@@ -28,6 +28,7 @@ import { authPlugin } from "./plugins/auth.js";
 import { answerFrameworkError, errorsPlugin, MAX_PARAM_LENGTH } from "./plugins/errors.js";
 import { forwardPlugin } from "./plugins/forward.js";
 import { jsonBodyPlugin } from "./plugins/json-body.js";
+import { loadShedPlugin } from "./plugins/load-shed.js";
 import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
@@ -64,6 +65,8 @@ export interface OrchestratorOptions {
   placement?: PlacementOptions;
   /** Largest accepted request body in bytes; default 1 MiB (larger → 413). */
   bodyLimit?: number;
+  /** The event-loop lag, ms, past which requests but `/healthz` answer 503 (ADR-0286); 0 (the default): never; `jr2 serve` passes `JR2_SHED_LAG_MS` (1000). */
+  shedLagMs?: number;
   /** Version reported by `/healthz`; default the package's. */
   version?: string;
   /** Timeouts and the connection bound of the HTTP edge (ADR-0060); default {@link DEFAULT_HTTP_EDGE_LIMITS}. */
@@ -133,6 +136,10 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   app.addHook("preClose", async () => host.close());
 
   await app.register(errorsPlugin, { bodyLimit });
+  // First of the hooks: a request refused for overload costs no auth and no store read.
+  await app.register(loadShedPlugin, {
+    ...(options.shedLagMs === undefined ? {} : { lagMs: options.shedLagMs }),
+  });
   await app.register(jsonBodyPlugin);
   await app.register(refuseTokenInUrl);
   await app.register(authPlugin, options.auth);

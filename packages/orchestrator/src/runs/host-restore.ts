@@ -22,7 +22,7 @@ import type { UsageRecord } from "../durability/usage-totals.js";
 import { toolCallLines } from "../turns/tool-call-lines.js";
 import { type TranscriptEvent, usageFeedEntry } from "../turns/turn-driver.js";
 import type { HostState } from "./host-state.js";
-import { holdsRun } from "./let-go.js";
+import { confirmHeld } from "./let-go.js";
 import { LiveRun } from "./live-run.js";
 import { machineDigestsOf } from "./machine-digests.js";
 import { startOwnershipLoop } from "./ownership-loop.js";
@@ -173,7 +173,8 @@ function sendOwedAborts(state: HostState, run: LiveRun, owed: readonly OwedAbort
       ...(ownership
         ? {
             instanceId: ownership.instanceId,
-            holdsLease: () => !run.movedAway && (state.runs.get(run.runId) !== run || holdsRun(state, run)),
+            holdsLease: async () =>
+              !run.movedAway && (state.runs.get(run.runId) !== run || (await confirmHeld(state, run))),
           }
         : {}),
     }).then((acknowledged) => {
@@ -221,8 +222,8 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
         harnessUrl,
         iid,
         entry,
-        // Each read checks the lease (ADR-0280); a run let go reads nothing more.
-        ...(ownership ? { instanceId: ownership.instanceId, holdsLease: () => holdsRun(state, run) } : {}),
+        // Each read checks the lease (ADR-0280); a run let go reads nothing more (ADR-0283).
+        ...(ownership ? { instanceId: ownership.instanceId, holdsLease: () => confirmHeld(state, run) } : {}),
       },
       (read) => {
         const record = entry.turnId === null ? read : { ...read, turnId: entry.turnId };
@@ -232,7 +233,7 @@ function drainEndedTurns(state: HostState, run: LiveRun): void {
           run.feed.append({ ...usageFeedEntry(record), child: entry.child } as never);
         return recorded;
       },
-      state.drains.signal,
+      AbortSignal.any([state.drains.signal, run.readers.signal]),
       (event) => recordDrainedTranscript(state, run, iid, entry, event),
     ).catch((error: unknown) =>
       state.log.warn({ runId: run.runId, err: error }, "reading an ended Turn's usage failed"),

@@ -68,8 +68,11 @@ export interface HostState {
    * an embedded store (one process owns every run).
    */
   readonly ownership: RunOwnership | undefined;
-  /** The ownership loop (renew, let go, adopt), once restore started it; stopped on close. */
-  ownershipLoop: { stop(): Promise<void> } | undefined;
+  /**
+   * The ownership loop (renew, let go, adopt), once restore started it; stopped on close.
+   * `renewNow`: a renewal now, judged by the database's answer (ADR-0283).
+   */
+  ownershipLoop: { stop(): Promise<void>; renewNow(): Promise<void> } | undefined;
   /**
    * Lets go of `runId` (ADR-0280 "Letting go", `let-go.ts`): stopped as at shutdown, unsaved,
    * out of memory. Late-bound here so the save path reaches it without an import circle.

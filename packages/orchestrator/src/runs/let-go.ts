@@ -13,7 +13,10 @@ import type { LiveRun } from "./live-run.js";
 
 /**
  * Lets go of `runId` now; `why` is logged. Idempotent; a run not in memory only gives its
- * lease back (a no-op when not held). Never throws.
+ * lease back (a no-op when not held). The old incarnation is torn down before this returns
+ * (ADR-0283): its actor stopped, every Turn of it ended as at shutdown (registration removed,
+ * driver and readers stopped), so an adoption by this same process later finds no live
+ * surface of it. Never throws.
  */
 export function letGoOfRun(state: HostState, runId: string, why: string): void {
   const run = state.runs.get(runId);
@@ -29,6 +32,7 @@ export function letGoOfRun(state: HostState, runId: string, why: string): void {
     } catch (error) {
       state.log.error({ runId, err: error }, "stopping the run let go of threw");
     }
+    tearDown(state, run);
     logLetGo(state, runId, why);
   }
   // Not renewed again (so it expires for an adopter) — a no-op when another instance holds it.
@@ -37,17 +41,24 @@ export function letGoOfRun(state: HostState, runId: string, why: string): void {
     .catch((error: unknown) => state.log.warn({ runId, err: error }, "giving the lease back failed"));
 }
 
-/** Why a run is let go when `holds()` said no: the lease ran out by this instance's clock. */
-const BY_OUR_CLOCK = "the lease is not held by this instance's clock";
+/**
+ * Ends what may outlive the stopped actor of `run` (ADR-0283): a stop xstate defers (a let-go
+ * from inside the run's own transition, or during its restore) used to leave a Turn registered
+ * and reading, so re-adopting the run in this process met "already live" (a `conflict` fault).
+ */
+export function tearDown(state: HostState, run: LiveRun): void {
+  for (const end of [...run.turnEnds]) end();
+  for (const left of state.registrations.ofRun(run.runId)) state.registrations.deregister(left);
+  run.readers.abort();
+}
 
 /** Logs the let-go with the lease as the store has it now (who holds it, its epoch). */
 function logLetGo(state: HostState, runId: string, why: string): void {
   const instanceId = state.ownership?.instanceId;
   const said = (holder?: { instanceId: string; epoch: number }) => {
-    // Our own clock running out proves nothing (the row may still be ours, e.g. the database
-    // stalled); a missed renewal or a fence means the epoch moved on: under our id, a twin.
-    if (holder && holder.instanceId === instanceId && why !== BY_OUR_CLOCK)
-      warnSameId(state, runId, holder.epoch);
+    // Only the database's answer lets a run go (ADR-0283): a missed renewal or a fence means
+    // the epoch moved on — under our own id, a twin.
+    if (holder && holder.instanceId === instanceId) warnSameId(state, runId, holder.epoch);
     state.log.info(
       { runId, why, instanceId, ...(holder ? { heldBy: holder.instanceId, epoch: holder.epoch } : {}) },
       "let go of the run: another instance holds it now",
@@ -76,28 +87,41 @@ function warnSameId(state: HostState, runId: string, epoch: number): void {
 }
 
 /**
- * Whether this instance may still act for `run` — send a Harness call, decide a pick: true
- * without ownership (an embedded store), for a run it settled (its lease row went with the
- * settling save; the aborts that save owes still leave), or while it holds the run's lease by
- * its own clock. False once let go; a run served from memory whose lease is not held is let
- * go at once (one not served yet — a resume before its claiming save — is only answered false).
+ * Whether this instance may act for `run` now — send a Harness call, decide a pick — by its own
+ * clock: true without ownership (an embedded store), for a run it settled (its lease row went
+ * with the settling save; the aborts that save owes still leave), or while its lease is held by
+ * this instance's clock. False once let go. A lapsed clock check lets nothing go (ADR-0283): it
+ * answers false and asks the database at once ({@link confirmHeld} waits for that answer).
  */
 export function holdsRun(state: HostState, run: LiveRun): boolean {
   const { ownership } = state;
   if (!ownership) return true;
   if (run.movedAway) return false;
   if (run.status !== "running" || ownership.holds(run.runId)) return true;
-  if (state.runs.get(run.runId) === run) state.letGo(run.runId, BY_OUR_CLOCK);
+  void state.ownershipLoop?.renewNow();
   return false;
 }
 
 /**
- * Refuses a request for a run this instance let go of, or no longer holds (a pick, a Gate
- * event): nothing is decided here. @throws JR2_ERR_RUN_MOVED (503)
+ * {@link holdsRun}, but a lapsed clock check is settled by the database (ADR-0283): a renewal
+ * is sent (or the one under way awaited) and its answer decides — renewed with our epoch: held
+ * (the clock counts again from that renewal); found lost: the run is let go, false. A store
+ * that cannot be reached answers false and lets nothing go (nothing is sent meanwhile).
  */
-export function refuseIfMoved(state: HostState, runId: string): void {
+export async function confirmHeld(state: HostState, run: LiveRun): Promise<boolean> {
+  if (holdsRun(state, run)) return true;
+  if (run.movedAway || !state.ownershipLoop) return false;
+  await state.ownershipLoop.renewNow();
+  return holdsRun(state, run);
+}
+
+/**
+ * Refuses a request for a run this instance let go of, or does not hold by the database's
+ * answer (a pick, a Gate event): nothing is decided here. @throws JR2_ERR_RUN_MOVED (503)
+ */
+export async function refuseIfMoved(state: HostState, runId: string): Promise<void> {
   const run = state.runs.get(runId);
-  if (run && !holdsRun(state, run)) throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
+  if (run && !(await confirmHeld(state, run))) throw new Jr2Error("JR2_ERR_RUN_MOVED", { runId });
 }
 
 /**

@@ -92,6 +92,13 @@ export class LiveRun {
    * Turns stopped as at shutdown, it left memory.
    */
   movedAway = false;
+  /**
+   * Ends each live Turn of this incarnation as at shutdown (ADR-0283): a let-go calls them all,
+   * so none stays registered or reading after the run left this process.
+   */
+  readonly turnEnds = new Set<() => void>();
+  /** Aborted when the run is let go (ADR-0283): its restore drains stop reading the Harness. */
+  readonly readers = new AbortController();
   /** A Gate opened since the last committed save (the `gate-open` crash point). */
   gatesUnsaved = false;
   status: RunStatus = "running";

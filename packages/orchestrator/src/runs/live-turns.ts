@@ -11,7 +11,7 @@ import { placeTurn } from "../turns/placement.js";
 import type { Registration } from "../turns/registration-table.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import { type HostState, saveOrStop } from "./host-state.js";
-import { holdsRun } from "./let-go.js";
+import { confirmHeld } from "./let-go.js";
 import type { LiveRun } from "./live-run.js";
 import { registerTurn } from "./turn-registration.js";
 
@@ -85,8 +85,9 @@ export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () =
       // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253); so do
       // those of a run let go (its frozen is set too, ADR-0280).
       shuttingDown: () => state.stopping || run.frozen,
-      // Checked before every Harness call sent for the run (ADR-0280); false lets it go.
-      holdsLease: (r) => holdsRun(state, r),
+      // Checked before every Harness call sent for the run (ADR-0280), by the database's answer
+      // once this instance's clock lapsed (ADR-0283).
+      holdsLease: (r) => confirmHeld(state, r),
       ...(state.ownership ? { instanceId: state.ownership.instanceId } : {}),
       afterCommit: (r, fn) => state.persistence.afterCommit(r, fn),
       ...(placement

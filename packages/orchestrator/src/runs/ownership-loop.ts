@@ -14,6 +14,12 @@ export interface OwnershipLoop {
   stop(): Promise<void>;
   /** Runs one tick now (after the one under way): tests and start-up. Never rejects. */
   tick(): Promise<void>;
+  /**
+   * Renews now and lets go of what the database says is lost (ADR-0283): how an instance whose
+   * own clock check lapsed (event-loop lag, a pause) learns whether it still holds a lease.
+   * Coalesced with a renewal under way. Never rejects; a store error leaves every lease as it was.
+   */
+  renewNow(): Promise<void>;
 }
 
 /**
@@ -24,16 +30,24 @@ export function startOwnershipLoop(state: HostState, adopt: () => Promise<Restor
   const { ownership } = state;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
+  let renewing: Promise<void> | undefined;
+  const renewNow = (): Promise<void> => {
+    renewing ??= renew(state).finally(() => {
+      renewing = undefined;
+    });
+    return renewing;
+  };
   const tick = (): Promise<void> => {
-    running = running.then(() => (stopped ? undefined : once(state, adopt)));
+    running = running.then(() => (stopped ? undefined : once(state, renewNow, adopt)));
     return running;
   };
-  if (!ownership) return { stop: async () => {}, tick };
+  if (!ownership) return { stop: async () => {}, tick, renewNow: async () => {} };
   const period = Math.max(1, Math.floor(ownership.leaseMs / 3));
   const timer = setInterval(() => void tick(), period);
   timer.unref?.();
   return {
     tick,
+    renewNow,
     async stop() {
       stopped = true;
       clearInterval(timer);
@@ -42,8 +56,12 @@ export function startOwnershipLoop(state: HostState, adopt: () => Promise<Restor
   };
 }
 
-/** One tick: renew → let go of the lost → adopt. Each step's failure is logged, never thrown. */
-async function once(state: HostState, adopt: () => Promise<RestoreReport>): Promise<void> {
+/**
+ * Renews and lets go of what the database's answer says is lost — only that: a renewal that
+ * fails (the store unreachable) lets nothing go, and neither does this instance's own clock
+ * (ADR-0283). Never throws.
+ */
+async function renew(state: HostState): Promise<void> {
   const { ownership, log } = state;
   if (!ownership || state.stopping) return;
   try {
@@ -52,6 +70,17 @@ async function once(state: HostState, adopt: () => Promise<RestoreReport>): Prom
   } catch (error) {
     log.warn({ err: error, instanceId: ownership.instanceId }, "renewing the leases failed; trying again");
   }
+}
+
+/** One tick: renew → let go of the lost → adopt. Each step's failure is logged, never thrown. */
+async function once(
+  state: HostState,
+  renewNow: () => Promise<void>,
+  adopt: () => Promise<RestoreReport>,
+): Promise<void> {
+  const { ownership, log } = state;
+  if (!ownership || state.stopping) return;
+  await renewNow();
   if (state.stopping) return;
   try {
     await adopt();

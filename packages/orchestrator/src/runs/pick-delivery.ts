@@ -46,7 +46,7 @@ export async function deliverPick(
     const stored = await storedAnswer(state, runId, iid, caller, pick);
     if (stored) return stored;
     // A run this instance let go of, or no longer holds, takes no pick here (ADR-0280).
-    refuseIfMoved(state, runId);
+    await refuseIfMoved(state, runId);
     const registration = await movedOr404(state, runId, () => liveTurn(state, runId, iid, caller, pick));
     const run = liveRunOfTurn(state, registration);
     const answer = await deliverAndSave(state, run, registration, pick);

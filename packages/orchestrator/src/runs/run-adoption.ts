@@ -32,6 +32,7 @@ export async function adoptRuns(state: HostState, deps: RestoreDeps<LiveRun>): P
   for (const blob of adopted) {
     if (state.stopping) break;
     if (state.runs.has(blob.runId)) continue; // hosted here already
+    dropLeftovers(state, blob.runId);
     await adoptOne(state, deps, blob, report).catch((error: unknown) => {
       // Not live (its drifted or faulted re-save failed): not served from memory.
       state.runs.delete(blob.runId);
@@ -44,6 +45,20 @@ export async function adoptRuns(state: HostState, deps: RestoreDeps<LiveRun>): P
       "runs adopted",
     );
   return report;
+}
+
+/**
+ * A run let go of by this process is torn down then (ADR-0283); a live surface of it still
+ * registered here would refuse the restored Turn (`conflict`). Removed, loudly: it is a bug.
+ */
+function dropLeftovers(state: HostState, runId: string): void {
+  const left = state.registrations.ofRun(runId);
+  if (left.length === 0) return;
+  for (const registration of left) state.registrations.deregister(registration);
+  state.log.error(
+    { runId, iids: left.map((r) => r.iid) },
+    "a run adopted again still had Turns registered from its earlier incarnation here; removed before restoring it",
+  );
 }
 
 /** An adopted run whose blob cannot be decoded: served as its faulted stand-in, as at a restart (ADR-0254). */

@@ -73,7 +73,7 @@ export interface TurnRegistrationDeps {
    * Does this instance still hold the run's lease (ADR-0280)? Checked before every Harness call;
    * false lets the run go. Absent: always (an embedded store).
    */
-  holdsLease?(run: LiveRun): boolean;
+  holdsLease?(run: LiveRun): boolean | Promise<boolean>;
   /** This instance's id on a shared store (`x-jr2-instance` on its Harness calls); absent: none. */
   instanceId?: string;
 }
@@ -114,7 +114,15 @@ export function registerTurn(deps: TurnRegistrationDeps, run: LiveRun, turn: Tur
   seat.log.info({ iid: live.current.iid, turnId: live.current.turnId }, "Turn registered");
   turnStarted(run, turn.self, recordSeat(seat, turn, live.current.iid), deps.recordTurn);
   startDriverAfterCommit(deps, run, seat, live, turnContext(deps, run, turn, seat, placement, live));
-  return () => endTurn(deps, run, seat, live);
+  // Once: the Agent slot's stop, or a let-go's teardown of the run (ADR-0283), whichever comes first.
+  const end = () => {
+    run.turnEnds.delete(end);
+    if (!live.ended) endTurn(deps, run, seat, live);
+  };
+  run.turnEnds.add(end);
+  // Registered by a stop xstate deferred past the let-go's teardown: ended at once.
+  if (run.movedAway) end();
+  return end;
 }
 
 /** The seat a Turn record names. */

@@ -4,6 +4,7 @@ import { Jr2Error, PLACEHOLDER_SECRETS, sandboxNameProblem, secretProblem } from
 import type { PostgresStoreConfig } from "../durability/store/open.js";
 import { DEFAULT_LEASE_MS } from "../durability/store/ownership.js";
 import { parseStoreUrl } from "../durability/store/postgres-connection.js";
+import { DEFAULT_SHED_LAG_MS } from "../http/plugins/load-shed.js";
 import { type PeerConfig, readPeerConfig } from "./peer-config.js";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
@@ -46,6 +47,8 @@ export interface ServeConfig {
   logLevel: string;
   /** Timeouts and the connection bound of the HTTP edge (`JR2_HEADERS_TIMEOUT_MS`, …; ADR-0060); absent: the defaults. */
   httpEdge?: HttpEdgeLimits;
+  /** `JR2_SHED_LAG_MS` (default 1000; 0 off): the event-loop lag past which requests but `/healthz` answer 503 (ADR-0286). */
+  shedLagMs?: number;
   /**
    * Telemetry (ADR-0420, ADR-0421): the `OTEL_*` and `JR2_OTEL_*` variables tracing starts from
    * (no `OTEL_EXPORTER_OTLP_ENDPOINT`: off) and `JR2_METRICS_TOKEN` (absent: `/metrics` is open
@@ -146,6 +149,7 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
       DEFAULT_WORKFLOW_LOAD_TIMEOUT_MS,
     ),
     httpEdge: readHttpEdgeLimits(env, ORCHESTRATOR_HTTP_EDGE_ENV),
+    shedLagMs: nonNegativeInt("JR2_SHED_LAG_MS", env.JR2_SHED_LAG_MS, DEFAULT_SHED_LAG_MS),
     eventRetentionDays: nonNegativeInt("JR2_EVENT_RETENTION_DAYS", env.JR2_EVENT_RETENTION_DAYS, 0),
     telemetry: readTelemetryConfig(env),
   };

@@ -99,6 +99,7 @@ async function startUnlocked(
     turnDriver,
     ...(placement ? { placement } : {}),
     ...(config.httpEdge ? { httpEdge: config.httpEdge } : {}),
+    ...(config.shedLagMs === undefined ? {} : { shedLagMs: config.shedLagMs }),
     telemetry,
   });
   // The model check waits for the Harness in the background; start-up waits for it at most

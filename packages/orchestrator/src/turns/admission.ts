@@ -119,7 +119,7 @@ export type Admitted =
 
 /**
  * Admits `next` and ledgers the admission before anything follows it (§5.4): waits for Rest
- * first where `next` says so; the feed's `admission` line is written after the ledger.
+ * first where `next` says so; the feed's `admission` line is told before the ledger's save (ADR-0284).
  */
 export async function admitNext(state: TurnState, next: NextSubmission): Promise<Admitted> {
   const { ports } = state;
@@ -141,10 +141,12 @@ export async function admitNext(state: TurnState, next: NextSubmission): Promise
     ...admission,
     ...(ports.traceparent ? { traceparent: ports.traceparent } : {}),
   };
+  // Told before the ledger's save (ADR-0284): a pick of this Submission may be decided while
+  // that save is in flight (a PostgreSQL round trip), and its feed line must come after this
+  // one. Read after the admission: the Machine has settled the macrostep that started this Turn.
+  ports.telemetry({ type: "admission", kind: next.kind, allowed: ports.allowed() });
   await ports.ledgerWrite(state.iid, entry);
   crashPoint("ledgered");
-  // Read after the admission: the Machine has settled the macrostep that started this Turn.
-  ports.telemetry({ type: "admission", kind: next.kind, allowed: ports.allowed() });
   return { kind: "admitted", entry };
 }
 

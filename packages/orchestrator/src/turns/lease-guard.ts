@@ -13,26 +13,28 @@ const NOT_HELD =
   "not sent: this Orchestrator instance no longer holds the run's lease (another instance hosts it now)";
 
 /**
- * `client` with `holds()` asked before each call; false sends nothing: admit → `unsent`, read →
+ * `client` with `holds()` asked (and awaited: it may ask the database, ADR-0283) before each call; false sends nothing: admit → `unsent`, read →
  * `transport`, abort → not ok, health → down. A read asks again when its answer comes and
  * drops an answer that came after the lease went. Never throws (as the client).
  */
-export function leaseGuardedClient(client: HarnessClient, holds: () => boolean): HarnessClient {
+export function leaseGuardedClient(
+  client: HarnessClient,
+  holds: () => boolean | Promise<boolean>,
+): HarnessClient {
   const { health } = client;
   const guarded: HarnessClient = {
     endpoint: client.endpoint,
-    admit: (iid, body, traceparent) =>
-      holds() ? client.admit(iid, body, traceparent) : Promise.resolve({ kind: "unsent", error: NOT_HELD }),
+    admit: async (iid, body, traceparent) =>
+      (await holds()) ? client.admit(iid, body, traceparent) : { kind: "unsent", error: NOT_HELD },
     // Asked again when the answer comes: a long-poll sent before a pause answers after it, when
     // another instance may have adopted the run — its events are that owner's to act on.
     read: async (iid, offset, waitSeconds, signal) => {
-      if (!holds()) return { kind: "transport", error: NOT_HELD };
+      if (!(await holds())) return { kind: "transport", error: NOT_HELD };
       const answer = await client.read(iid, offset, waitSeconds, signal);
-      return holds() ? answer : { kind: "transport", error: NOT_HELD };
+      return (await holds()) ? answer : { kind: "transport", error: NOT_HELD };
     },
-    abort: (iid) => (holds() ? client.abort(iid) : Promise.resolve({ ok: false, error: NOT_HELD })),
+    abort: async (iid) => ((await holds()) ? client.abort(iid) : { ok: false, error: NOT_HELD }),
   };
-  if (health)
-    guarded.health = () => (holds() ? health() : Promise.resolve({ kind: "down", error: NOT_HELD }));
+  if (health) guarded.health = async () => ((await holds()) ? health() : { kind: "down", error: NOT_HELD });
   return guarded;
 }

@@ -34,7 +34,7 @@ export interface DrainTarget {
   iid: string;
   entry: TurnLedgerEntry;
   /** Checked before each read (ADR-0280): false sends nothing more. Absent: always. */
-  holdsLease?: () => boolean;
+  holdsLease?: () => boolean | Promise<boolean>;
   /** Sent as `x-jr2-instance` (a shared store's instance id). */
   instanceId?: string;
 }
@@ -103,10 +103,11 @@ export interface TurnContext {
   /** True while the host shuts down for its own reasons: stop must leave the Submission running (§5.1). */
   shuttingDown?(): boolean;
   /**
-   * Does this instance still hold the run's lease (ADR-0280)? Checked before every Harness call
-   * the driver sends; false: send nothing (the host lets the run go). Absent: always.
+   * Does this instance still hold the run's lease (ADR-0280)? Checked (awaited: a lapsed clock
+   * check asks the database, ADR-0283) before every Harness call the driver sends; false: send
+   * nothing. Absent: always.
    */
-  holdsLease?(): boolean;
+  holdsLease?(): boolean | Promise<boolean>;
   /** This instance's id on a shared store: sent as `x-jr2-instance` on every Harness call. */
   readonly instanceId?: string;
   /**
@@ -153,7 +154,7 @@ export interface OwedAbortTarget {
   harnessUrl: string;
   iid: string;
   /** Checked before it is sent: false sends nothing. Absent: always. */
-  holdsLease?: () => boolean;
+  holdsLease?: () => boolean | Promise<boolean>;
   /** Sent as `x-jr2-instance`. */
   instanceId?: string;
 }

@@ -24,7 +24,7 @@
  * Entry points: `pnpm crash` (many trials) and test/integration/restore-crash.test.ts (CI).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -40,6 +40,7 @@ import { CRASH_PHASES, type CrashPhase } from "../../src/durability/crash-points
 import { STORE_FILE } from "../../src/durability/store/sqlite.js";
 import { type EndpointSim, startEndpointSim } from "./endpoint-sim.js";
 import { conversationOpenings, repeatsWithChangedBytes } from "./invariants.js";
+import { trialLogs } from "./trial-logs.js";
 
 /** Kills of another process than the Orchestrator (each a phase of the rotation). */
 export const OTHER_KILLS = ["harness-kill", "endpoint-kill"] as const;
@@ -92,6 +93,10 @@ export interface CrashReport {
   repeatsServed: number;
   violations: string[];
   results: TrialResult[];
+  /** Where each violating trial's logs were kept (trial-logs.ts). */
+  logsDir?: string;
+  /** Trials planned but not started: `deadlineAt` came first. */
+  notStarted?: number;
 }
 
 interface LogLine {
@@ -148,6 +153,10 @@ export async function runCrashTrials(options: {
   only?: readonly KillAt[];
   /** `JR2_STORE_URL` of the Orchestrator: a PostgreSQL store instead of SQLite (issue 15). */
   storeUrl?: string;
+  /** No trial starts after this (`Date.now()` ms): the rest are counted `notStarted` (issue 24 item 7). */
+  deadlineAt?: number;
+  /** Called once the stack runs, with its stop (idempotent): an `afterAll` stops it on a timeout. */
+  onStarted?: (stop: () => Promise<void>) => void;
 }): Promise<CrashReport> {
   const say = options.log ?? (() => {});
   const dataDir = mkdtempSync(join(tmpdir(), "jr2-crash-"));
@@ -185,6 +194,21 @@ export async function runCrashTrials(options: {
     await sim.close();
     throw error;
   }
+  let stopped: Promise<void> | undefined;
+  const stopAll = () => {
+    stopped ??= (async () => {
+      await stack.close().catch(() => {});
+      await sim.close().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+  options.onStarted?.(stopAll);
+  const logs = trialLogs({
+    orchestratorLog: () => stack.orchestratorLog(),
+    harnessLog: () => stack.harnessLog(),
+    requests: () => sim.requests(),
+  });
   const zero = () =>
     Object.fromEntries([...CRASH_PHASES, "random", ...OTHER_KILLS].map((p) => [p, 0])) as Record<
       KillAt,
@@ -198,6 +222,7 @@ export async function runCrashTrials(options: {
     repeatsServed: 0,
     violations: [],
     results: [],
+    logsDir: logs.dir,
   };
   try {
     // The uninterrupted runs: the final state every interrupted one must reach.
@@ -217,7 +242,13 @@ export async function runCrashTrials(options: {
       const workflow: Workflow = Math.floor(i / rotation.length) % 2 === 0 ? "review" : "triage";
       plan.push({ workflow: reaches(workflow, killAt) ? workflow : "triage", killAt });
     }
-    for (const { workflow, killAt } of plan) {
+    for (const [i, { workflow, killAt }] of plan.entries()) {
+      if (options.deadlineAt !== undefined && Date.now() > options.deadlineAt) {
+        report.notStarted = plan.length - i;
+        say(`stopping near the timeout: ${report.notStarted} of ${plan.length} trials not started`);
+        break;
+      }
+      const mark = await logs.mark();
       const result = await trial(stack, {
         workflow,
         killAt,
@@ -235,10 +266,9 @@ export async function runCrashTrials(options: {
       report.duplicatesByWindow[killAt] += result.duplicates;
       report.violations.push(...result.violations.map((v) => `${workflow} @ ${killAt}:${result.nth}: ${v}`));
       report.results.push(result);
-      if (result.violations.length > 0 && process.env.JR2_CRASH_LOGS)
-        writeFileSync(
-          join(process.env.JR2_CRASH_LOGS, `trial-${report.trials}.log`),
-          stack.orchestratorLog(),
+      if (result.violations.length > 0)
+        say(
+          `trial ${report.trials}'s logs kept: ${await logs.keep(report.trials, mark, result.violations)}.*`,
         );
       say(
         `trial ${report.trials}: ${workflow} kill@${killAt}:${result.nth} ${result.killed ? "killed" : "not reached"} → ${JSON.stringify(result.finalValue)}${result.duplicates ? ` dup=${result.duplicates}` : ""}${result.violations.length ? ` VIOLATIONS ${result.violations.join("; ")}` : ""}`,
@@ -249,9 +279,7 @@ export async function runCrashTrials(options: {
     ).length;
     return report;
   } finally {
-    await stack.close();
-    await sim.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopAll();
   }
 }
 

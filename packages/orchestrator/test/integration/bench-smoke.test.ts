@@ -43,6 +43,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     env: { BENCH_TURNS: "2", BENCH_MCP_TURN_GAP_MS: "100", BENCH_PROMPT_CHARS: "400" },
     column: /distinct tools blocks\s+requests with the 1st request's tools/,
   },
+  "bench:cluster": {
+    env: { BENCH_LEASES: "3000", BENCH_FAULTS: "stop", BENCH_RUNS: "1" },
+    column: /readers left/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {

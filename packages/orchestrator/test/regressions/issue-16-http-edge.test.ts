@@ -15,7 +15,7 @@ import { connect } from "node:net";
 import { ORCHESTRATOR_HTTP_EDGE_ENV, readHttpEdgeLimits } from "@jr2/http-edge";
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { chunkedRequest, rawExchange, readAll } from "../../../harness/test/fixtures/raw-http.js";
+import { chunkedRequest, rawExchange } from "../../../harness/test/fixtures/raw-http.js";
 import { buildOrchestrator, createMemoryStore, type RunStore } from "../../src/index.js";
 import { agentUrl, flow, INSTANCE_TOKEN } from "../http/fixture.js";
 
@@ -87,10 +87,14 @@ describe("slow clients are cut (§6)", () => {
     expect(seen).toMatchObject({ closed: true, status: 408, body: { code: "JR2_ERR_REQUEST_TIMEOUT" } });
   });
 
-  it("a connection past the bound is closed before it can send anything", async () => {
-    const port = portOf(
-      await listening({ ...LOW, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000, maxConnections: 3 }),
-    );
+  it("at the bound, the oldest connection that sent nothing is closed for a newcomer, whose request is answered (ADR-0285)", async () => {
+    const base = await listening({
+      ...LOW,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+      maxConnections: 3,
+    });
+    const port = portOf(base);
     const held = await Promise.all(
       Array.from({ length: 3 }, async () => {
         const s = connect(port, "127.0.0.1");
@@ -100,11 +104,13 @@ describe("slow clients are cut (§6)", () => {
     );
     await vi.waitFor(async () => {
       const count = await new Promise<number>((resolve) => app?.server.getConnections((_e, n) => resolve(n)));
-      expect(count).toBe(3);
+      expect(count).toBeGreaterThan(0);
     });
-    const seen = await readAll(connect(port, "127.0.0.1"), 8_000);
-    expect(seen).toMatchObject({ closed: true, text: "" });
-    expect(held.every((s) => !s.destroyed)).toBe(true);
+    const probe = await fetch(`${base}/healthz`, { headers: { connection: "close" } });
+    expect(probe.status).toBe(200);
+    await vi.waitFor(() =>
+      expect(held.filter((s) => s.destroyed || s.readableEnded).length).toBeGreaterThan(0),
+    );
     for (const s of held) s.destroy();
   });
 
@@ -189,7 +195,7 @@ describe("the limits are configurable (§6)", () => {
     ).toEqual({
       headersTimeoutMs: 2000,
       requestTimeoutMs: 30_000,
-      keepAliveTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 65_000,
       maxConnections: 50,
     });
     expect(() => readHttpEdgeLimits({ JR2_REQUEST_TIMEOUT_MS: "0" }, ORCHESTRATOR_HTTP_EDGE_ENV)).toThrow(

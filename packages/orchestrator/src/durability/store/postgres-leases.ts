@@ -76,6 +76,14 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
   // its own id: those are an earlier process's. Later, such a row is another live process's
   // given the same JR2_INSTANCE_ID; re-taking it would move the run back and forth each tick.
   let restored = false;
+  // Runs this process let go of, and when (performance.now() ms): not adopted again within one
+  // lease length (ADR-0283) — a peer that holds the run renews it meanwhile; a row that stays
+  // expired that long is nobody's, and is taken then.
+  const letGoAt = new Map<string, number>();
+  const backingOff = (now: number) => {
+    for (const [runId, at] of letGoAt) if (now - at >= leaseMs) letGoAt.delete(runId);
+    return [...letGoAt.keys()];
+  };
   const expiry = (n: number) => `now() + $${n}::double precision * interval '1 millisecond'`;
   const forget = (runId: string, epoch: number) => {
     if (held.get(runId)?.epoch === epoch) held.delete(runId);
@@ -84,6 +92,7 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
   // reads as settled (answered from the store, its Turns "not found" — a Harness would abandon
   // them) until adopted, and an adopter bumps the epoch instead of starting again at 1.
   const release = async (runId: string) => {
+    letGoAt.set(runId, performance.now());
     const mine = held.get(runId);
     if (!mine) return;
     held.delete(runId);
@@ -207,7 +216,7 @@ export function postgresLeases(pool: pg.Pool, where: StoreUrl, options: LeaseOpt
     async adopt(workflows) {
       if (workflows.length === 0) return { adopted: [], damaged: [] };
       const sentAt = performance.now();
-      const mine = [...new Set([...held.keys(), ...claiming])];
+      const mine = [...new Set([...held.keys(), ...claiming, ...backingOff(sentAt)])];
       const { rows } = await query<{ run_id: string; epoch: string }>(
         pool,
         where,
