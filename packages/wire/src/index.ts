@@ -101,3 +101,19 @@ export {
   TurnSummary,
   TurnTranscript,
 } from "./transcript.js";
+export {
+  AttachRequest,
+  CheckoutAtRequest,
+  CommitAnswer,
+  CommitId,
+  CommitRequest,
+  DiffAnswer,
+  DiffRequest,
+  PushAnswer,
+  PushRequest,
+  RemoveAnswer,
+  RemoveRequest,
+  SlotHandle,
+  SlotRef,
+  WorkspaceCommits,
+} from "./workspace.js";

@@ -25,9 +25,12 @@ import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
 import { harnessSecretValues } from "../tools/working-environment.js";
+import { readWorkspaceConfig } from "../workspace/workspace-config.js";
+import { createWorkspaces, type Workspaces } from "../workspace/workspaces.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
+import { workspaceRoutes } from "./routes/workspaces.js";
 
 /** The Harness's version, answered on /healthz. */
 export const HARNESS_VERSION = "0.1.0";
@@ -77,6 +80,11 @@ export interface HarnessOptions {
   egressResolve?: EgressResolver;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
+  /**
+   * The Harness's git (issue 28): Repo Slots under the work root. Absent: built from the
+   * environment (`readWorkspaceConfig(environment)`) with the in-memory registry.
+   */
+  workspaces?: Workspaces;
 }
 
 /**
@@ -186,6 +194,9 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   app.register(metricsRoute, { metrics, token: opts.metricsToken });
   app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
+  const workspaces =
+    opts.workspaces ?? createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env));
+  app.register(workspaceRoutes, { workspaces, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }
 
