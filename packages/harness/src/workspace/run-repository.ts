@@ -15,15 +15,27 @@ export async function makeRunRepository(paths: SlotPaths, mirror: string, base: 
   if (!(await exists(join(gitDir, "HEAD")))) {
     await mkdir(dirname(gitDir), { recursive: true });
     await git({}, ["init", "--bare", "--quiet", gitDir]);
-    // Not bare: jr2 always passes --work-tree; the flag keeps `git status` from refusing.
-    await git({ gitDir }, ["config", "core.bare", "false"]);
-    await git({ gitDir }, ["config", "core.logAllRefUpdates", "true"]);
   }
+  await ownConfig(gitDir);
   await writeFile(join(gitDir, "objects", "info", "alternates"), `${join(mirror, "objects")}\n`);
   const head = await branchHead({ gitDir }, paths.branch);
   if (!head) await git({ gitDir }, ["update-ref", `refs/heads/${paths.branch}`, base]);
   await git({ gitDir }, ["symbolic-ref", "HEAD", `refs/heads/${paths.branch}`]);
 }
+
+/**
+ * The run's repository's config, written by jr2 before every operation (issue 28 "no
+ * repo-local config that executes anything"): whatever was planted there — an fsmonitor, a
+ * filter or textconv driver, an ssh command, `extensions.worktreeConfig` with a
+ * `config.worktree` — is gone before git reads it. Not bare: jr2 always passes --work-tree.
+ */
+export async function ownConfig(gitDir: string): Promise<void> {
+  await writeFile(join(gitDir, "config"), RUN_REPOSITORY_CONFIG);
+  await rm(join(gitDir, "config.worktree"), { force: true });
+}
+
+const RUN_REPOSITORY_CONFIG =
+  "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
 
 /**
  * Checks the branch out into the Worktree: makes the directory, writes the index and files

@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
+import { credentialEnv } from "./credentials.js";
 import { git } from "./git-command.js";
 import { createMirrors, type Mirrors } from "./mirrors.js";
 import { type Pushed, pushBranch } from "./publish.js";
@@ -11,6 +12,7 @@ import {
   commitWorktree,
   exists,
   makeRunRepository,
+  ownConfig,
   placeOf,
   rescue,
   resolveRef,
@@ -71,7 +73,12 @@ export function createWorkspaces(
 ): Workspaces {
   const registry = opts.registry ?? createMemoryWorkspaceRegistry();
   const mirrors =
-    opts.mirrors ?? createMirrors({ workRoot: config.workRoot, fetchIntervalMs: config.mirrorFetchMs });
+    opts.mirrors ??
+    createMirrors({
+      workRoot: config.workRoot,
+      fetchIntervalMs: config.mirrorFetchMs,
+      fetchEnv: (url) => credentialEnv(config.credentials, url.source, opts.env),
+    });
   const rules = { repoRoots: config.repoRoots, workRoot: config.workRoot };
   const chains = new Map<string, Promise<unknown>>();
   const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
@@ -84,6 +91,7 @@ export function createWorkspaces(
   const need = async (ref: SlotRef): Promise<SlotRecord> => {
     const r = await registry.get(slotKey(ref));
     if (!r) throw new Jr2Error("JR2_ERR_WORKSPACE_SLOT_UNKNOWN", { slot: slotKey(ref) });
+    if (await exists(join(r.repo, "HEAD"))) await ownConfig(r.repo);
     return r;
   };
   const pathsOf = (r: SlotRecord) => ({ repo: r.repo, worktree: r.worktree, branch: r.branch });
