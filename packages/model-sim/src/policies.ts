@@ -27,6 +27,8 @@ export const INVENTED_TOOL = "run_tests";
 const WORK_ARGS: Record<string, Record<string, unknown>> = {
   ls: { path: "." },
   read: { path: "README.md" },
+  // A worker with write access leaves a file (issue 28: the coder's commit on a Repo Slot).
+  write: { path: "jr2-worker.txt", content: "written by model-sim's worker\n" },
   grep: { pattern: "TODO" },
   find: { pattern: "*.md" },
 };

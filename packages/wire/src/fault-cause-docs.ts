@@ -38,4 +38,9 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
     meaning:
       "the model made the same Working-tool call (name and arguments) 5 times in a row; warned at the 3rd",
   },
+  "workspace-lost": {
+    reason: "infra",
+    meaning:
+      "the Turn's Repo-Slot Worktree is gone (the Harness never recreates it on admission); fork or retry the run to recreate it from the run's repository",
+  },
 };

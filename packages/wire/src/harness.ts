@@ -75,6 +75,7 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * and said so inside the stream, llama-server's peg-format error; nudged once, issue 25 §13).
  * `tool-loop` → `runaway` (the same Working-tool call 5 times in a row, issue 25 §12).
  * `refusal-loop` → `runaway` (the refusal budget of a Submission spent, issue 25 §11).
+ * `workspace-lost` → `infra` (the Turn's Repo-Slot Worktree is gone, issue 28 §6).
  * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
@@ -88,6 +89,7 @@ export const FaultCause = z.enum([
   "unparsable-output",
   "tool-loop",
   "refusal-loop",
+  "workspace-lost",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 

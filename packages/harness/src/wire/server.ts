@@ -25,6 +25,7 @@ import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
 import { harnessSecretValues } from "../tools/working-environment.js";
+import { createTurnWorkspace } from "../workspace/turn-workspace.js";
 import { readWorkspaceConfig } from "../workspace/workspace-config.js";
 import { createWorkspaces, type Workspaces } from "../workspace/workspaces.js";
 import { conversationRoutes } from "./routes/conversations.js";
@@ -140,7 +141,10 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     models: opts.models,
     limiter,
   });
+  const workspaces =
+    opts.workspaces ?? createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env));
   const conversations = createConversations({
+    workspaces: createTurnWorkspace(workspaces),
     telemetry,
     orchestrator: createOrchestratorClient({
       url: opts.orchestratorUrl,
@@ -194,8 +198,6 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   app.register(metricsRoute, { metrics, token: opts.metricsToken });
   app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
-  const workspaces =
-    opts.workspaces ?? createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env));
   app.register(workspaceRoutes, { workspaces, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }

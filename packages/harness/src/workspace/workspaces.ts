@@ -57,6 +57,8 @@ export interface Workspaces {
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
   /** The record of a slot, if attached here. */
   record(req: SlotRef): Promise<SlotRecord | undefined>;
+  /** The record of a run's slot by slot name (the first workspace holding one so named). */
+  recordOf(runId: string, slot: string): Promise<SlotRecord | undefined>;
   /** The record whose Worktree is `path` (or holds it), for the Turn's lost-Worktree check. */
   slotAt(path: string): Promise<SlotRecord | undefined>;
   readonly config: WorkspaceConfig;
@@ -247,6 +249,8 @@ export function createWorkspaces(
       return { removed };
     },
     record: (req) => registry.get(slotKey(req)),
+    recordOf: async (runId, slot) =>
+      (await registry.list()).find((r) => r.runId === runId && r.slot === slot),
     slotAt: async (path) => {
       const all = await registry.list();
       return all.find((r) => path === r.worktree || path.startsWith(`${r.worktree}/`));

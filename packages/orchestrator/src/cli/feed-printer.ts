@@ -71,6 +71,10 @@ function feedLine(event: RunFeedEvent, runId: string): string {
         return `${time}  retried   the Machine fault (${m.reason}): ${from}${m.event ? `; delivered again: ${m.event}` : ""} (by ${event.by})`;
       }
       return `${time}  retried   ${event.child} from ${event.fromVersion === null ? "its last save before the fault" : `version ${event.fromVersion}`}, as Turn ${event.turnId} (by ${event.by})`;
+    case "repo-slot":
+      return event.event === "attached"
+        ? `${time}  repo      ${event.workspace}/${event.slot} on branch ${event.branch} from ${event.commit.slice(0, 12)}`
+        : `${time}  pushed    ${event.workspace}/${event.slot} ${event.branch} @ ${event.commit.slice(0, 12)} to ${event.url ?? "its remote"}`;
   }
 }
 

@@ -52,6 +52,7 @@ import { type HostState, serialized } from "./host-state.js";
 import { letGoOfRun } from "./let-go.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
+import { attachRunRepos, publishRunRepos } from "./repo-slots.js";
 import { resumeRun } from "./resume-run.js";
 import { retryRun } from "./retry-run.js";
 import { listRuns, pageRuns } from "./run-list.js";
@@ -318,6 +319,8 @@ function createHostState(options: RunHostOptions): HostState {
         evictWhenSaved(state, run);
       },
       recorded: (run, event) => state.persistence.recordEvent(run, event),
+      attachRepos: (run, request) => attachRunRepos(state.placement, run, request),
+      publishRepos: (run, request) => publishRunRepos(state.placement, run, request),
       now,
     },
     drains: new AbortController(),

@@ -28,6 +28,7 @@ export const REASON_OF_CAUSE: Readonly<Record<FaultCause, AgentFaultReason>> = {
   "unparsable-output": "no-signal",
   "tool-loop": "runaway",
   "refusal-loop": "runaway",
+  "workspace-lost": "infra",
 };
 
 /**

@@ -1,0 +1,65 @@
+import { type AttachRequest, ErrorBody, Jr2Error, PushAnswer, type PushRequest, SlotHandle } from "@jr2/wire";
+
+/**
+ * The Orchestrator's side of the Harness's `/workspaces/*` routes (issue 28 §2): it asks, the
+ * Harness runs git; the Orchestrator never touches the work root.
+ */
+export interface RepoSlotClient {
+  /**
+   * Attaches one slot on the Harness at `harnessUrl`.
+   * @throws Jr2Error `JR2_ERR_WORKSPACE_HARNESS_TOO_OLD` when the Harness answers 404 for the
+   *   route (an older Harness), naming its URL and the version its /healthz reports; the
+   *   Harness's own coded error (e.g. `JR2_ERR_WORKSPACE_URL_REFUSED`) otherwise
+   */
+  attach(harnessUrl: string, request: AttachRequest): Promise<SlotHandle>;
+  /** Pushes a slot's branch (publish). Same errors as attach. */
+  push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
+}
+
+/** The client over fetch with the Harness bearer (`JR2_HARNESS_TOKEN`). */
+export function createRepoSlotClient(options: { token: string; fetch?: typeof fetch }): RepoSlotClient {
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  async function post<T>(
+    harnessUrl: string,
+    path: string,
+    body: unknown,
+    parse: (v: unknown) => T,
+  ): Promise<T> {
+    const url = new URL(path, harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`);
+    const res = await doFetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15 * 60_000),
+    });
+    const json: unknown = await res.json().catch(() => ({}));
+    if (res.ok) return parse(json);
+    const error = ErrorBody.safeParse(json);
+    if (res.status === 404 && (!error.success || error.data.code === "JR2_ERR_ROUTE_NOT_FOUND"))
+      throw new Jr2Error("JR2_ERR_WORKSPACE_HARNESS_TOO_OLD", {
+        harness: harnessUrl,
+        version: await harnessVersion(doFetch, harnessUrl),
+      });
+    const e = new Error(error.success ? error.data.error : `the Harness answered ${res.status} to ${path}`);
+    Object.assign(e, {
+      code: error.success ? error.data.code : "JR2_ERR_WORKSPACE_GIT_FAILED",
+      status: res.status,
+    });
+    throw e;
+  }
+  return {
+    attach: (harnessUrl, request) =>
+      post(harnessUrl, "workspaces/attach", request, (v) => SlotHandle.parse(v)),
+    push: (harnessUrl, request) => post(harnessUrl, "workspaces/push", request, (v) => PushAnswer.parse(v)),
+  };
+}
+
+async function harnessVersion(doFetch: typeof fetch, harnessUrl: string): Promise<string> {
+  try {
+    const res = await doFetch(new URL("healthz", harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`));
+    const body = (await res.json()) as { version?: unknown };
+    return typeof body.version === "string" ? body.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
