@@ -7,7 +7,7 @@
  * slot's bare remote, and the run's feed records the pushed commit.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,6 +66,49 @@ export const machine = jr2Setup({
 });
 `;
 
+/** Two coder Turns around a Gate, the second unrouted on a fault (so a lost Worktree faults the run, for retry). */
+const STEPS = `
+import { agent, defineEvent, jr2Setup, workspace } from "@jr2/orchestrator";
+import { z } from "zod";
+
+const finish = defineEvent({ name: "finish", description: "Say the change is ready.",
+  input: z.object({ summary: z.string() }), audience: "agent" });
+const go = defineEvent({ name: "go", description: "Go on.", audience: "gate" });
+
+const body = jr2Setup({
+  events: [finish, go],
+  actors: { coder: agent({ model: "coder", instructions: "You implement changes.", workspace: "write" }) },
+}).createMachine({
+  id: "repo-steps-body",
+  initial: "implement",
+  states: {
+    implement: { invoke: { src: "coder", input: { prompt: "Implement the task.", continue: true } },
+      on: { finish: "hold", "agent.fault": "failed" } },
+    hold: { invoke: { src: "gate", id: "hold", input: { meta: { question: "Go on?" } } }, on: { go: "again" } },
+    again: { invoke: { src: "coder", input: { prompt: "Do more.", continue: true } }, on: { finish: "finished", "agent.fault": "failed" } },
+    finished: { type: "final", output: { outcome: "succeeded" } },
+    failed: { type: "final", output: { outcome: "failed" } },
+  },
+  output: ({ event }) => event.output,
+});
+
+export const machine = jr2Setup({
+  events: [],
+  actors: { work: workspace(body, { name: "code", repos: { app: { url: ({ input }) => input.repo } } }) },
+  input: z.object({ repo: z.string() }),
+}).createMachine({
+  id: "repo-steps",
+  context: ({ input }) => ({ repo: input.repo }),
+  initial: "working",
+  states: {
+    working: { invoke: { src: "work", input: ({ context }) => ({ repo: context.repo }),
+      onDone: [{ guard: ({ event }) => event.output?.outcome === "failed", target: "failed" }, { target: "done" }] } },
+    done: { type: "final", meta: { outcome: "succeeded" } },
+    failed: { type: "final", meta: { outcome: "failed" } },
+  },
+});
+`;
+
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {
     cwd,
@@ -87,7 +130,7 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
   let dir: string;
   let runId: string;
   let feed: Array<Record<string, unknown>>;
-  const paths = { repos: "", app: "", remote: "", workflows: "" };
+  const paths = { repos: "", app: "", remote: "", workflows: "", work: "" };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "jr2-repo-slots-"));
@@ -95,7 +138,9 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
     paths.app = join(paths.repos, "app");
     paths.remote = join(paths.repos, "remote.git");
     paths.workflows = join(dir, "workflows");
+    paths.work = join(dir, "work");
     mkdirSync(paths.app, { recursive: true });
+    mkdirSync(paths.work, { mode: 0o777 });
     mkdirSync(paths.workflows);
     git(paths.app, "init", "--quiet", "--initial-branch=main");
     writeFileSync(join(paths.app, "README.md"), "# app\n");
@@ -103,6 +148,7 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
     git(paths.app, "commit", "--quiet", "-m", "initial");
     git(dir, "init", "--quiet", "--bare", paths.remote);
     writeFileSync(join(paths.workflows, "repo-review.ts"), WORKFLOW);
+    writeFileSync(join(paths.workflows, "repo-steps.ts"), STEPS);
     chmodSync(paths.workflows, 0o755);
     stack = await startStack("process", {
       repoRoot,
@@ -111,8 +157,8 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
         coder: { baseUrl, id: CODER, contextWindow: 32768, maxTokens: 1024 },
         reviewer: { baseUrl, id: REVIEWER, contextWindow: 32768, maxTokens: 1024 },
       }),
-      orchestratorEnv: { JR2_TEST_PUSH_URL: paths.remote },
-      harnessEnv: { JR2_REPO_ROOTS: paths.repos, JR2_MIRROR_FETCH_S: "0" },
+      orchestratorEnv: { JR2_TEST_PUSH_URL: paths.remote, JR2_WORK_ROOT: paths.work },
+      harnessEnv: { JR2_REPO_ROOTS: paths.repos, JR2_MIRROR_FETCH_S: "0", JR2_WORK_ROOT: paths.work },
     });
     const client = orchestratorClient(stack);
     runId = await client.startRun("repo-review", { repo: paths.app });
@@ -136,7 +182,9 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
     expect(git(paths.remote, "log", "--format=%an|%s", branch)).toMatch(
       /^jr2 coder\|jr2: coder in .* picked finish\nuser\|initial$/,
     );
-    expect(git(paths.remote, "show", `${branch}:jr2-worker.txt`)).toBe("written by model-sim's worker");
+    expect(git(paths.remote, "show", `${branch}:jr2-worker.txt`)).toBe(
+      "written by model-sim's worker (write 1)",
+    );
     const pushed = feed.find((e) => e.type === "repo-slot" && e.event === "pushed");
     expect(pushed).toMatchObject({ slot: "app", branch, commit: git(paths.remote, "rev-parse", branch) });
   });
@@ -144,8 +192,90 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
   it("hands the reviewer the diff in its prompt, expanded by the Harness", async () => {
     const reviewer = conversationOf(await stack.requests(), REVIEWER);
     expect(reviewer[0]).toContain("Review this change:");
-    expect(reviewer[0]).toContain("+written by model-sim's worker");
+    expect(reviewer[0]).toContain("+written by model-sim's worker (write 1)");
     expect(reviewer[0]).toContain("1 file changed, 1 insertion(+)");
     expect(reviewer[0]).not.toContain("{{diff");
+  });
+
+  it("a fork from the version after the coder's pick has that commit and not the later one; a Worktree deleted mid-run ends the Turn workspace-lost; a retry recreates it at its version's commit", async () => {
+    const client = orchestratorClient(stack);
+    const headers = { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${stack.orchestratorUrl}${path}`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    };
+    const gateOpen = (id: string) =>
+      until(`${id}'s Gate`, async () => {
+        const view = await runView(client, id);
+        if (view.status !== "running") throw new Error(`${id} settled ${view.status} before its Gate`);
+        return view.gates.find((g) => g.id === "hold");
+      });
+    const settled = (id: string) =>
+      until(`${id} to settle`, async () => {
+        const view = await runView(client, id);
+        return view.status === "running" ? undefined : view;
+      });
+    const repoOf = (id: string) => join(paths.work, ".repos", id, "code", "app.git");
+    const worktreeOf = (id: string) => join(paths.work, id, "code", "app");
+    const head = (id: string) => git(repoOf(id), "rev-parse", `refs/heads/jr2/repo-steps/${id}`);
+
+    const source = await client.startRun("repo-steps", { repo: paths.app });
+    await gateOpen(source);
+    const first = head(source);
+    expect(readFileSync(join(worktreeOf(source), "jr2-worker.txt"), "utf8")).toBe(
+      "written by model-sim's worker (write 1)\n",
+    );
+    expect((await client.gateSend(source, "hold", { type: "go" })).status).toBe(200);
+    expect((await settled(source)).value).toBe("done");
+    const later = head(source);
+    expect(later).not.toBe(first);
+    expect(git(repoOf(source), "show", `${later}:jr2-worker.txt`)).toBe(
+      "written by model-sim's worker (write 2)",
+    );
+
+    // Fork at the version the coder's first pick made.
+    const history = (await (
+      await fetch(`${stack.orchestratorUrl}/runs/${source}/history`, { headers })
+    ).json()) as {
+      versions: Array<{ version: number; cause: { kind: string; name?: string } }>;
+    };
+    const at = history.versions.find((v) => v.cause.kind === "pick" && v.cause.name === "finish")?.version;
+    const fork = await post(`/runs/${source}/fork`, { at });
+    expect(fork.status, JSON.stringify(fork.json)).toBe(201);
+    const forkId = fork.json.runId as string;
+    expect(fork.json.repos).toEqual({ "code/app": first });
+    expect(head(forkId)).toBe(first);
+    expect(readFileSync(join(worktreeOf(forkId), "jr2-worker.txt"), "utf8")).toBe(
+      "written by model-sim's worker (write 1)\n",
+    );
+    expect(git(repoOf(forkId), "for-each-ref", "--format=%(refname)")).toBe(
+      `refs/heads/jr2/repo-steps/${forkId}`,
+    );
+
+    // The fork's Worktree deleted while its Gate waits: the next coder Turn ends workspace-lost.
+    await gateOpen(forkId);
+    rmSync(worktreeOf(forkId), { recursive: true, force: true });
+    expect((await client.gateSend(forkId, "hold", { type: "go" })).status).toBe(200);
+    const lost = await settled(forkId);
+    expect(lost.value).toBe("failed");
+    const forkFeed = (await client.feed(forkId)) as Array<Record<string, unknown>>;
+    expect(forkFeed.find((e) => e.type === "fault")).toMatchObject({
+      reason: "infra",
+      cause: "workspace-lost",
+    });
+    expect(existsSync(worktreeOf(forkId))).toBe(false);
+
+    // A retry recreates the Worktree from the run's repository at its version's commit, and goes on.
+    const retried = await post(`/runs/${forkId}/retry`, {});
+    expect(retried.status, JSON.stringify(retried.json)).toBe(200);
+    expect(readFileSync(join(worktreeOf(forkId), "jr2-worker.txt"), "utf8")).toBe(
+      "written by model-sim's worker (write 1)\n",
+    );
+    const after = await settled(forkId);
+    expect([after.status, after.value]).toEqual(["done", "done"]);
   });
 });

@@ -54,7 +54,13 @@ function workArguments(view: ConversationView, name: string): Record<string, unk
   const schema = view.parameters.get(name) as { properties?: Record<string, unknown> } | undefined;
   const base = exampleFromSchema(schema) as Record<string, unknown>;
   const hints = Object.entries(WORK_ARGS[name] ?? {}).filter(([key]) => key in (schema?.properties ?? {}));
-  return { ...base, ...Object.fromEntries(hints) };
+  const args = { ...base, ...Object.fromEntries(hints) };
+  // Each write of a conversation says which it is, so a later Turn's write is a change (a commit).
+  if (name === "write" && "content" in args) {
+    const n = view.calls.filter((past) => past.name === "write").length + 1;
+    args.content = `written by model-sim's worker (write ${n})\n`;
+  }
+  return args;
 }
 
 /** `worker:N`: N Working-tool calls after the newest user message, then obedient. */

@@ -8,6 +8,7 @@ import {
   type Snapshot,
 } from "xstate";
 import type { OwedAbort } from "../durability/owed-aborts.js";
+import type { RepoSlotRecord } from "../durability/store/run-blob.js";
 import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { turnSeatOf } from "../menu/menu.js";
@@ -75,6 +76,10 @@ export class LiveRun {
   readonly owedAborts = new Map<string, OwedAbort>();
   /** `<submissionId>@<position>` of each model-request retry told on the feed (issue 22 §5). */
   readonly retryKeys = new Set<string>();
+  /** The run's Repo Slots by `<workspace>/<slot>` (issue 28), as attached. */
+  readonly repoSlots = new Map<string, RepoSlotRecord>();
+  /** The newest Worktree commit per slot, from the picks (issue 28 §3). */
+  readonly repoCommits = new Map<string, string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
   /**

@@ -37,6 +37,7 @@ export async function attachRunRepos(
         );
       });
     out[slot] = { path: h.path, branch: h.branch, base: h.base };
+    run.repoSlots.set(`${request.workspace}/${slot}`, { workspace: request.workspace, slot, ...out[slot] });
     if (run.status === "running")
       run.feed.append({
         type: "repo-slot",

@@ -1,4 +1,14 @@
-import { type AttachRequest, ErrorBody, Jr2Error, PushAnswer, type PushRequest, SlotHandle } from "@jr2/wire";
+import {
+  type AttachRequest,
+  type CheckoutAtRequest,
+  ErrorBody,
+  type ErrorCode,
+  errorCodes,
+  Jr2Error,
+  PushAnswer,
+  type PushRequest,
+  SlotHandle,
+} from "@jr2/wire";
 
 /**
  * The Orchestrator's side of the Harness's `/workspaces/*` routes (issue 28 §2): it asks, the
@@ -12,6 +22,11 @@ export interface RepoSlotClient {
    *   Harness's own coded error (e.g. `JR2_ERR_WORKSPACE_URL_REFUSED`) otherwise
    */
   attach(harnessUrl: string, request: AttachRequest): Promise<SlotHandle>;
+  /**
+   * Retry (no `from`: the run's own branch reset) or fork (`from` the source run's slot) at a
+   * commit (issue 28 §3). Same errors as attach, and `JR2_ERR_WORKSPACE_COMMIT_GONE`.
+   */
+  checkoutAt(harnessUrl: string, request: CheckoutAtRequest): Promise<SlotHandle>;
   /** Pushes a slot's branch (publish). Same errors as attach. */
   push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
 }
@@ -40,16 +55,22 @@ export function createRepoSlotClient(options: { token: string; fetch?: typeof fe
         harness: harnessUrl,
         version: await harnessVersion(doFetch, harnessUrl),
       });
-    const e = new Error(error.success ? error.data.error : `the Harness answered ${res.status} to ${path}`);
-    Object.assign(e, {
-      code: error.success ? error.data.code : "JR2_ERR_WORKSPACE_GIT_FAILED",
-      status: res.status,
+    // The Harness's coded refusal, passed on as it came (a caller branches on the code).
+    if (error.success && error.data.code in errorCodes) {
+      const { error: _message, code, ...fields } = error.data;
+      throw new Jr2Error(code as ErrorCode, fields);
+    }
+    throw new Jr2Error("JR2_ERR_WORKSPACE_GIT_FAILED", {
+      command: `POST ${path}`,
+      exit: res.status,
+      stderr: error.success ? error.data.error : "(no coded answer)",
     });
-    throw e;
   }
   return {
     attach: (harnessUrl, request) =>
       post(harnessUrl, "workspaces/attach", request, (v) => SlotHandle.parse(v)),
+    checkoutAt: (harnessUrl, request) =>
+      post(harnessUrl, "workspaces/checkout-at", request, (v) => SlotHandle.parse(v)),
     push: (harnessUrl, request) => post(harnessUrl, "workspaces/push", request, (v) => PushAnswer.parse(v)),
   };
 }
