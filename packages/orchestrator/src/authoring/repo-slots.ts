@@ -6,7 +6,8 @@
 export interface RepoSlot {
   url: string | ((args: { input: unknown }) => string);
   ref?: string;
-  pushUrl?: string;
+  /** Where publish pushes (default `url`): a string, or a function of the input like `url`. */
+  pushUrl?: string | ((args: { input: unknown }) => string);
 }
 
 /** The slots of a workspace, by slot name (`{ app: { url } }`). */
@@ -33,9 +34,10 @@ export function checkRepos(repos: RepoSlots): void {
     const slot = repos[name] as RepoSlot;
     if (typeof slot?.url !== "string" && typeof slot?.url !== "function")
       throw new Error(`Repo Slot \`${name}\` needs a url: a string or ({ input }) => string`);
-    for (const key of ["ref", "pushUrl"] as const)
-      if (slot[key] !== undefined && (typeof slot[key] !== "string" || slot[key] === ""))
-        throw new Error(`Repo Slot \`${name}\`'s ${key} must be a non-empty string`);
+    if (slot.ref !== undefined && (typeof slot.ref !== "string" || slot.ref === ""))
+      throw new Error(`Repo Slot \`${name}\`'s ref must be a non-empty string`);
+    if (slot.pushUrl !== undefined && typeof slot.pushUrl !== "string" && typeof slot.pushUrl !== "function")
+      throw new Error(`Repo Slot \`${name}\`'s pushUrl must be a string or ({ input }) => string`);
   }
 }
 
@@ -54,10 +56,12 @@ export function resolveRepos(
       throw new Error(
         `Repo Slot \`${name}\`'s url function returned ${JSON.stringify(url)}; it must return the repository's URL`,
       );
+    const pushUrl = typeof slot.pushUrl === "function" ? slot.pushUrl({ input }) : slot.pushUrl;
     out[name] = {
       url,
       ...(slot.ref === undefined ? {} : { ref: slot.ref }),
-      ...(slot.pushUrl === undefined ? {} : { pushUrl: slot.pushUrl }),
+      // A function answering undefined or "" means: push to `url`.
+      ...(typeof pushUrl === "string" && pushUrl !== "" ? { pushUrl } : {}),
     };
   }
   return out;
