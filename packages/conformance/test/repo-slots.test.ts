@@ -189,6 +189,20 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
     expect(pushed).toMatchObject({ slot: "app", branch, commit: git(paths.remote, "rev-parse", branch) });
   });
 
+  it("jr2 show shows the slot's branch, its commits, a diffstat and the pushed commit", () => {
+    const cli = join(repoRoot, "packages/orchestrator/dist/cli/main.js");
+    const text = execFileSync(process.execPath, [cli, "show", runId, "--url", stack.orchestratorUrl], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, JR2_INSTANCE_TOKEN: stack.instanceToken },
+    });
+    const head = git(paths.remote, "rev-parse", `jr2/repo-review/${runId}`).slice(0, 12);
+    expect(text).toContain(`repo      code/app on jr2/repo-review/${runId}`);
+    expect(text).toContain(`  pushed  ${head} to ${paths.remote}`);
+    expect(text).toMatch(new RegExp(`commits 1\\n    ${head} jr2 coder: jr2: coder in .* picked finish`));
+    expect(text).toContain("  diff    1 file changed, 1 insertion(+)");
+    expect(text).toContain("    jr2-worker.txt  +1 -0");
+  });
+
   it("hands the reviewer the diff in its prompt, expanded by the Harness", async () => {
     const reviewer = conversationOf(await stack.requests(), REVIEWER);
     expect(reviewer[0]).toContain("Review this change:");

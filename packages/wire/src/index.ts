@@ -113,6 +113,7 @@ export {
   PushRequest,
   RemoveAnswer,
   RemoveRequest,
+  RunRepos,
   SlotHandle,
   SlotRef,
   WorkspaceCommits,

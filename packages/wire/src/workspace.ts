@@ -75,6 +75,8 @@ export const DiffAnswer = z.object({
   bytes: z.number().int().nonnegative(),
   summary: z.string(),
   files: z.array(z.object({ path: z.string(), added: z.number().int(), removed: z.number().int() })),
+  /** The commits base..head, newest first (at most 100). Absent from an older Harness. */
+  commits: z.array(z.object({ commit: CommitId, author: z.string(), subject: z.string() })).optional(),
 });
 export type DiffAnswer = z.infer<typeof DiffAnswer>;
 
@@ -101,3 +103,28 @@ export type RemoveAnswer = z.infer<typeof RemoveAnswer>;
  */
 export const WorkspaceCommits = z.record(z.string().max(257), CommitId);
 export type WorkspaceCommits = z.infer<typeof WorkspaceCommits>;
+
+/**
+ * `GET /runs/:runId/repos` (the Orchestrator): a run's Repo Slots for `jr2 show` — branch, base,
+ * the newest commit its versions recorded, what publish pushed, and (asked of the Harness) the
+ * commits and a diffstat; `unavailable` says why those could not be read.
+ */
+export const RunRepos = z.object({
+  runId: z.string(),
+  repos: z.array(
+    z.object({
+      workspace: z.string(),
+      slot: z.string(),
+      path: z.string(),
+      branch: z.string(),
+      base: z.string(),
+      head: z.string().optional(),
+      pushed: z.object({ commit: z.string(), url: z.string() }).optional(),
+      summary: z.string().optional(),
+      files: DiffAnswer.shape.files.optional(),
+      commits: DiffAnswer.shape.commits,
+      unavailable: z.string().optional(),
+    }),
+  ),
+});
+export type RunRepos = z.infer<typeof RunRepos>;

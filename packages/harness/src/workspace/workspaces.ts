@@ -50,7 +50,15 @@ export interface Workspaces {
   /** Fork: a new run's repository and Worktree on `jr2/<workflow>/<runId>` at `commit` of the source run. */
   fork(req: SlotIds & { commit: string; from: SlotRef }): Promise<SlotHandle>;
   /** The committed diff base..head, bounded by `JR2_DIFF_MAX_BYTES` (or `maxBytes`). */
-  diff(req: SlotRef & { maxBytes?: number }): Promise<BoundedDiff & { base: string; head: string }>;
+  diff(
+    req: SlotRef & { maxBytes?: number },
+  ): Promise<
+    BoundedDiff & {
+      base: string;
+      head: string;
+      commits: { commit: string; author: string; subject: string }[];
+    }
+  >;
   /** Pushes the run's branch from the credential-holding repository. */
   push(req: SlotRef): Promise<Pushed>;
   /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
@@ -212,7 +220,21 @@ export function createWorkspaces(
       const r = await need(req);
       const head = (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base;
       const d = await slotDiff({ gitDir: r.repo }, r.base, head, req.maxBytes ?? config.diffMaxBytes);
-      return { ...d, base: r.base, head };
+      const { stdout } = await git({ gitDir: r.repo }, [
+        "log",
+        "-z",
+        "--max-count=100",
+        "--format=%H%x1f%an%x1f%s",
+        `${r.base}..${head}`,
+      ]);
+      const commits = stdout
+        .split("\0")
+        .filter(Boolean)
+        .map((line) => {
+          const [commit = "", author = "", subject = ""] = line.replace(/^\n/, "").split("\x1f");
+          return { commit, author, subject };
+        });
+      return { ...d, base: r.base, head, commits };
     },
     push: (req) =>
       serial(slotKey(req), async () => {

@@ -76,6 +76,8 @@ export async function publishRunRepos(
           `${typeof code === "string" ? `${code}: ` : ""}publishing Repo Slot \`${slot}\`: ${(error as Error).message}`,
         );
       });
+    const record = run.repoSlots.get(`${request.workspace}/${slot}`);
+    if (record) record.pushed = { commit: pushed.commit, url: pushed.url };
     if (run.status === "running")
       run.feed.append({
         type: "repo-slot",

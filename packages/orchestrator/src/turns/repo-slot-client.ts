@@ -1,6 +1,8 @@
 import {
   type AttachRequest,
   type CheckoutAtRequest,
+  DiffAnswer,
+  type DiffRequest,
   ErrorBody,
   type ErrorCode,
   errorCodes,
@@ -27,6 +29,8 @@ export interface RepoSlotClient {
    * commit (issue 28 §3). Same errors as attach, and `JR2_ERR_WORKSPACE_COMMIT_GONE`.
    */
   checkoutAt(harnessUrl: string, request: CheckoutAtRequest): Promise<SlotHandle>;
+  /** A slot's committed diff summary, files and commits (for `jr2 show`). Same errors as attach. */
+  diff(harnessUrl: string, request: DiffRequest): Promise<DiffAnswer>;
   /** Pushes a slot's branch (publish). Same errors as attach. */
   push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
 }
@@ -69,6 +73,7 @@ export function createRepoSlotClient(options: { token: string; fetch?: typeof fe
   return {
     attach: (harnessUrl, request) =>
       post(harnessUrl, "workspaces/attach", request, (v) => SlotHandle.parse(v)),
+    diff: (harnessUrl, request) => post(harnessUrl, "workspaces/diff", request, (v) => DiffAnswer.parse(v)),
     checkoutAt: (harnessUrl, request) =>
       post(harnessUrl, "workspaces/checkout-at", request, (v) => SlotHandle.parse(v)),
     push: (harnessUrl, request) => post(harnessUrl, "workspaces/push", request, (v) => PushAnswer.parse(v)),

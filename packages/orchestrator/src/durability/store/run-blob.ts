@@ -100,4 +100,6 @@ export interface RepoSlotRecord {
   path: string;
   branch: string;
   base: string;
+  /** What publish pushed, once it did. */
+  pushed?: { commit: string; url: string };
 }
