@@ -145,3 +145,82 @@ describe("placement of a Turn in a workspace with Repo Slots", () => {
     });
   });
 });
+
+describe("one live write Turn per Worktree", () => {
+  it("refuses a second write Turn on the same Repo-Slot Worktree at registration, naming both states", async () => {
+    // The first Turn stays live (its Submission never settles); the parallel second is refused.
+    const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
+    const coder = agent({ model: "m", instructions: "code", workspace: "write" });
+    const tester = agent({ model: "m", instructions: "test", workspace: "write" });
+    const body = jr2Setup({ events: [finish], actors: { coder, tester } }).createMachine({
+      id: "body",
+      type: "parallel",
+      states: {
+        a: {
+          initial: "coding",
+          states: {
+            // Each region takes only its own Agent's fault (a parallel event reaches both regions).
+            coding: {
+              invoke: { src: "coder", input: { prompt: "Code." } },
+              on: { "agent.fault": { guard: ({ event }) => event.sender?.name === "coder", target: "out" } },
+            },
+            out: { type: "final" },
+          },
+        },
+        b: {
+          initial: "testing",
+          states: {
+            testing: {
+              invoke: { src: "tester", input: { prompt: "Test." } },
+              on: { "agent.fault": { guard: ({ event }) => event.sender?.name === "tester", target: "out" } },
+            },
+            out: { type: "final" },
+          },
+        },
+      },
+    });
+    const machine = jr2Setup({
+      events: [],
+      actors: {
+        code: workspace(body, { name: "code", repos: { app: { url: "https://example.invalid/app.git" } } }),
+      },
+    }).createMachine({ id: "two", initial: "running", states: { running: { invoke: { src: "code" } } } });
+    const handle = (runId: string) => ({
+      path: `/work/${runId}/code/app`,
+      branch: `jr2/w/${runId}`,
+      base: "b".repeat(40),
+      commit: "b".repeat(40),
+    });
+    const host = createRunHost({
+      workflows: new Map([["w", machine]]),
+      placement: {
+        provider: staticWorkspaceProvider(fake.url, "sb"),
+        workRoot: "/work",
+        allowExplicitEndpoints: false,
+        // The Harness's git is exercised in the Harness's and the conformance tests; here only its answer.
+        repoSlots: {
+          attach: async (_url, req) => handle(req.runId),
+          checkoutAt: async (_url, req) => handle(req.runId),
+          diff: async () => {
+            throw new Error("not used");
+          },
+          push: async () => {
+            throw new Error("not used");
+          },
+        },
+      },
+      turnDriver: createHarnessTurnDriver({ harnessToken: "t", config: quickTurns }),
+    });
+    const { runId } = await host.startRun("w", {});
+    await until("the second Turn refused", async () => ((await host.getRun(runId)).faults?.length ?? 0) > 0);
+    const [fault] = (await host.getRun(runId)).faults ?? [];
+    expect(fault?.reason).toBe("placement");
+    expect(fault?.detail).toContain("JR2_ERR_WORKSPACE_WRITER_BUSY");
+    expect(fault?.detail).toMatch(/already has a live write Turn \(state `(a\.coding|b\.testing)`/);
+    expect(fault?.detail).toMatch(/in state `(a\.coding|b\.testing)` must wait for it/);
+    await until("the first Turn admitted", async () => fake.admissions.length > 0);
+    expect(fake.admissions).toHaveLength(1);
+    await host.close();
+    await fake.close();
+  });
+});
