@@ -3,6 +3,7 @@ import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
 import { TranscriptStreamEvent } from "./transcript.js";
+import { WorkspaceCommits } from "./workspace.js";
 
 export { Notice };
 
@@ -198,6 +199,11 @@ export const StreamEvent = z.discriminatedUnion("type", [
     textCall: z.boolean().optional(),
     /** `reasoning`: the markup was inside the reasoning (issue 25 §4); absent: in the content. */
     textCallWhere: z.enum(["reasoning"]).optional(),
+    /**
+     * A Turn that ended by a fault committed its Repo-Slot Worktree at settlement (issue 28 §3):
+     * `<workspace>/<slot>` → the branch's head. An older Orchestrator drops it.
+     */
+    commit: WorkspaceCommits.optional(),
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;

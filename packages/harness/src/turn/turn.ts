@@ -55,14 +55,18 @@ export async function runTurn(
     const run: RunInput = { seat: seated.seat, userText, allowed: surface.allowed, state, ...dials };
     const outcome = await runPhase(slot, submissionId, req, run, deps, emit, signal);
     if (signal.aborted) return settle("aborted");
-    // A Turn that ends by a fault commits at settlement (issue 28 §3): its work is in a version.
-    if (outcome.kind === "failed" && slot.cwd && deps.workspaces)
-      await deps.workspaces
-        .commitAt(slot.cwd, { agent: req.agent, state: slot.iid })
-        .catch((error: unknown) =>
-          deps.log("commit at a fault's settlement failed", { iid: slot.iid, error: String(error) }),
-        );
-    return settlePhase(slot, req, dials.modelName, outcome, deps, settle);
+    // A Turn that ends by a fault commits at settlement (issue 28 §3): its settlement carries the id.
+    const commit =
+      outcome.kind === "failed" && slot.cwd && deps.workspaces
+        ? await deps.workspaces
+            .commitAt(slot.cwd, { agent: req.agent, state: slot.iid })
+            .catch((error: unknown) => {
+              deps.log("commit at a fault's settlement failed", { iid: slot.iid, error: String(error) });
+              return undefined;
+            })
+        : undefined;
+    const settled = settlePhase(slot, req, dials.modelName, outcome, deps, settle);
+    return commit ? { ...settled, commit } : settled;
   } catch (err) {
     return settle("failed", { type: "internal", message: err instanceof Error ? err.message : String(err) });
   }

@@ -50,9 +50,7 @@ export interface Workspaces {
   /** Fork: a new run's repository and Worktree on `jr2/<workflow>/<runId>` at `commit` of the source run. */
   fork(req: SlotIds & { commit: string; from: SlotRef }): Promise<SlotHandle>;
   /** The committed diff base..head, bounded by `JR2_DIFF_MAX_BYTES` (or `maxBytes`). */
-  diff(
-    req: SlotRef & { maxBytes?: number },
-  ): Promise<
+  diff(req: SlotRef & { maxBytes?: number }): Promise<
     BoundedDiff & {
       base: string;
       head: string;
