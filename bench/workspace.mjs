@@ -20,7 +20,9 @@ const FILE_KB = Number(process.env.BENCH_FILE_KB ?? 8);
 const N = Number(process.env.BENCH_N ?? 10);
 // The Harness's git room as built (not a public export of @jr2/harness: the bench reaches in).
 const { createWorkspaces } = await import(join(ROOT, "packages/harness/dist/workspace/workspaces.js"));
-const { readWorkspaceConfig } = await import(join(ROOT, "packages/harness/dist/workspace/workspace-config.js"));
+const { readWorkspaceConfig } = await import(
+  join(ROOT, "packages/harness/dist/workspace/workspace-config.js")
+);
 
 const base = mkdtempSync(join(tmpdir(), "jr2-bench-workspace-"));
 const repos = join(base, "repos");
@@ -38,7 +40,8 @@ const gitEnv = {
   GIT_COMMITTER_NAME: "bench",
   GIT_COMMITTER_EMAIL: "bench@jr2.invalid",
 };
-const git = (cwd, ...args) => execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8", maxBuffer: 1 << 26 });
+const git = (cwd, ...args) =>
+  execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8", maxBuffer: 1 << 26 });
 const duBytes = (path) => Number(execFileSync("du", ["-sb", path], { encoding: "utf8" }).split("\t")[0]);
 
 git(app, "init", "--quiet", "--initial-branch=main");

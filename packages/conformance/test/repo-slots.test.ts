@@ -203,6 +203,17 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
     expect(text).toContain("    jr2-worker.txt  +1 -0");
   });
 
+  it("tells the Harness's clean-up that the run settled (with its time) and that an unknown run is deleted", async () => {
+    const ask = async (id: string) =>
+      (await (
+        await fetch(`${stack.orchestratorUrl}/runs/${id}/settled`, {
+          headers: { authorization: `Bearer ${stack.instanceToken}` },
+        })
+      ).json()) as Record<string, unknown>;
+    expect(await ask(runId)).toMatchObject({ runId, state: "settled", settledAt: expect.any(String) });
+    expect(await ask("run-000000000000")).toEqual({ runId: "run-000000000000", state: "deleted" });
+  });
+
   it("hands the reviewer the diff in its prompt, expanded by the Harness", async () => {
     const reviewer = conversationOf(await stack.requests(), REVIEWER);
     expect(reviewer[0]).toContain("Review this change:");

@@ -114,6 +114,7 @@ export {
   RemoveAnswer,
   RemoveRequest,
   RunRepos,
+  RunSettledAnswer,
   SlotHandle,
   SlotRef,
   WorkspaceCommits,

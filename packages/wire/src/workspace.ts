@@ -128,3 +128,16 @@ export const RunRepos = z.object({
   ),
 });
 export type RunRepos = z.infer<typeof RunRepos>;
+
+/**
+ * `GET /runs/:runId/settled` (the Orchestrator, instance or sandbox token): what the store knows
+ * of a run, for the Harness's Worktree clean-up (issue 28 §6) — `running` (or drifted: keep),
+ * `settled` with `settledAt` (ISO-8601, its last update), or `deleted` (no such run). Clean-up
+ * removes only on `settled` past `JR2_WORKTREE_KEEP` or `deleted`; no answer removes nothing.
+ */
+export const RunSettledAnswer = z.object({
+  runId: z.string(),
+  state: z.enum(["running", "settled", "deleted"]),
+  settledAt: z.string().optional(),
+});
+export type RunSettledAnswer = z.infer<typeof RunSettledAnswer>;

@@ -18,6 +18,7 @@ import {
   DEFAULT_CONVERSATION_TTL_MS,
 } from "../conversations/conversations.js";
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
+import { createRunStateClient } from "../orchestrator/run-state-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
@@ -28,6 +29,7 @@ import { harnessSecretValues } from "../tools/working-environment.js";
 import { createTurnWorkspace } from "../workspace/turn-workspace.js";
 import { readWorkspaceConfig } from "../workspace/workspace-config.js";
 import { createWorkspaces, type Workspaces } from "../workspace/workspaces.js";
+import { startWorktreeSweeper } from "../workspace/worktree-sweeper.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
@@ -86,6 +88,12 @@ export interface HarnessOptions {
    * environment (`readWorkspaceConfig(environment)`) with the in-memory registry.
    */
   workspaces?: Workspaces;
+  /**
+   * Run the Worktree clean-up (issue 28 §6): hourly, removes the Worktrees of runs the
+   * Orchestrator says are deleted or settled past `JR2_WORKTREE_KEEP`. main.ts turns it on;
+   * default off (tests and library use).
+   */
+  worktreeSweep?: boolean;
 }
 
 /**
@@ -175,6 +183,19 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });
   app.decorate("conversations", conversations);
+  if (opts.worktreeSweep) {
+    const stopSweep = startWorktreeSweeper({
+      workspaces,
+      runState: createRunStateClient({
+        url: opts.orchestratorUrl,
+        token: opts.sandboxToken,
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      }),
+      keepMs: workspaces.config.worktreeKeepMs,
+      log: (msg, fields) => app.log.info(fields ?? {}, msg),
+    });
+    app.addHook("onClose", async () => stopSweep());
+  }
   app.addHook("onClose", async () => conversations.close());
   // Random per process: a peer that sees a new bootId knows this Harness restarted (issue 16).
   const bootId = randomUUID();

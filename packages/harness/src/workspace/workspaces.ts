@@ -63,6 +63,8 @@ export interface Workspaces {
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
   /** The record of a slot, if attached here. */
   record(req: SlotRef): Promise<SlotRecord | undefined>;
+  /** Every attached slot's record (the clean-up's list). */
+  records(): Promise<SlotRecord[]>;
   /** The record of a run's slot by slot name (the first workspace holding one so named). */
   recordOf(runId: string, slot: string): Promise<SlotRecord | undefined>;
   /** The record whose Worktree is `path` (or holds it), for the Turn's lost-Worktree check. */
@@ -269,6 +271,7 @@ export function createWorkspaces(
       return { removed };
     },
     record: (req) => registry.get(slotKey(req)),
+    records: () => registry.list(),
     recordOf: async (runId, slot) =>
       (await registry.list()).find((r) => r.runId === runId && r.slot === slot),
     slotAt: async (path) => {

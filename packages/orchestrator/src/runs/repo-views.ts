@@ -1,4 +1,4 @@
-import type { RunRepos } from "@jr2/wire";
+import type { RunRepos, RunSettledAnswer } from "@jr2/wire";
 import type { RunBlob } from "../durability/store/run-blob.js";
 import type { HostState } from "./host-state.js";
 import { storedBlob } from "./run-table.js";
@@ -51,4 +51,18 @@ export async function runRepos(state: HostState, runId: string): Promise<RunRepo
     repos.push(entry);
   }
   return { runId, repos };
+}
+
+/**
+ * Whether a run is settled, as the store knows it (issue 28 §6): the Harness's Worktree clean-up
+ * acts only on this positive knowledge. Live or drifted → `running`; a stored settled run →
+ * `settled` at its last update; no run in the store → `deleted`.
+ */
+export async function runSettled(state: HostState, runId: string): Promise<RunSettledAnswer> {
+  const live = state.runs.get(runId);
+  if (live?.status === "running") return { runId, state: "running" };
+  const blob = state.damaged.get(runId) ?? (await state.store.load(runId));
+  if (!blob) return { runId, state: "deleted" };
+  if (blob.status === "running" || blob.status === "drifted") return { runId, state: "running" };
+  return { runId, state: "settled", settledAt: blob.updatedAt };
 }

@@ -35,7 +35,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     column: /run_versions B\/run\s+transcript B\/run/,
   },
   "bench:sandbox": { env: { BENCH_N: "5" }, column: /p50_ms/ },
-  "bench:workspace": { env: { BENCH_N: "2", BENCH_FILES: "20", BENCH_FILE_KB: "1" }, column: /disk_per_run_MB/ },
+  "bench:workspace": {
+    env: { BENCH_N: "2", BENCH_FILES: "20", BENCH_FILE_KB: "1" },
+    column: /disk_per_run_MB/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
