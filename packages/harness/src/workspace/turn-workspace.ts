@@ -1,4 +1,4 @@
-import { exists } from "./run-repository.js";
+import { exists } from "./git/run-repository.js";
 import type { Workspaces } from "./workspaces.js";
 
 /**

@@ -1,5 +1,5 @@
 import { isAbsolute } from "node:path";
-import { type GitCredentialConfig, readGitCredentialConfig } from "./credentials.js";
+import { type GitCredentialConfig, readGitCredentialConfig } from "./git/credentials.js";
 
 /** What the `workspace/` room reads from the Harness's environment (issue 28). */
 export interface WorkspaceConfig {

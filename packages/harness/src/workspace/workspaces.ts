@@ -1,11 +1,10 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
-import { credentialEnv } from "./credentials.js";
-import { git } from "./git-command.js";
-import { createMirrors, type Mirrors } from "./mirrors.js";
-import { type Pushed, pushBranch } from "./publish.js";
-import { acceptUrl } from "./repo-url.js";
+import { credentialEnv } from "./git/credentials.js";
+import { git } from "./git/git-command.js";
+import { createMirrors, type Mirrors } from "./git/mirrors.js";
+import { type Pushed, pushBranch } from "./git/publish.js";
 import {
   branchHead,
   checkoutWorktree,
@@ -16,8 +15,9 @@ import {
   placeOf,
   rescue,
   resolveRef,
-} from "./run-repository.js";
-import { type BoundedDiff, slotDiff } from "./slot-diff.js";
+} from "./git/run-repository.js";
+import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
+import { acceptUrl } from "./repo-url.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
 import type { WorkspaceConfig } from "./workspace-config.js";
 import {

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
+import type { AcceptedUrl } from "../repo-url.js";
+import { redactUrl } from "../repo-url.js";
 import { withFileLock } from "./file-lock.js";
 import { git } from "./git-command.js";
-import type { AcceptedUrl } from "./repo-url.js";
-import { redactUrl } from "./repo-url.js";
 
 /** The mirrors of one node: `<workRoot>/.mirrors/<sha256(url)[:24]>.git`. */
 export interface Mirrors {

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
+import { redactUrl } from "../repo-url.js";
 import { credentialEnv, type GitCredentialConfig } from "./credentials.js";
 import { withFileLock } from "./file-lock.js";
 import { git, gitLine } from "./git-command.js";
-import { redactUrl } from "./repo-url.js";
 import { exists } from "./run-repository.js";
 
 /** What a push left on the remote. */

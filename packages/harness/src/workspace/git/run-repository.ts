@@ -1,8 +1,8 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
+import type { SlotPaths } from "../slot-paths.js";
 import { type GitPlace, git, gitLine } from "./git-command.js";
-import type { SlotPaths } from "./slot-paths.js";
 
 /**
  * Makes the run's own repository for a slot: a git directory that borrows every object of the
