@@ -25,4 +25,4 @@ if ! command -v pnpm >/dev/null 2>&1 || ! pnpm -v | grep -q '^10\.'; then
   npm i -g pnpm@10 >/dev/null
 fi
 pnpm run setup
-exec node scripts/start.mjs --run "${1:-review}"
+exec node scripts/start.mjs --run "${1:-review-repo}"

@@ -19,6 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createStream } from "rotating-file-stream";
+import { ensureSampleRepo, git } from "./sample-repo.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** A path the user typed, relative to where they ran `pnpm start` (pnpm runs us from the root). */
@@ -63,6 +64,8 @@ for (const [name, path] of Object.entries(bins)) {
 }
 
 const dataDir = process.env.JR2_DATA_DIR ? fromUserCwd(process.env.JR2_DATA_DIR) : join(root, ".data");
+/** Local repositories the Harness may read (JR2_REPO_ROOTS): the quickstart's sample lives here. */
+const repoRoot = join(dataDir, "repos");
 mkdirSync(dataDir, { recursive: true });
 /** A secret kept in the data dir, generated once: the local stack's tokens survive restarts. */
 function secret(name) {
@@ -295,6 +298,10 @@ try {
     await healthy(`${urls.sim}/v1/models`, "model-sim");
   }
   start("harness", bins.harness, [], {
+    // Repo Slots (issue 28): the Harness's git works under the same work root as the runs, and
+    // may read local repositories under <data dir>/repos (plus any roots the user lists).
+    JR2_WORK_ROOT: join(dataDir, "work"),
+    JR2_REPO_ROOTS: [repoRoot, process.env.JR2_REPO_ROOTS].filter(Boolean).join(":"),
     JR2_HARNESS_PORT: String(ports.harness),
     JR2_HARNESS_HOST: host,
     JR2_ORCHESTRATOR_URL: urls.orchestrator,
@@ -352,10 +359,31 @@ List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
 
 if (args.run) {
   const cliArgs = ["run", args.run, "--follow", "--answer-gates", args.gate];
+  // review-repo with no --input: the sample repository and its bare remote (made once).
+  const sample = args.run === "review-repo" && !args.input ? ensureSampleRepo(repoRoot) : undefined;
+  if (sample) cliArgs.push("--input", JSON.stringify({ repo: sample.repo, pushUrl: sample.remote }));
   if (args.input) cliArgs.push("--input", args.input);
   const cli = spawn(process.execPath, [bins.orchestrator, ...cliArgs], {
     env: { ...process.env, JR2_URL: urls.orchestrator, JR2_INSTANCE_TOKEN: instanceToken },
     stdio: "inherit",
   });
-  cli.on("exit", (code) => stop(code ?? 1));
+  cli.on("exit", (code) => {
+    if (sample) showPushed(sample.remote);
+    stop(code ?? 1);
+  });
+}
+
+/** After a review-repo run: the branches the run pushed to the sample's bare remote, and their log. */
+function showPushed(remote) {
+  try {
+    const branches = git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/jr2/")
+      .split("\n")
+      .filter(Boolean);
+    if (branches.length === 0) return console.log(`\nnothing was pushed to ${remote}`);
+    const branch = branches.at(-1);
+    console.log(`\npushed to ${remote}: ${branch}\n$ git -C ${remote} log --format='%h %an: %s' ${branch}`);
+    console.log(git(remote, "log", "--format=%h %an: %s", branch));
+  } catch (error) {
+    console.error(`jr2: reading ${remote}: ${error.message}`);
+  }
 }

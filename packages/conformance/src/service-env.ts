@@ -86,6 +86,8 @@ export function serviceEnv(
       ...extra,
     },
     harness: {
+      // The Harness's git keeps Repo Slots under the same root (issue 28).
+      ...(paths.work ? { JR2_WORK_ROOT: paths.work } : {}),
       JR2_HARNESS_PORT: String(ports.harness),
       JR2_HARNESS_HOST: "127.0.0.1",
       JR2_ORCHESTRATOR_URL: `http://127.0.0.1:${ports.orchestrator}`,

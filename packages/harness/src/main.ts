@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     tracing,
     metricsToken,
     sandbox,
+    worktreeSweep: true,
   });
   const address = await app.listen({
     port: Number(env.JR2_HARNESS_PORT ?? 7401),

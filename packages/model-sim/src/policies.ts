@@ -27,6 +27,8 @@ export const INVENTED_TOOL = "run_tests";
 const WORK_ARGS: Record<string, Record<string, unknown>> = {
   ls: { path: "." },
   read: { path: "README.md" },
+  // A worker with write access leaves a file (issue 28: the coder's commit on a Repo Slot).
+  write: { path: "jr2-worker.txt", content: "written by model-sim's worker\n" },
   grep: { pattern: "TODO" },
   find: { pattern: "*.md" },
 };
@@ -52,7 +54,13 @@ function workArguments(view: ConversationView, name: string): Record<string, unk
   const schema = view.parameters.get(name) as { properties?: Record<string, unknown> } | undefined;
   const base = exampleFromSchema(schema) as Record<string, unknown>;
   const hints = Object.entries(WORK_ARGS[name] ?? {}).filter(([key]) => key in (schema?.properties ?? {}));
-  return { ...base, ...Object.fromEntries(hints) };
+  const args = { ...base, ...Object.fromEntries(hints) };
+  // Each write of a conversation says which it is, so a later Turn's write is a change (a commit).
+  if (name === "write" && "content" in args) {
+    const n = view.calls.filter((past) => past.name === "write").length + 1;
+    args.content = `written by model-sim's worker (write ${n})\n`;
+  }
+  return args;
 }
 
 /** A tool `worker` calls: a reading Working tool, or an MCP tool (`mcp__<server>__<tool>`, issue 29). */

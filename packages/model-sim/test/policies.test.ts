@@ -96,6 +96,40 @@ describe("obedient", () => {
 });
 
 describe("worker", () => {
+  const writeTool = {
+    type: "function",
+    function: {
+      name: "write",
+      description: "Write a file.",
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string" }, content: { type: "string" } },
+        required: ["path", "content"],
+      },
+    },
+  };
+  it("with a write tool, writes jr2-worker.txt, numbering the conversation's writes (a later Turn's write is a change)", async () => {
+    const tools = [readTool, writeTool, ...menu];
+    const afterRead = [...turn, assistantCall("w1", "read", { path: "README.md" }), toolResult("w1", "a")];
+    const first = await answer("worker:2", afterRead, tools);
+    expect(first.calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+      ["write", { path: "jr2-worker.txt", content: "written by model-sim's worker (write 1)\n" }],
+    ]);
+    const later = [
+      ...turn,
+      assistantCall("w1", "write", { path: "jr2-worker.txt", content: "x" }),
+      toolResult("w1", "ok"),
+      userTurn("Allowed now: approve."),
+      assistantCall("w2", "read", { path: "README.md" }),
+      toolResult("w2", "a"),
+    ];
+    const second = await answer("worker:2", later, tools);
+    expect(JSON.parse(second.calls[0]?.arguments ?? "{}")).toEqual({
+      path: "jr2-worker.txt",
+      content: "written by model-sim's worker (write 2)\n",
+    });
+  });
+
   const tools = [lsTool, readTool, ...menu];
   it("worker:2 calls Working tools for two steps, then picks", async () => {
     const first = await answer("worker:2", turn, tools);

@@ -45,14 +45,22 @@ describe("jr2 history and jr2 fork", () => {
     expect(states.has("assigned")).toBe(false);
   });
 
-  it("say the fork's workspace starts empty, and print the fork lines of the feed", () => {
+  it("say where the fork's files start (Repo Slots at the version's commits), and print the fork lines of the feed", () => {
     const text = formatFork({
       runId: "run-2",
       forkedFrom: { runId: "run-1", version: 7 },
       workspaceEmpty: true,
     });
     expect(text).toContain("forked run-1@7 → run-2");
-    expect(text).toContain("its workspace starts EMPTY under run-2");
+    expect(text).toContain("it has no Repo Slots: its plain workspace directory starts empty under run-2");
+    const withRepos = formatFork({
+      runId: "run-2",
+      forkedFrom: { runId: "run-1", version: 7 },
+      workspaceEmpty: true,
+      repos: { "code/app": "a".repeat(40) },
+    });
+    expect(withRepos).toContain("its Repo Slots start at version 7's commits: code/app @ aaaaaaaaaaaa");
+    expect(withRepos).not.toContain("EMPTY");
     const to = { type: "forked-to", seq: 9, at, runId: "run-2", version: 7, by: "cli" } as RunFeedEvent;
     expect(formatFeedEvent(to, "run-1")).toBe("09:00:00  forked    to run-2 from version 7 (by cli)");
     const from = {
@@ -66,7 +74,7 @@ describe("jr2 history and jr2 fork", () => {
       context: {},
     } as RunFeedEvent;
     expect(formatFeedEvent(from, "run-2")).toBe(
-      "09:00:00  forked    from run-1@7 (by cli) at review; its workspace starts empty",
+      "09:00:00  forked    from run-1@7 (by cli) at review; its Repo Slots at that version's commits, plain workspace directories empty",
     );
   });
 });

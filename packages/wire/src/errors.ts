@@ -289,6 +289,69 @@ export const errorCodes = {
     message:
       'Agent MCP server `{server}` header `{header}` holds a literal value that looks like a secret ({reason}); name it instead as `{ secret: "ENV_NAME" }`, set in the Harness\'s environment',
   },
+  // Repo Slots: the Harness's git (issue 28, ADR-0210)
+  JR2_ERR_WORKSPACE_URL_REFUSED: {
+    status: 400,
+    message: "Repo Slot URL `{url}` is refused by rule `{rule}`: {fix}",
+  },
+  JR2_ERR_WORKSPACE_NAME_INVALID: {
+    status: 400,
+    message:
+      "Repo Slot {field} `{value}` is not usable in a path and a branch name; use letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+  },
+  JR2_ERR_WORKSPACE_REF_UNKNOWN: {
+    status: 400,
+    message: "ref `{ref}` names no branch, tag or commit of `{url}`; give one the remote has",
+  },
+  JR2_ERR_WORKSPACE_SLOT_UNKNOWN: {
+    status: 404,
+    message: "no Repo Slot `{slot}` is attached on this Harness; attach it first (POST /workspaces/attach)",
+  },
+  JR2_ERR_WORKSPACE_LOST: {
+    status: 409,
+    message: "the Worktree `{path}` is gone; fork or retry the run to recreate it from the run's repository",
+  },
+  JR2_ERR_WORKSPACE_COMMIT_GONE: {
+    status: 409,
+    message:
+      "commit `{commit}` is not in the repository of Repo Slot `{slot}`; fork or retry from another version",
+  },
+  JR2_ERR_WORKSPACE_WRITER_BUSY: {
+    status: 409,
+    message:
+      "the Worktree `{path}` already has a live write Turn (state `{holder}`); state `{state}` must wait for it or use its own Repo Slot",
+  },
+  JR2_ERR_WORKSPACE_CWD_AMBIGUOUS: {
+    status: 400,
+    message:
+      "the workspace has Repo Slots {slots}; a Turn in state `{state}` must name its cwd (one of their paths)",
+  },
+  JR2_ERR_WORKSPACE_HARNESS_TOO_OLD: {
+    status: 500,
+    message:
+      "the Harness at `{harness}` (version {version}) has no Repo Slot routes; upgrade it to one that answers POST /workspaces/attach",
+  },
+  JR2_ERR_WORKSPACE_LOCK_TIMEOUT: {
+    status: 503,
+    message:
+      "waited {waitedMs} ms for the lock `{lock}`; another process holds it (a long fetch or push), try again",
+  },
+  JR2_ERR_WORKSPACE_FETCH_FAILED: {
+    status: 502,
+    message: "fetching `{url}` into its mirror failed: {detail}",
+  },
+  JR2_ERR_WORKSPACE_PUSH_FAILED: {
+    status: 502,
+    message: "pushing branch `{branch}` to `{url}` failed: {detail}",
+  },
+  JR2_ERR_WORKSPACE_CREDENTIAL_UNREADABLE: {
+    status: 500,
+    message: "the git credential named by {source} cannot be read: {detail}",
+  },
+  JR2_ERR_WORKSPACE_GIT_FAILED: {
+    status: 500,
+    message: "`{command}` failed (exit {exit}): {stderr}",
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** A code of {@link errorCodes}. */

@@ -47,4 +47,9 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
     meaning:
       "an MCP server the Agent marks `required` failed to start or to list its tools when the conversation started; the detail names it",
   },
+  "workspace-lost": {
+    reason: "infra",
+    meaning:
+      "the Turn's Repo-Slot Worktree is gone (the Harness never recreates it on admission); fork or retry the run to recreate it from the run's repository",
+  },
 };

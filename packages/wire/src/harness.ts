@@ -5,6 +5,7 @@ import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
 import { TranscriptStreamEvent } from "./transcript.js";
+import { WorkspaceCommits } from "./workspace.js";
 
 export { Notice };
 
@@ -84,6 +85,7 @@ export type SettlementOutcome = z.infer<typeof SettlementOutcome>;
  * `refusal-loop` → `runaway` (the refusal budget of a Submission spent, issue 25 §11).
  * `mcp-unavailable` → `infra` (an MCP server the Agent marks `required` was down when the
  * conversation started, issue 29).
+ * `workspace-lost` → `infra` (the Turn's Repo-Slot Worktree is gone, issue 28 §6).
  * An older reader reads a cause it does not know as absent ({@link readFaultCause}).
  */
 export const FaultCause = z.enum([
@@ -98,6 +100,7 @@ export const FaultCause = z.enum([
   "tool-loop",
   "refusal-loop",
   "mcp-unavailable",
+  "workspace-lost",
 ]);
 export type FaultCause = z.infer<typeof FaultCause>;
 
@@ -208,6 +211,11 @@ export const StreamEvent = z.discriminatedUnion("type", [
     /** `reasoning`: the markup was inside the reasoning (issue 25 §4); absent: in the content. */
     textCallWhere: z.enum(["reasoning"]).optional(),
     ...KvWaitField,
+    /**
+     * A Turn that ended by a fault committed its Repo-Slot Worktree at settlement (issue 28 §3):
+     * `<workspace>/<slot>` → the branch's head. An older Orchestrator drops it.
+     */
+    commit: WorkspaceCommits.optional(),
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;

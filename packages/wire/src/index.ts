@@ -117,3 +117,21 @@ export {
   TurnSummary,
   TurnTranscript,
 } from "./transcript.js";
+export {
+  AttachRequest,
+  CheckoutAtRequest,
+  CommitAnswer,
+  CommitId,
+  CommitRequest,
+  DiffAnswer,
+  DiffRequest,
+  PushAnswer,
+  PushRequest,
+  RemoveAnswer,
+  RemoveRequest,
+  RunRepos,
+  RunSettledAnswer,
+  SlotHandle,
+  SlotRef,
+  WorkspaceCommits,
+} from "./workspace.js";

@@ -98,8 +98,16 @@ export type ForkRequest = z.infer<typeof ForkRequest>;
 export const ForkAnswer = z.object({
   runId: z.string(),
   forkedFrom: z.object({ runId: z.string(), version: z.number().int().positive() }),
-  /** Always true: the fork's workspace is a new, empty one under its own runId. */
+  /**
+   * Always true: a plain workspace's directory is a new, empty one under the fork's runId. Kept
+   * for older readers; Repo Slots are not empty (see `repos`).
+   */
   workspaceEmpty: z.literal(true),
+  /**
+   * The fork's Repo Slots (issue 28), `<workspace>/<slot>` → the commit its Worktree was checked
+   * out at (the version's). Absent when the run has none; an older reader ignores it.
+   */
+  repos: z.record(z.string(), z.string()).optional(),
 });
 export type ForkAnswer = z.infer<typeof ForkAnswer>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WorkspaceCommits } from "./workspace.js";
 
 /** A key string with no U+0000 in it: PostgreSQL's text cannot hold NUL (ADR-0280). */
 const keyString = () =>
@@ -22,6 +23,11 @@ export const PickRequest = z.object({
   arguments: z.unknown().optional(),
   toolCallId: keyString(),
   turnId: keyString().optional(),
+  /**
+   * The Worktree commits the Harness made just before posting this pick, by `<workspace>/<slot>`
+   * (issue 28 §3, workspace.ts): recorded in the pick's version. An older Orchestrator drops it.
+   */
+  commit: WorkspaceCommits.optional(),
 });
 export type PickRequest = z.infer<typeof PickRequest>;
 

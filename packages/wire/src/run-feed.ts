@@ -202,6 +202,20 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     value: z.unknown(),
     context: z.unknown(),
   }),
+  z.object({
+    ...feedBase,
+    /**
+     * A Repo Slot (issue 28): `attached` (its Worktree made on `branch` from `commit`, the base),
+     * or `pushed` (publish left `commit` on `branch` at `url`, credentials redacted).
+     */
+    type: z.literal("repo-slot"),
+    event: z.enum(["attached", "pushed"]),
+    workspace: z.string(),
+    slot: z.string(),
+    branch: z.string(),
+    commit: z.string(),
+    url: z.string().optional(),
+  }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;
 /** A feed event before the feed numbers and stamps it (`seq`, `at` are the feed's). */

@@ -1,7 +1,7 @@
 /**
  * A run's History (issue 13 item 5, ADR-0270): its kept versions — version, time, state, cause —
  * from `GET /runs/:runId/history`, each with "Fork from here". The button opens a confirmation
- * that says the fork's workspace starts EMPTY and takes an optional context patch (JSON, parsed
+ * that says where the fork's files start (Repo Slots at the version's commit) and takes an optional context patch (JSON, parsed
  * in the browser first; the server's 400 names a bad key and is shown as it says it); confirmed,
  * it posts `POST /runs/:runId/fork` and goes to the new run's page.
  */
@@ -42,7 +42,8 @@ function ForkConfirm({ runId, version, onCancel }: { runId: string; version: num
         context; this run is untouched.
       </p>
       <p className="warning">
-        <strong>The fork's workspace starts EMPTY:</strong> files this run's Agents wrote are not copied.
+        <strong>Files:</strong> each Repo Slot starts at version {version}'s commit; a plain workspace
+        directory (no Repo Slot) starts empty.
       </p>
       <label htmlFor={id}>
         Context patch (optional, a JSON object merged into version {version}'s context; only keys it has, each

@@ -46,6 +46,10 @@ export function describe(e: RunFeedEvent): string {
       return `forked by ${e.by} at version ${e.version} → run ${e.runId}`;
     case "forked-from":
       return `a fork of run ${e.runId} at version ${e.version} (by ${e.by}), starting at ${stateText(e.value)}`;
+    case "repo-slot":
+      return e.event === "attached"
+        ? `Repo Slot ${e.workspace}/${e.slot} on branch ${e.branch} from ${e.commit.slice(0, 12)}`
+        : `pushed ${e.workspace}/${e.slot}: ${e.branch} @ ${e.commit.slice(0, 12)} to ${e.url ?? "its remote"}`;
   }
 }
 

@@ -362,7 +362,7 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     expect(await row.textContent()).toContain("awaitingMerge");
     await row.locator("button.fork").click();
     const confirm = page.locator(`.fork-confirm[data-version="${version}"]`);
-    expect(await confirm.locator(".warning").textContent()).toContain("workspace starts EMPTY");
+    expect(await confirm.locator(".warning").textContent()).toContain("each Repo Slot starts at version");
     const forks: string[] = [];
     page.on("request", (r) => {
       if (r.method() === "POST" && r.url().endsWith("/fork")) forks.push(String(r.postData()));

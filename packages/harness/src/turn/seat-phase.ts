@@ -24,7 +24,15 @@ import { logAt } from "./turn-deps.js";
 /** The seat of a conversation, or why it could not be built. */
 export type SeatPhase =
   | { kind: "seated"; seat: Seat; mcp?: McpSession; mcpNew?: boolean }
-  | { kind: "failed"; error: { type: "cwd" | "sandbox" | "mcp"; message: string; cause?: string } };
+  | {
+      kind: "failed";
+      error: {
+        type: "cwd" | "sandbox" | "mcp" | "workspace-lost";
+        message: string;
+        cause?: string;
+        path?: string;
+      };
+    };
 
 /**
  * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it.
@@ -41,6 +49,18 @@ export async function seatPhase(
   // Without a working sandbox a Turn with Working tools is refused, seated or not (ADR-0173).
   const refused = cwd !== undefined && deps.sandbox ? sandboxRefusal(deps.sandbox) : undefined;
   if (refused) return { kind: "failed", error: { type: "sandbox", message: refused } };
+  // A Repo Slot's Worktree is never made here (issue 28 §6, unlike ADR-0153's plain workspaces).
+  const lost = cwd !== undefined ? await deps.workspaces?.lostAt(cwd) : undefined;
+  if (lost)
+    return {
+      kind: "failed",
+      error: {
+        type: "workspace-lost",
+        cause: "workspace-lost",
+        path: lost,
+        message: `the Worktree \`${lost}\` is gone; fork or retry the run to recreate it from the run's repository`,
+      },
+    };
   if (slot.seat) return { kind: "seated", seat: slot.seat };
   // The Harness creates a Turn's working directory on first admission (§5.2).
   if (cwd !== undefined) {

@@ -9,6 +9,7 @@ import type { McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
 import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { Redactor } from "../tools/secret-redaction.js";
+import type { TurnWorkspace } from "../workspace/turn-workspace.js";
 
 /**
  * What a Submission's run needs from the Harness and the conversation-level state it reads and
@@ -37,6 +38,8 @@ export interface TurnDeps {
    * issue 26 (a library user that never probed; main.ts always passes one).
    */
   sandbox?: WorkingSandbox;
+  /** The Harness's git for Repo Slots (issue 28): commits per pick, lost Worktrees, `{{diff …}}`. */
+  workspaces?: TurnWorkspace;
   /** The runs' egress proxies (workspace `network: [hosts]`), one per conversation. */
   egress?: EgressProxies;
   /**

@@ -49,7 +49,7 @@ export function turnHooks(
   slot: SeatSlot,
   submissionId: string,
   /** The Submission's turnId: sent with each pick, so a re-send finds its own Turn's answer (ADR-0252). */
-  who: { turnId: string | undefined; model: string; refusalBudget?: number },
+  who: { turnId: string | undefined; model: string; refusalBudget?: number; agent?: string },
   state: TurnState,
   deps: TurnDeps,
   emit: (e: StreamEvent) => void,
@@ -65,7 +65,20 @@ export function turnHooks(
       // providers that number ids per answer ("call_0") reuse them across steps. Re-sends of this
       // pick (inside postPick) keep the key; the model's id stays readable in it.
       const key = `${submissionId}/${++picks}/${call.toolCallId}`.slice(0, 512);
-      const body = { ...call, toolCallId: key };
+      // A commit per pick (issue 28 §3): the Worktree committed before the pick leaves, its id on it.
+      const commit =
+        slot.cwd && slot.hasWorkingTools && deps.workspaces
+          ? await deps.workspaces
+              .commitAt(slot.cwd, { agent: who.agent ?? "agent", state: slot.iid, pick: call.name })
+              .catch((error: unknown) => {
+                logAt(deps, "warn", "the Worktree could not be committed before a pick", {
+                  iid: slot.iid,
+                  error: String(error),
+                });
+                return undefined;
+              })
+          : undefined;
+      const body = { ...call, toolCallId: key, ...(commit ? { commit } : {}) };
       const r = await deps.orchestrator.postPick(slot.iid, turnId ? { ...body, turnId } : body);
       /** The stream's record of this pick; `null`: no answer reached the Harness. */
       const emitPick = (answer: ReturnType<typeof wireAnswer> | null) =>

@@ -46,11 +46,31 @@ export async function runTurn(
     const dials = dialsPhase(slot, req, deps);
     if (dials.kind === "failed") return settle("failed", dials.error);
     const state: TurnState = { lastRead: { kind: "known", allowed: surface.allowed } };
-    const userText = buildRequestPhase(slot, req, surface.allowed);
+    // `{{diff repos.<slot>}}` expanded here (issue 28 §4): the expanded text is what the transcript keeps.
+    const prompt =
+      req.prompt !== undefined && deps.workspaces
+        ? await deps.workspaces.expandPrompt(req.prompt, slot.iid.split("/")[0] ?? "")
+        : req.prompt;
+    const userText = buildRequestPhase(
+      slot,
+      prompt === undefined ? req : { ...req, prompt },
+      surface.allowed,
+    );
     const run: RunInput = { seat: seated.seat, userText, allowed: surface.allowed, state, ...dials };
     const outcome = await runPhase(slot, submissionId, req, { ...run, waited }, deps, emit, signal);
     if (signal.aborted) return settle("aborted");
-    return settlePhase(slot, req, dials.modelName, outcome, deps, settle);
+    // A Turn that ends by a fault commits at settlement (issue 28 §3): its settlement carries the id.
+    const commit =
+      outcome.kind === "failed" && slot.cwd && deps.workspaces
+        ? await deps.workspaces
+            .commitAt(slot.cwd, { agent: req.agent, state: slot.iid })
+            .catch((error: unknown) => {
+              deps.log("commit at a fault's settlement failed", { iid: slot.iid, error: String(error) });
+              return undefined;
+            })
+        : undefined;
+    const settled = settlePhase(slot, req, dials.modelName, outcome, deps, settle);
+    return commit ? { ...settled, commit } : settled;
   } catch (err) {
     return settle("failed", { type: "internal", message: err instanceof Error ? err.message : String(err) });
   }
@@ -166,6 +186,7 @@ async function runPhase(
         {
           turnId: req.turnId,
           model: modelName,
+          agent: req.agent,
           ...(entry.refusalBudget ? { refusalBudget: entry.refusalBudget } : {}),
         },
         run.state,

@@ -18,6 +18,7 @@ import {
   DEFAULT_CONVERSATION_TTL_MS,
 } from "../conversations/conversations.js";
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
+import { createRunStateClient } from "../orchestrator/run-state-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
 import { createKvScheduling } from "../provider/scheduling/kv-scheduling.js";
@@ -29,10 +30,15 @@ import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
 import { harnessSecretValues } from "../tools/working-environment.js";
+import { createTurnWorkspace } from "../workspace/turn-workspace.js";
+import { readWorkspaceConfig } from "../workspace/workspace-config.js";
+import { createWorkspaces, type Workspaces } from "../workspace/workspaces.js";
+import { startWorktreeSweeper } from "../workspace/worktree-sweeper.js";
 import { escapedLogLine } from "./log-text.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
+import { workspaceRoutes } from "./routes/workspaces.js";
 
 /** The Harness's version, answered on /healthz. */
 export const HARNESS_VERSION = "0.1.0";
@@ -93,6 +99,17 @@ export interface HarnessOptions {
   mcpTimeouts?: Partial<McpTimeouts>;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
+  /**
+   * The Harness's git (issue 28): Repo Slots under the work root. Absent: built from the
+   * environment (`readWorkspaceConfig(environment)`) with the in-memory registry.
+   */
+  workspaces?: Workspaces;
+  /**
+   * Run the Worktree clean-up (issue 28 §6): hourly, removes the Worktrees of runs the
+   * Orchestrator says are deleted or settled past `JR2_WORKTREE_KEEP`. main.ts turns it on;
+   * default off (tests and library use).
+   */
+  worktreeSweep?: boolean;
 }
 
 /**
@@ -158,7 +175,10 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     limiter,
     kv,
   });
+  const workspaces =
+    opts.workspaces ?? createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env));
   const conversations = createConversations({
+    workspaces: createTurnWorkspace(workspaces),
     telemetry,
     orchestrator: createOrchestratorClient({
       url: opts.orchestratorUrl,
@@ -196,6 +216,19 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });
   app.decorate("conversations", conversations);
+  if (opts.worktreeSweep) {
+    const stopSweep = startWorktreeSweeper({
+      workspaces,
+      runState: createRunStateClient({
+        url: opts.orchestratorUrl,
+        token: opts.sandboxToken,
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      }),
+      keepMs: workspaces.config.worktreeKeepMs,
+      log: (msg, fields) => app.log.info(fields ?? {}, msg),
+    });
+    app.addHook("onClose", async () => stopSweep());
+  }
   app.addHook("onClose", async () => conversations.close());
   // Random per process: a peer that sees a new bootId knows this Harness restarted (issue 16).
   const bootId = randomUUID();
@@ -224,6 +257,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     version: HARNESS_VERSION,
   });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
+  app.register(workspaceRoutes, { workspaces, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }
 

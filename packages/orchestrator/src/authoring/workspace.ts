@@ -1,7 +1,15 @@
-import { type AnyStateMachine, assign, createMachine, fromCallback } from "xstate";
+import {
+  type AnyActorRef,
+  type AnyStateMachine,
+  assign,
+  createMachine,
+  fromCallback,
+  fromPromise,
+} from "xstate";
 import { markWorkspaceWrapper, recordWorkspaceHandles } from "../menu/marks.js";
 import { parentOf } from "../xstate/adapter.js";
-import { runBindingOf } from "../xstate/run-binding.js";
+import { type RepoSlotHandle, runBindingOf } from "../xstate/run-binding.js";
+import { checkRepos, type RepoSlots, resolveRepos } from "./repo-slots.js";
 
 /**
  * The registrar, co-invoked beside the body: an invoked actor (it restarts on restore; an
@@ -9,7 +17,11 @@ import { runBindingOf } from "../xstate/run-binding.js";
  */
 const registrar = fromCallback<
   { type: string },
-  { name: string | undefined; network: WorkspaceNetwork | undefined }
+  {
+    name: string | undefined;
+    network: WorkspaceNetwork | undefined;
+    repos?: Record<string, RepoSlotHandle> | undefined;
+  }
 >(({ self, system, input }) => {
   const wrapper = parentOf(self);
   if (!wrapper) return;
@@ -20,6 +32,7 @@ const registrar = fromCallback<
     name,
     cwd: `/work/${runId}/${name}`,
     ...(network === "host" || (network && network.length > 0) ? { network } : {}),
+    ...(input.repos ? { repos: input.repos } : {}),
   });
 });
 
@@ -61,9 +74,15 @@ function checkNetwork(network: WorkspaceNetwork | undefined): void {
  */
 export function workspace(
   body: AnyStateMachine,
-  options: { name?: string; network?: WorkspaceNetwork } = {},
+  options: { name?: string; network?: WorkspaceNetwork; repos?: RepoSlots } = {},
 ): AnyStateMachine {
   checkNetwork(options.network);
+  if (options.repos !== undefined) {
+    checkRepos(options.repos);
+    const wrapper = repoWorkspace(body, { ...options, repos: options.repos });
+    markWorkspaceWrapper(wrapper, body, options.name);
+    return wrapper;
+  }
   const wrapper = createMachine({
     id: "workspace",
     types: {} as { context: { input: unknown; output?: unknown }; input: unknown },
@@ -94,3 +113,144 @@ export function workspace(
   markWorkspaceWrapper(wrapper, body, options.name);
   return wrapper;
 }
+
+type RepoContext = {
+  input: unknown;
+  output?: unknown;
+  publish?: boolean;
+  repos?: Record<string, RepoSlotHandle>;
+};
+
+/**
+ * A workspace with Repo Slots (issue 28 §1): `attaching` first (an invoked promise — the URLs
+ * resolved once, here, from the wrapper's persisted input; the handles assigned to the wrapper's
+ * context, so a restored run never attaches again), then `running` as a plain workspace, the
+ * body given its input plus `{ repos: { <slot>: { path, branch, base } }, branch }`.
+ * An attach that fails (a refused URL, an older Harness) fails the wrapper: the run faults,
+ * naming the code.
+ */
+function repoWorkspace(
+  body: AnyStateMachine,
+  options: { name?: string; network?: WorkspaceNetwork; repos: RepoSlots },
+): AnyStateMachine {
+  const attach = fromPromise<Record<string, RepoSlotHandle>, { name: string; input: unknown }>(
+    async ({ input, system }) => {
+      const binding = runBindingOf(system);
+      const name = input.name;
+      if (!binding?.attachRepos)
+        throw new Error(
+          `workspace \`${name}\` has Repo Slots but this run host has no Harness to attach them on (set JR2_HARNESS_URL)`,
+        );
+      return binding.attachRepos({ workspace: name, repos: resolveRepos(options.repos, input.input) });
+    },
+  );
+  const bodyInput = ({ context }: { context: RepoContext }) => {
+    const repos = context.repos ?? {};
+    const first = Object.values(repos)[0];
+    const extra = { repos, ...(first ? { branch: first.branch } : {}) };
+    const input = context.input;
+    return typeof input === "object" && input !== null && !Array.isArray(input)
+      ? { ...input, ...extra }
+      : extra;
+  };
+  return createMachine({
+    id: "workspace",
+    types: {} as { context: RepoContext; input: unknown },
+    context: ({ input }) => ({ input }),
+    initial: "attaching",
+    states: {
+      attaching: {
+        invoke: {
+          id: "attach",
+          src: attach,
+          input: ({ context, self }) => ({ name: options.name ?? self.id, input: context.input }),
+          onDone: {
+            target: "running",
+            actions: assign({
+              repos: ({ event }: { event: { output: Record<string, RepoSlotHandle> } }) => event.output,
+            }),
+          },
+          onError: {
+            actions: ({ event }: { event: { error: unknown } }) => {
+              throw event.error;
+            },
+          },
+        },
+      },
+      running: {
+        invoke: [
+          {
+            id: "registrar",
+            src: registrar,
+            input: ({ context }) => ({ name: options.name, network: options.network, repos: context.repos }),
+          },
+          {
+            id: "body",
+            src: body,
+            input: bodyInput,
+            onDone: {
+              // A final state with `meta: { publish: true }` pushes the slots' branches (issue 28 §5):
+              // read from the body while it is still the wrapper's child (guards see no `self`).
+              target: "finishing",
+              actions: assign({
+                output: ({ event }: { event: { output: unknown } }) => event.output,
+                publish: ({ self }: { self: AnyActorRef }) => wantsPublish(self),
+              }),
+            },
+            onError: {
+              actions: ({ event }: { event: { error: unknown } }) => {
+                throw event.error;
+              },
+            },
+          },
+        ],
+      },
+      finishing: {
+        always: [
+          {
+            guard: ({ context }: { context: RepoContext }) => context.publish === true,
+            target: "publishing",
+          },
+          { target: "done" },
+        ],
+      },
+      publishing: {
+        invoke: {
+          id: "publish",
+          src: publish,
+          input: ({ context, self }: { context: RepoContext; self: AnyActorRef }) => ({
+            name: options.name ?? self.id,
+            slots: Object.keys(context.repos ?? {}),
+          }),
+          onDone: "done",
+          onError: {
+            actions: ({ event }: { event: { error: unknown } }) => {
+              throw event.error;
+            },
+          },
+        },
+      },
+      done: { type: "final" },
+    },
+    output: ({ context }) => context.output,
+  });
+}
+
+/** Whether the body's final state (still the wrapper's child while onDone is chosen) says `publish: true`. */
+function wantsPublish(wrapper: AnyActorRef): boolean {
+  const body = (wrapper.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> }).children
+    ?.body;
+  const snapshot = body?.getSnapshot() as { getMeta?: () => Record<string, unknown> } | undefined;
+  const metas = Object.values(snapshot?.getMeta?.() ?? {});
+  return metas.some(
+    (m) => typeof m === "object" && m !== null && (m as { publish?: unknown }).publish === true,
+  );
+}
+
+/** Pushes the run's branch of each slot through the run host (the Harness pushes; issue 28 §5). */
+const publish = fromPromise<void, { name: string; slots: string[] }>(async ({ input, system }) => {
+  const binding = runBindingOf(system);
+  if (!binding?.publishRepos)
+    throw new Error(`workspace \`${input.name}\` publishes, but this run host has no Harness to push from`);
+  await binding.publishRepos({ workspace: input.name, slots: input.slots });
+});

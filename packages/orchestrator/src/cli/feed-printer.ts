@@ -67,7 +67,7 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "forked-to":
       return `${time}  forked    to ${event.runId} from version ${event.version} (by ${event.by})`;
     case "forked-from":
-      return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}; its workspace starts empty`;
+      return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}; its Repo Slots at that version's commits, plain workspace directories empty`;
     case "adopted":
       return `${time}  adopted   by instance ${event.instance} (lease epoch ${event.epoch}): its owner stopped renewing; Turns re-attached`;
     case "resumed":
@@ -79,6 +79,10 @@ function feedLine(event: RunFeedEvent, runId: string): string {
         return `${time}  retried   the Machine fault (${m.reason}): ${from}${m.event ? `; delivered again: ${m.event}` : ""} (by ${event.by})`;
       }
       return `${time}  retried   ${event.child} from ${event.fromVersion === null ? "its last save before the fault" : `version ${event.fromVersion}`}, as Turn ${event.turnId} (by ${event.by})`;
+    case "repo-slot":
+      return event.event === "attached"
+        ? `${time}  repo      ${event.workspace}/${event.slot} on branch ${event.branch} from ${event.commit.slice(0, 12)}`
+        : `${time}  pushed    ${event.workspace}/${event.slot} ${event.branch} @ ${event.commit.slice(0, 12)} to ${event.url ?? "its remote"}`;
   }
 }
 

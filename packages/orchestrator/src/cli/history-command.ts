@@ -37,7 +37,7 @@ export async function historyCommand(
 }
 
 /**
- * `jr2 fork`: forks and says where the fork is, and that its workspace starts empty; with
+ * `jr2 fork`: forks and says where the fork is and where its files start (Repo Slots at the version's commits); with
  * `--follow`, follows the new run as `jr2 follow` does (answering Gates from `--answer-gates`).
  * @returns 0, or with `--follow` the new run's exit code by its outcome (ADR-0062)
  */
@@ -74,14 +74,16 @@ export async function forkCommand(
   return values.follow ? followRun(target, answer.runId, answers, out) : 0;
 }
 
-/** The fork's answer in words: where it came from, how to follow it, and the empty workspace. */
+/** The fork's answer in words: where it came from, its files, how to follow it. */
 export function formatFork(answer: ForkAnswer): string {
   const { runId, forkedFrom } = answer;
-  return (
-    `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n` +
-    `  its workspace starts EMPTY under ${runId}: files the source's Agents wrote are not copied\n` +
-    `  follow it: jr2 follow ${runId}\n`
-  );
+  const repos = Object.entries(answer.repos ?? {});
+  const files =
+    repos.length > 0
+      ? `  its Repo Slots start at version ${forkedFrom.version}'s commits: ${repos.map(([slot, commit]) => `${slot} @ ${commit.slice(0, 12)}`).join(", ")}\n` +
+        `  a plain workspace directory (no Repo Slot) starts empty under ${runId}\n`
+      : `  it has no Repo Slots: its plain workspace directory starts empty under ${runId} (files are carried only by Repo Slots)\n`;
+  return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: jr2 follow ${runId}\n`;
 }
 
 /** The history as a table: version, time, status, state value, cause. */

@@ -2,7 +2,8 @@
  * `jr2 show <runId>` (issue 11 item 4, ADR-0062): one run for a person — workflow, status,
  * outcome and final state, input, context, faults, a table of its Turns (`GET /runs/:runId/turns`:
  * turnId, agent, state, outcome, pick, tokens; from the feed for an older Orchestrator), its open Gates with their question and accepted events' fields,
- * usage. `--json` prints `GET /runs/:runId` as it is.
+ * its Repo Slots (`GET /runs/:runId/repos`: branch, commits, diffstat, what was pushed), usage.
+ * `--json` prints `GET /runs/:runId` as it is.
  * @see SPEC §4.1
  */
 import { parseArgs } from "node:util";
@@ -10,6 +11,7 @@ import {
   escapeModelText,
   type RunDetail,
   type RunFeedEvent,
+  type RunRepos,
   type TurnList,
   type TurnSummary,
 } from "@jr2/wire";
@@ -81,11 +83,35 @@ export function turnTable(turns: readonly TurnSummary[], runId: string): string[
   ];
 }
 
+/**
+ * The run's Repo Slots (issue 28): per slot its branch, base and head, what was pushed, the
+ * commits on the branch and a diffstat; empty for a run without any.
+ */
+export function repoLines(repos: RunRepos["repos"]): string[] {
+  const short = (c: string | undefined) => (c ? c.slice(0, 12) : "?");
+  const lines: string[] = [];
+  for (const r of repos) {
+    lines.push(
+      `repo      ${r.workspace}/${r.slot} on ${r.branch} (base ${short(r.base)}${r.head ? `, head ${short(r.head)}` : ""})  ${r.path}`,
+    );
+    if (r.pushed) lines.push(`  pushed  ${short(r.pushed.commit)} to ${r.pushed.url}`);
+    if (r.commits) {
+      lines.push(`  commits ${r.commits.length || "none yet"}`);
+      for (const c of r.commits) lines.push(`    ${short(c.commit)} ${c.author}: ${c.subject}`);
+    }
+    if (r.summary !== undefined) lines.push(`  diff    ${r.summary || "no changes"}`);
+    for (const f of r.files ?? []) lines.push(`    ${f.path}  +${f.added} -${f.removed}`);
+    if (r.unavailable) lines.push(`  (commits and diff unavailable: ${r.unavailable})`);
+  }
+  return lines;
+}
+
 /** The run as text (see the module). */
 export function formatRun(
   detail: RunDetail,
   events: readonly RunFeedEvent[],
   recorded?: readonly TurnSummary[],
+  repos?: RunRepos["repos"],
 ): string {
   const lines: string[] = [];
   const json = (v: unknown) => JSON.stringify(v ?? null);
@@ -122,6 +148,7 @@ export function formatRun(
       );
   }
   lines.push(...waitLines(events));
+  lines.push(...repoLines(repos ?? []));
   lines.push(`gates     ${detail.gates.length ? "" : "none open"}`);
   for (const g of detail.gates) {
     lines.push(`  ${g.id} (state ${g.path}) accepts now: ${g.acceptsNow.join(", ") || "none yet"}`);
@@ -197,6 +224,11 @@ export async function showCommand(
   );
   // A settled run's feed is read either way: the Turns' KV waits are on it (issue 30).
   const events = await feedSoFar(target, runId, detail.status === "running");
-  out.write(formatRun(detail, events, recorded));
+  // An Orchestrator older than issue 28 has no /repos: no repo lines then.
+  const repos = await call<RunRepos>(target, "GET", `/runs/${encodeURIComponent(runId)}/repos`).then(
+    (r) => r.repos,
+    () => undefined,
+  );
+  out.write(formatRun(detail, events, recorded, repos));
   return 0;
 }

@@ -226,6 +226,8 @@ async function reviveRun<R extends RestorableRun>(
   for (const [iid, entry] of Object.entries(blob.ledger)) run.ledger.set(iid, entry);
   for (const [address, epoch] of Object.entries(blob.epochs)) run.epochs.set(address, epoch);
   for (const owed of owedAbortsOf(blob)) run.owedAborts?.set(owed.iid, owed);
+  for (const [key, slot] of Object.entries(blob.repoSlots ?? {})) run.repoSlots?.set(key, slot);
+  for (const [key, commit] of Object.entries(blob.repoCommits ?? {})) run.repoCommits?.set(key, commit);
   run.faults?.push(...(blob.faults ?? []));
   // What was recorded is what the run used: a stream read again adds nothing twice (ADR-0255).
   for (const record of [...(await deps.store.usage(blob.runId)), ...(extraUsage ?? [])])

@@ -109,6 +109,8 @@ export function blobOf(ctx: SaveContext, snapshots: Snapshots, run: SavedRun): R
     ...settledFields(hold ? hold.outcome : run.outcome, run.faults),
     ...(run.digests ?? {}),
     ...owedAbortsField(status, owed),
+    ...(run.repoSlots?.size ? { repoSlots: Object.fromEntries(run.repoSlots) } : {}),
+    ...(run.repoCommits?.size ? { repoCommits: Object.fromEntries(run.repoCommits) } : {}),
     createdAt: run.createdAt.toISOString(),
     updatedAt: ctx.now().toISOString(),
   };

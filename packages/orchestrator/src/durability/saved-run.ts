@@ -7,6 +7,7 @@
 import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
 import type { OwedAbort } from "./owed-aborts.js";
+import type { RepoSlotRecord } from "./store/run-blob.js";
 import type { LedgerEntry } from "./store/run-store.js";
 import type { TurnRecord } from "./transcript-rows.js";
 import type { UsageRecord } from "./usage-totals.js";
@@ -26,6 +27,10 @@ export interface SavedRun {
   readonly epochs: Map<string, number>;
   /** Usage records by key (ADR-0255). */
   readonly usage: Map<string, UsageRecord>;
+  /** The run's Repo Slots by `<workspace>/<slot>` (issue 28); saved in the blob. */
+  readonly repoSlots?: Map<string, RepoSlotRecord>;
+  /** The newest Worktree commit per slot, as of now (issue 28); saved in the blob. */
+  readonly repoCommits?: Map<string, string>;
   /** Keys of recorded transcript rows (ADR-0257); restore re-seeds them from the store. */
   readonly transcriptKeys?: Set<string>;
   /** Turn records by turnId (ADR-0257); restore re-seeds them from the store. */

@@ -33,6 +33,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { gateRoutes } from "./routes/gates.js";
 import { healthRoutes } from "./routes/health.js";
 import { historyRoutes } from "./routes/history.js";
+import { repoRoutes } from "./routes/repos.js";
 import { resumeRetryRoutes } from "./routes/resume-retry.js";
 import { runRoutes } from "./routes/runs.js";
 import { turnRoutes } from "./routes/turns.js";
@@ -169,6 +170,7 @@ export async function buildOrchestrator(options: OrchestratorOptions): Promise<F
   await app.register(runRoutes, { host, store: options.store });
   await app.register(turnRoutes, { host });
   await app.register(historyRoutes, { host });
+  await app.register(repoRoutes, { host });
   await app.register(gateRoutes, { host });
   await app.register(resumeRetryRoutes, { host });
   await app.register(agentRoutes, { host });

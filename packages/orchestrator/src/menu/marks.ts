@@ -33,6 +33,10 @@ export interface WorkspaceHandles {
   readonly network?: readonly string[] | "host";
   harnessUrl?: string;
   sandbox?: string;
+  /** The workspace's Repo Slots once attached (issue 28): a Turn's cwd defaults to the one slot's path. */
+  readonly repos?: Readonly<
+    Record<string, { readonly path: string; readonly branch: string; readonly base: string }>
+  >;
 }
 
 const handlesByWrapper = new WeakMap<AnyActorRef, WorkspaceHandles>();

@@ -105,7 +105,8 @@ function collectTurnInputs(value: unknown, found: (input: TurnInput) => void): v
 }
 
 /** A deep copy of `value` with every string that `renames` names replaced (keys too). */
-function replaceStrings(value: unknown, renames: ReadonlyMap<string, string>): unknown {
+/** `value` with every string (and key) `renames` names replaced, deeply. Pure. */
+export function replaceStrings(value: unknown, renames: ReadonlyMap<string, string>): unknown {
   if (typeof value === "string") return renames.get(value) ?? value;
   if (Array.isArray(value)) return value.map((v) => replaceStrings(v, renames));
   if (typeof value !== "object" || value === null) return value;

@@ -6,7 +6,8 @@
  * version and its `forked-from` entry in one save → record `forked-to` on the source's log →
  * restore it like a run at start-up (its live Turns admitted afresh, each on a new conversation
  * with its task). Killed before the commit: no fork; after it: the next start restores it.
- * The fork's workspace starts empty under its own runId; working directories are never copied.
+ * A plain workspace's directory starts empty under the fork's runId (never copied); a Repo Slot
+ * gets a repository and Worktree of its own at the version's commit (issue 28 §3, repo-versions.ts).
  * @see SPEC §8; issue 13 item 2
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -16,11 +17,12 @@ import { restoreRun } from "../durability/restore.js";
 import type { StoredRunVersion } from "../durability/store/run-store.js";
 import { applyContextPatch } from "./context-patch.js";
 import { forkSourceOf } from "./fork-faulted.js";
-import { forkBlob } from "./fork-snapshot.js";
+import { forkBlob, replaceStrings } from "./fork-snapshot.js";
 import { storedVersion } from "./history-views.js";
 import { restoreDeps } from "./host-restore.js";
 import type { HostState } from "./host-state.js";
 import { LiveRun } from "./live-run.js";
+import { checkoutForFork } from "./repo-versions.js";
 import { evictWhenSaved } from "./run-table.js";
 
 /** What a fork asks for: the version, an optional context merge patch, and who asked. */
@@ -50,6 +52,14 @@ export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Pr
     { blob: version.blob, savedAtMs: Date.parse(version.at), newRunId, nowMs: now.getTime() },
     { hex: () => randomBytes(4).toString("hex"), turnId: randomUUID },
   );
+  // Its Repo Slots: a repository and Worktree of its own at the version's commits (issue 28 §3),
+  // checked out before the fork is committed; the snapshot's handles renamed to them.
+  const repos = await checkoutForFork(state, version.blob, newRunId);
+  if (repos.renames.size > 0) {
+    blob.snapshot = replaceStrings(blob.snapshot, repos.renames);
+    blob.repoSlots = repos.repoSlots;
+    blob.repoCommits = repos.repoCommits;
+  }
   // None when the fork starts again from the input (fork-faulted.ts): a value and context come with its start.
   const snapshot = (blob.snapshot ?? {}) as { value?: unknown; context?: unknown };
   if (ask.context !== undefined) snapshot.context = patched(runId, ask, snapshot.context);
@@ -73,7 +83,12 @@ export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Pr
     by: ask.by,
   });
   await startFork(state, newRunId, fresh);
-  return { runId: newRunId, forkedFrom: from, workspaceEmpty: true };
+  return {
+    runId: newRunId,
+    forkedFrom: from,
+    workspaceEmpty: true,
+    ...(repos.renames.size > 0 ? { repos: repos.repoCommits } : {}),
+  };
 }
 
 /** A version saved by another Machine than the one served now is refused (the resume rule is issue 13 item 4's). */

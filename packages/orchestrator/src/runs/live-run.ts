@@ -8,11 +8,18 @@ import {
   type Snapshot,
 } from "xstate";
 import type { OwedAbort } from "../durability/owed-aborts.js";
+import type { RepoSlotRecord } from "../durability/store/run-blob.js";
 import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { turnSeatOf } from "../menu/menu.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
-import { bindRun, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
+import {
+  bindRun,
+  type RepoSlotHandle,
+  type RepoSlotsRequest,
+  type RunBinding,
+  type TurnStart,
+} from "../xstate/run-binding.js";
 import { createRunFeed, type RunFeed } from "./feed.js";
 import { type MachineDigests, machineDigestsOf } from "./machine-digests.js";
 import { type OpenGate, openGate } from "./open-gates.js";
@@ -33,6 +40,10 @@ export interface LiveRunHooks {
   changed?(run: LiveRun): void;
   /** Each numbered feed event of the run (its durable log, ADR-0256). */
   recorded?(run: LiveRun, event: RunFeedEvent): void;
+  /** Attaches a workspace's Repo Slots on its Harness (issue 28); absent: such a workspace faults. */
+  attachRepos?(run: LiveRun, request: RepoSlotsRequest): Promise<Record<string, RepoSlotHandle>>;
+  /** Pushes a workspace's slots' branches (publish, issue 28 §5). */
+  publishRepos?(run: LiveRun, request: { workspace: string; slots: string[] }): Promise<void>;
   now(): Date;
 }
 
@@ -65,6 +76,10 @@ export class LiveRun {
   readonly owedAborts = new Map<string, OwedAbort>();
   /** `<submissionId>@<position>` of each model-request retry told on the feed (issue 22 §5). */
   readonly retryKeys = new Set<string>();
+  /** The run's Repo Slots by `<workspace>/<slot>` (issue 28), as attached. */
+  readonly repoSlots = new Map<string, RepoSlotRecord>();
+  /** The newest Worktree commit per slot, from the picks (issue 28 §3). */
+  readonly repoCommits = new Map<string, string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
   /**
@@ -233,6 +248,18 @@ export class LiveRun {
         return this.#hooks.startTurn(this, turn);
       },
       openGate: (gate) => openGate(this, gate, this.#log),
+      ...(this.#hooks.attachRepos
+        ? {
+            attachRepos: (request: RepoSlotsRequest) =>
+              this.#hooks.attachRepos?.(this, request) ?? Promise.resolve({}),
+          }
+        : {}),
+      ...(this.#hooks.publishRepos
+        ? {
+            publishRepos: (request: { workspace: string; slots: string[] }) =>
+              this.#hooks.publishRepos?.(this, request) ?? Promise.resolve(),
+          }
+        : {}),
     };
   }
 

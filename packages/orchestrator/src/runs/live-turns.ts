@@ -7,7 +7,7 @@
 import { Jr2Error, type Surface } from "@jr2/wire";
 import { readAllowedPicks } from "../menu/allowed-picks.js";
 import { type Caller, mayReach } from "../turns/access.js";
-import { placeTurn } from "../turns/placement.js";
+import { type Placement, placeTurn } from "../turns/placement.js";
 import type { Registration } from "../turns/registration-table.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import { type HostState, saveOrStop } from "./host-state.js";
@@ -93,11 +93,36 @@ export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () =
       ...(placement
         ? {
             place: (runId: string, statePath: string, turn: TurnStart) =>
-              placeTurn(placement, runId, statePath, turn),
+              oneWriterPerWorktree(state, run, statePath, turn, placeTurn(placement, runId, statePath, turn)),
           }
         : {}),
     },
     run,
     turn,
   );
+}
+
+/**
+ * One live `write` Turn per Repo-Slot Worktree (issue 28 §3): a second is refused at
+ * registration, naming both states (`JR2_ERR_WORKSPACE_WRITER_BUSY`); two writers would commit
+ * each other's half-made changes under their own picks. Plain workspaces keep ADR-0153's rules.
+ */
+function oneWriterPerWorktree(
+  state: HostState,
+  run: LiveRun,
+  statePath: string,
+  turn: TurnStart,
+  placed: Placement,
+): Placement {
+  if (placed.kind !== "placed" || !placed.cwd || turn.definition.workspace !== "write") return placed;
+  const worktrees = [...run.repoSlots.values()].map((s) => s.path);
+  if (!worktrees.includes(placed.cwd)) return placed;
+  const holder = state.registrations
+    .ofRun(run.runId)
+    .find((r) => r.cwd === placed.cwd && r.definition.workspace === "write" && r.iid !== turn.input.iid);
+  if (!holder) return placed;
+  return {
+    kind: "unplaced",
+    reason: `JR2_ERR_WORKSPACE_WRITER_BUSY: the Worktree \`${placed.cwd}\` already has a live write Turn (state \`${holder.statePath}\`, Agent \`${holder.agent}\`); the Turn of Agent \`${turn.input.agentName}\` in state \`${statePath}\` must wait for it or use its own Repo Slot`,
+  };
 }

@@ -126,6 +126,8 @@ async function deliverAndSave(
   registration: Registration,
   pick: PickRequest,
 ): Promise<PickAnswer> {
+  // The Worktree commits the Harness made before this pick ride its save (issue 28 §3).
+  for (const [key, commit] of Object.entries(pick.commit ?? {})) run.repoCommits.set(key, commit);
   const releaseSaves = state.persistence.hold(run);
   const releaseFeed = run.feed.hold();
   let committed: (ok: boolean) => void = () => {};

@@ -13,6 +13,7 @@ import type { GateClient } from "./gate-delivery.js";
 import { reviveStoredRun } from "./host-restore.js";
 import { type HostState, serialized } from "./host-state.js";
 import { type MachineRetryAsk, retryMachineFault } from "./machine-fault-retry.js";
+import { checkoutForRetry } from "./repo-versions.js";
 import { faultToRetry, holdsTurn, retriedBlob } from "./retry-plan.js";
 import { storedBlob } from "./run-table.js";
 
@@ -64,6 +65,9 @@ export async function retryRun(
       fromVersion: before.version,
       by,
     };
+    // The Repo Slots' files set back to the version's commits first (issue 28 §3): a Harness
+    // that cannot (a commit gone) refuses the retry, and nothing was set back.
+    await checkoutForRetry(state, before.blob);
     // Set back and logged together: a kill before leaves the run as it ended, after it restores running.
     await state.store.save(retried.blob, [], [], [event], {
       kind: "retry",

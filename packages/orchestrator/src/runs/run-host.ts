@@ -24,6 +24,8 @@ import type {
   RunHistory,
   RunListQuery,
   RunPage,
+  RunRepos,
+  RunSettledAnswer,
   RunStatus,
   RunSummary,
   RunVersion,
@@ -52,6 +54,8 @@ import { type HostState, serialized } from "./host-state.js";
 import { letGoOfRun } from "./let-go.js";
 import { readSurface, startTurn } from "./live-turns.js";
 import { deliverPick } from "./pick-delivery.js";
+import { attachRunRepos, publishRunRepos } from "./repo-slots.js";
+import { runRepos, runSettled } from "./repo-views.js";
 import { resumeRun } from "./resume-run.js";
 import { retryRun } from "./retry-run.js";
 import { listRuns, pageRuns } from "./run-list.js";
@@ -159,6 +163,10 @@ export interface RunHost {
    *   JR2_ERR_FORK_CONTEXT_INVALID, JR2_ERR_SERVICE_STOPPING
    */
   forkRun(runId: string, ask: ForkAsk): Promise<ForkAnswer>;
+  /** The run's Repo Slots (issue 28): branch, base, head, pushed, commits, diffstat. @throws JR2_ERR_RUN_NOT_FOUND */
+  runRepos(runId: string): Promise<RunRepos>;
+  /** Whether the store knows the run settled (issue 28 §6: the Harness's Worktree clean-up). */
+  runSettled(runId: string): Promise<RunSettledAnswer>;
   /** True while the run is in memory and `running` (no store read: the feed route's check). */
   isLive(runId: string): boolean;
   /** What the host holds in memory (the soak bench and the memory regression test read it). */
@@ -249,6 +257,8 @@ export function createRunHost(options: RunHostOptions): RunHost {
     history: (runId) => runHistory(state, runId),
     historyVersion: (runId, version) => runVersion(state, runId, version),
     forkRun: (runId, ask) => forkRun(state, runId, ask),
+    runRepos: (runId) => runRepos(state, runId),
+    runSettled: (runId) => runSettled(state, runId),
     isLive: (runId) => state.runs.get(runId)?.status === "running",
     resident: () => ({ runs: state.runs.size, settledFeeds: state.settledFeeds.size }),
     readSurface: (iid, caller) => readSurface(state, iid, caller),
@@ -318,6 +328,8 @@ function createHostState(options: RunHostOptions): HostState {
         evictWhenSaved(state, run);
       },
       recorded: (run, event) => state.persistence.recordEvent(run, event),
+      attachRepos: (run, request) => attachRunRepos(state.placement, run, request),
+      publishRepos: (run, request) => publishRunRepos(state.placement, run, request),
       now,
     },
     drains: new AbortController(),

@@ -8,6 +8,7 @@ import { openServeStore } from "../durability/store/open.js";
 import { buildOrchestrator, ORCHESTRATOR_VERSION } from "../http/server.js";
 import { createHarnessTurnDriver } from "../turns/harness-turn-driver.js";
 import { type PlacementOptions, staticWorkspaceProvider } from "../turns/placement.js";
+import { createRepoSlotClient } from "../turns/repo-slot-client.js";
 import { handPlayedTurnDriver, type TurnDriver } from "../turns/turn-driver.js";
 import { checkAdvertisedUrl } from "./advertise-check.js";
 import type { ServeConfig } from "./config.js";
@@ -77,6 +78,7 @@ async function startUnlocked(
           provider: staticWorkspaceProvider(harness.url, config.workspaceSandbox),
           workRoot: config.workRoot,
           allowExplicitEndpoints: config.dev,
+          repoSlots: createRepoSlotClient({ token: harness.token ?? "" }),
         }
       : undefined;
   // Test-only JR2_CRASH_AT: the log lines before a crash point must reach the harness.

@@ -29,6 +29,7 @@ export const REASON_OF_CAUSE: Readonly<Record<FaultCause, AgentFaultReason>> = {
   "tool-loop": "runaway",
   "refusal-loop": "runaway",
   "mcp-unavailable": "infra",
+  "workspace-lost": "infra",
 };
 
 /**

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { findWorkspaceHandles } from "../menu/marks.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import { INSTANCE_SCOPE, type RegistrationScope } from "./registration-table.js";
+import type { RepoSlotClient } from "./repo-slot-client.js";
 
 /**
  * The WorkspaceProvider port (SPEC §5.2): answers which Harness serves a workspace and the
@@ -39,6 +40,8 @@ export interface PlacementOptions {
   workRoot: string;
   /** Honour an authored `endpoint` (tests, dev only). */
   allowExplicitEndpoints: boolean;
+  /** The Harness's Repo Slot routes (issue 28); absent: a workspace with `repos` faults at start. */
+  repoSlots?: RepoSlotClient;
 }
 
 /**
@@ -73,11 +76,18 @@ export function placeTurn(
   const handles = findWorkspaceHandles(turn.self);
   if (handles && options.provider) {
     const { harnessUrl, sandbox } = options.provider.provide({ runId, name: handles.name });
+    const slots = Object.values(handles.repos ?? {});
+    // Repo Slots (issue 28 §1): the one slot's Worktree; with two or more, the Turn must say.
+    if (input.cwd === undefined && slots.length > 1)
+      return {
+        kind: "unplaced",
+        reason: `JR2_ERR_WORKSPACE_CWD_AMBIGUOUS: the workspace has Repo Slots ${Object.keys(handles.repos ?? {}).join(", ")}; the Turn of Agent \`${input.agentName}\` in state \`${statePath}\` must name its cwd (one of their paths)`,
+      };
     return {
       kind: "placed",
       harnessUrl,
       scope: sandbox,
-      cwd: input.cwd ?? join(options.workRoot, runId, handles.name),
+      cwd: input.cwd ?? slots[0]?.path ?? join(options.workRoot, runId, handles.name),
       ...(handles.network ? { network: handles.network } : {}),
     };
   }

@@ -75,6 +75,27 @@ export interface RunBinding {
   startTurn(turn: TurnStart): () => void;
   /** A Gate opened; returns the function called when it closes. */
   openGate(gate: GateStart): () => void;
+  /**
+   * Attaches a workspace's Repo Slots on its Harness (issue 28 §1, §2): one Worktree per slot on
+   * `jr2/<workflow>/<runId>`. Rejects with the Harness's coded error (or
+   * `JR2_ERR_WORKSPACE_HARNESS_TOO_OLD`). Absent on a host without Harness placement.
+   */
+  attachRepos?(request: RepoSlotsRequest): Promise<Record<string, RepoSlotHandle>>;
+  /** Pushes a workspace's slots' branches (publish, issue 28 §5); resolves with what was pushed. */
+  publishRepos?(request: { workspace: string; slots: string[] }): Promise<void>;
+}
+
+/** What a `workspace(body, { repos })` asks its run host to attach. */
+export interface RepoSlotsRequest {
+  workspace: string;
+  repos: Record<string, { url: string; ref?: string; pushUrl?: string }>;
+}
+
+/** A slot as the body sees it (ADR-0016 `{ repos }`). */
+export interface RepoSlotHandle {
+  path: string;
+  branch: string;
+  base: string;
 }
 
 const bindings = new WeakMap<AnyActorSystem, RunBinding>();

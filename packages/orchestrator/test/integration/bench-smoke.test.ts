@@ -47,6 +47,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     env: { BENCH_LEASES: "3000", BENCH_FAULTS: "stop", BENCH_RUNS: "1" },
     column: /readers left/,
   },
+  "bench:workspace": {
+    env: { BENCH_N: "2", BENCH_FILES: "20", BENCH_FILE_KB: "1" },
+    column: /disk_per_run_MB/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {

@@ -112,7 +112,7 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
     ).stdout;
     const forkId = /→ (\S+)/.exec(forked)?.[1] as string;
     expect(forked).toContain(`forked ${sourceId}@${at.version} → ${forkId}`);
-    expect(forked).toContain("its workspace starts EMPTY");
+    expect(forked).toContain("its plain workspace directory starts empty");
     const fork = await finish(forkId);
     expect(fork.outcome).toBe("succeeded");
 

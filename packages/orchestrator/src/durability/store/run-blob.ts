@@ -78,7 +78,28 @@ export interface RunBlob {
    * Machine not loaded from a file.
    */
   sourceDigest?: string;
+  /**
+   * The run's Repo Slots by `<workspace>/<slot>` (issue 28): where each Worktree is and its
+   * branch, as attached. Absent for a run without Repo Slots.
+   */
+  repoSlots?: Record<string, RepoSlotRecord>;
+  /**
+   * The newest Worktree commit recorded per slot (`<workspace>/<slot>` → commit id), as of this
+   * save: a version's files are its commit (fork and retry check it out). Absent: none yet.
+   */
+  repoCommits?: Record<string, string>;
   /** ISO-8601. */
   createdAt: string;
   updatedAt: string;
+}
+
+/** One Repo Slot of a run as attached (issue 28). */
+export interface RepoSlotRecord {
+  workspace: string;
+  slot: string;
+  path: string;
+  branch: string;
+  base: string;
+  /** What publish pushed, once it did. */
+  pushed?: { commit: string; url: string };
 }

@@ -1,7 +1,7 @@
 /**
  * A run's saved history and forks (instance token only; ADR-0270): `GET /runs/:runId/history`
  * (its kept versions), `GET /runs/:runId/history/:version` (one whole) and
- * `POST /runs/:runId/fork` (a new run from a version; its workspace starts empty).
+ * `POST /runs/:runId/fork` (a new run from a version; its Repo Slots at the version's commits).
  * @see SPEC §4.1, §8; issue 13 items 1, 2, 5
  */
 import { ForkAnswer, ForkRequest, RunHistory, RunVersion } from "@jr2/wire";
@@ -54,8 +54,8 @@ export const historyRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (ap
           "The fork gets a new runId and identities of its own (new iids and turnIds, an empty ledger); every Turn " +
           "live at the version is admitted afresh on a new conversation with its task. `context` is a JSON merge " +
           "patch applied to the version's context first (only its keys, each keeping its JSON kind). Timers keep " +
-          "their remaining delay. The fork's workspace starts EMPTY under its own runId: working directories are " +
-          "never copied. The source's log records `forked-to`, the fork's `forked-from` (with `x-jr2-client`).",
+          "their remaining delay. Each Repo Slot gets a repository and Worktree of its own at the version's commit " +
+          "(`repos` in the answer); a plain workspace directory starts empty under the fork's runId. The source's log records `forked-to`, the fork's `forked-from` (with `x-jr2-client`).",
         params: RunParams,
         body: ForkRequest,
         response: { 201: ForkAnswer, ...errorResponses(400, 401, 404, 409, 413, 415, 503) },

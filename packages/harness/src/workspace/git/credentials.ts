@@ -1,0 +1,99 @@
+import { readFile } from "node:fs/promises";
+import { Jr2Error } from "@jr2/wire";
+
+/**
+ * Where push (and fetch) credentials come from (issue 28 §5): files or variables the operator
+ * names in the Harness's environment. None of them is ever in a Working tool's environment
+ * (the Harness's tool environment is built from an allow list) or on a git command line.
+ * - `JR2_GIT_TOKEN_FILE` (a file holding an HTTPS token) or `JR2_GIT_TOKEN_ENV` (the name of a
+ *   variable holding one); `JR2_GIT_TOKEN_USER` the user sent with it (default `x-access-token`).
+ * - `JR2_GIT_SSH_KEY_FILE`: a private key for `ssh://` remotes (`JR2_GIT_SSH_KNOWN_HOSTS`:
+ *   the known-hosts file; default strict checking against the system's).
+ * - `JR2_GIT_CA_FILE`: a CA bundle for an HTTPS forge with a private certificate.
+ */
+export interface GitCredentialConfig {
+  tokenFile?: string;
+  tokenEnv?: string;
+  tokenUser: string;
+  sshKeyFile?: string;
+  sshKnownHosts?: string;
+  caFile?: string;
+}
+
+/** Reads the credential names from env (values are read only when a push needs them). */
+export function readGitCredentialConfig(env: NodeJS.ProcessEnv): GitCredentialConfig {
+  const pick = (k: string) => (env[k] && env[k]?.trim() !== "" ? env[k]?.trim() : undefined);
+  const out: GitCredentialConfig = { tokenUser: pick("JR2_GIT_TOKEN_USER") ?? "x-access-token" };
+  const set = <K extends keyof GitCredentialConfig>(k: K, v: GitCredentialConfig[K] | undefined) => {
+    if (v !== undefined) out[k] = v;
+  };
+  set("tokenFile", pick("JR2_GIT_TOKEN_FILE"));
+  set("tokenEnv", pick("JR2_GIT_TOKEN_ENV"));
+  set("sshKeyFile", pick("JR2_GIT_SSH_KEY_FILE"));
+  set("sshKnownHosts", pick("JR2_GIT_SSH_KNOWN_HOSTS"));
+  set("caFile", pick("JR2_GIT_CA_FILE"));
+  return out;
+}
+
+/**
+ * The environment that gives one git call the credentials for `url`: an HTTPS token as an
+ * `Authorization: Basic` header through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n` (never argv, so
+ * never in `ps`), an SSH key through `GIT_SSH_COMMAND` with BatchMode. Local URLs get none.
+ * @throws Jr2Error `JR2_ERR_WORKSPACE_CREDENTIAL_UNREADABLE` naming the file or variable
+ */
+export async function credentialEnv(
+  config: GitCredentialConfig,
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Record<string, string>> {
+  const pairs: [string, string][] = [];
+  const out: Record<string, string> = {};
+  if (/^https:\/\//i.test(url)) {
+    if (config.caFile) pairs.push(["http.sslCAInfo", config.caFile]);
+    const token = await readToken(config, env);
+    if (token) {
+      const basic = Buffer.from(`${config.tokenUser}:${token}`).toString("base64");
+      pairs.push(["http.extraHeader", `Authorization: Basic ${basic}`]);
+    }
+  } else if (/^ssh:\/\//i.test(url) || /^[^/:]+@[^/:]+:/.test(url)) {
+    const ssh = ["ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"];
+    if (config.sshKnownHosts) ssh.push("-o", `UserKnownHostsFile=${quote(config.sshKnownHosts)}`);
+    if (config.sshKeyFile) ssh.push("-o", "IdentitiesOnly=yes", "-i", quote(config.sshKeyFile));
+    out.GIT_SSH_COMMAND = ssh.join(" ");
+  }
+  if (pairs.length) {
+    out.GIT_CONFIG_COUNT = String(pairs.length);
+    pairs.forEach(([k, v], i) => {
+      out[`GIT_CONFIG_KEY_${i}`] = k;
+      out[`GIT_CONFIG_VALUE_${i}`] = v;
+    });
+  }
+  return out;
+}
+
+async function readToken(config: GitCredentialConfig, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (config.tokenFile) {
+    try {
+      return (await readFile(config.tokenFile, "utf8")).trim();
+    } catch (error) {
+      throw new Jr2Error("JR2_ERR_WORKSPACE_CREDENTIAL_UNREADABLE", {
+        source: `JR2_GIT_TOKEN_FILE=${config.tokenFile}`,
+        detail: (error as NodeJS.ErrnoException).code ?? String(error),
+      });
+    }
+  }
+  if (config.tokenEnv) {
+    const v = env[config.tokenEnv];
+    if (!v)
+      throw new Jr2Error("JR2_ERR_WORKSPACE_CREDENTIAL_UNREADABLE", {
+        source: `JR2_GIT_TOKEN_ENV=${config.tokenEnv}`,
+        detail: "the variable is unset or empty",
+      });
+    return v.trim();
+  }
+  return undefined;
+}
+
+function quote(path: string): string {
+  return `'${path.replace(/'/g, "'\\''")}'`;
+}

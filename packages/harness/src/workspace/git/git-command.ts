@@ -1,0 +1,142 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { Jr2Error } from "@jr2/wire";
+
+/**
+ * Config that would make git run a program, or read one out of a repository, forced off on
+ * every call (issue 28 "Hardened git"): hooks, the fsmonitor daemon, the `ext::` and other
+ * command transports, a pager or editor, an external diff or a filter driver's process, commit
+ * signing, a credential helper (credentials ride `GIT_CONFIG_*` environment, see publish.ts).
+ * `-c` on the command line outranks repository-local config, so a planted `config` or
+ * `config.worktree` cannot turn any of them back on.
+ */
+export const HARDENED_CONFIG: readonly string[] = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.pager=cat",
+  "core.editor=false",
+  "core.askPass=",
+  "core.sshCommand=",
+  "core.untrackedCache=false",
+  "protocol.ext.allow=never",
+  "protocol.fd.allow=never",
+  "diff.external=",
+  "commit.gpgSign=false",
+  "tag.gpgSign=false",
+  "credential.helper=",
+  "submodule.recurse=false",
+  "fetch.recurseSubmodules=false",
+  "push.recurseSubmodules=no",
+  "extensions.worktreeConfig=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+];
+
+/** The environment of every git jr2 runs: no system or global config, no prompt, no discovery. */
+export function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: "/nonexistent",
+    LANG: "C",
+    LC_ALL: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_ASKPASS: "/bin/false",
+    SSH_ASKPASS: "/bin/false",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_OPTIONAL_LOCKS: "0",
+    // Only these transports, whatever a URL or a config says (ext::, fd::, git:// refused).
+    GIT_ALLOW_PROTOCOL: "https:ssh:file",
+    ...extra,
+  };
+}
+
+/** Where one git call runs: the repository (`--git-dir`) and, for checkouts, its Worktree. */
+export interface GitPlace {
+  /** Absolute path of the git directory (bare or not); never discovered from a `.git` file. */
+  gitDir?: string;
+  /** Absolute path of the work tree; passed as `--work-tree`, the process's cwd too. */
+  workTree?: string;
+}
+
+/** A git call's options: extra environment (credentials), a time limit, stdin. */
+export interface GitOptions {
+  env?: Record<string, string>;
+  /** Milliseconds before the process is killed (default 120 000). */
+  timeoutMs?: number;
+  input?: string;
+  /** Exit codes that are answers, not failures (e.g. 1 for `diff --quiet`). */
+  okCodes?: readonly number[];
+  /** Maximum bytes of stdout kept (default 64 MiB); more fails the call. */
+  maxBuffer?: number;
+}
+
+/** What a git call printed and how it ended. */
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/**
+ * Runs `git` with jr2's hardening: explicit `--git-dir`/`--work-tree` when given (the
+ * Worktree's `.git` file is never read), {@link HARDENED_CONFIG} as `-c` options, and
+ * {@link gitEnvironment}. execFile, no shell: no argument is ever interpreted.
+ * @throws Jr2Error `JR2_ERR_WORKSPACE_GIT_FAILED` naming the git subcommand, its exit code and stderr
+ */
+export function git(place: GitPlace, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+  const argv: string[] = [];
+  for (const c of HARDENED_CONFIG) argv.push("-c", c);
+  if (place.gitDir) argv.push(`--git-dir=${place.gitDir}`);
+  if (place.workTree) argv.push(`--work-tree=${place.workTree}`);
+  argv.push(...args);
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "git",
+      argv,
+      {
+        // Pathspecs are relative to the cwd, so the Worktree when it is there (a removed one: the repository).
+        cwd: place.workTree && existsSync(place.workTree) ? place.workTree : (place.gitDir ?? "/"),
+        env: gitEnvironment(options.env),
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
+        encoding: "utf8",
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        if (!error || options.okCodes?.includes(code)) {
+          resolve({ stdout, stderr, code });
+          return;
+        }
+        reject(
+          new Jr2Error(
+            "JR2_ERR_WORKSPACE_GIT_FAILED",
+            {
+              command: `git ${args[0] ?? ""}`,
+              exit: error.killed ? "killed (time limit)" : code,
+              stderr: clip(stderr),
+            },
+            error,
+          ),
+        );
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    else child.stdin?.end();
+  });
+}
+
+/** The first line of a git answer, trimmed (a commit id, a ref). */
+export async function gitLine(
+  place: GitPlace,
+  args: readonly string[],
+  options?: GitOptions,
+): Promise<string> {
+  return (await git(place, args, options)).stdout.trim().split("\n")[0] ?? "";
+}
+
+function clip(text: string): string {
+  const t = text.trim();
+  return t.length > 600 ? `${t.slice(0, 600)}…` : t || "(no output)";
+}

@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Jr2Error } from "@jr2/wire";
+import type { AcceptedUrl } from "../repo-url.js";
+import { redactUrl } from "../repo-url.js";
+import { withFileLock } from "./file-lock.js";
+import { git } from "./git-command.js";
+
+/** The mirrors of one node: `<workRoot>/.mirrors/<sha256(url)[:24]>.git`. */
+export interface Mirrors {
+  /**
+   * The mirror of `url`, fetched if its last fetch is older than the interval: one fetch at a
+   * time per mirror (a file lock, across processes), and callers arriving while one runs reuse
+   * its result (issue 28 §2). Returns the mirror's git directory.
+   * @throws Jr2Error `JR2_ERR_WORKSPACE_FETCH_FAILED` naming the URL and git's answer
+   */
+  ensure(url: AcceptedUrl): Promise<string>;
+  /** The mirror's directory for a URL, whether or not it exists. */
+  pathOf(url: AcceptedUrl): string;
+}
+
+/**
+ * Mirrors under `workRoot/.mirrors`. A mirror is a bare repository fetching every branch and
+ * tag of the remote (`+refs/heads/*`, `+refs/tags/*`, pruned refs kept as objects: gc is off,
+ * since runs borrow its objects through alternates and a pruned object would break them).
+ * It never holds a run's branch, so a run reading the mirror learns nothing of other runs.
+ * @param fetchIntervalMs `JR2_MIRROR_FETCH_S` × 1000: a fetch at most this often per mirror
+ */
+export function createMirrors(opts: {
+  workRoot: string;
+  fetchIntervalMs: number;
+  now?: () => number;
+  /** Extra environment for fetches from a remote (credentials; see credentials.ts). */
+  fetchEnv?: (url: AcceptedUrl) => Promise<Record<string, string>>;
+}): Mirrors {
+  const root = join(opts.workRoot, ".mirrors");
+  const now = opts.now ?? Date.now;
+  const inFlight = new Map<string, Promise<string>>();
+  const pathOf = (url: AcceptedUrl) =>
+    join(root, `${createHash("sha256").update(url.source).digest("hex").slice(0, 24)}.git`);
+
+  async function fetchOnce(url: AcceptedUrl, dir: string): Promise<string> {
+    await mkdir(root, { recursive: true });
+    return withFileLock(`${dir}.lock`, async () => {
+      const stamp = join(dir, "jr2-fetched-at");
+      const last = Number(await readFile(stamp, "utf8").catch(() => "0"));
+      if (last && now() - last < opts.fetchIntervalMs) return dir;
+      const place = { gitDir: dir };
+      const fresh = !(await exists(join(dir, "HEAD")));
+      if (fresh) {
+        await git({}, ["init", "--bare", "--quiet", dir]);
+        await writeFile(join(dir, "jr2-url"), `${redactUrl(url.source)}\n`);
+      }
+      const env = (await opts.fetchEnv?.(url)) ?? {};
+      try {
+        await git(
+          place,
+          [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--force",
+            "--",
+            url.source,
+            "+refs/heads/*:refs/heads/*",
+            "+refs/tags/*:refs/tags/*",
+          ],
+          { env, timeoutMs: 30 * 60_000 },
+        );
+        const head = await remoteHead(url.source, env);
+        if (head) await git(place, ["symbolic-ref", "HEAD", head]);
+      } catch (error) {
+        throw new Jr2Error(
+          "JR2_ERR_WORKSPACE_FETCH_FAILED",
+          { url: redactUrl(url.source), detail: (error as Error).message },
+          error,
+        );
+      }
+      await writeFile(stamp, String(now()));
+      return dir;
+    });
+  }
+
+  return {
+    pathOf,
+    ensure(url) {
+      const dir = pathOf(url);
+      const running = inFlight.get(dir);
+      if (running) return running;
+      const p = fetchOnce(url, dir).finally(() => inFlight.delete(dir));
+      inFlight.set(dir, p);
+      return p;
+    },
+  };
+}
+
+/** The remote's HEAD branch (`refs/heads/main`), or undefined when it names none. */
+async function remoteHead(source: string, env: Record<string, string>): Promise<string | undefined> {
+  const { stdout } = await git({}, ["ls-remote", "--symref", "--", source, "HEAD"], { env });
+  return /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(stdout)?.[1];
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,167 @@
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { Jr2Error } from "@jr2/wire";
+import type { SlotPaths } from "../slot-paths.js";
+import { type GitPlace, git, gitLine } from "./git-command.js";
+
+/**
+ * Makes the run's own repository for a slot: a git directory that borrows every object of the
+ * mirror through `objects/info/alternates` (nothing copied), holds only this run's refs, and
+ * has the branch `paths.branch` at `base`. Idempotent: a second call keeps what is there.
+ * `extraObjects`: further object directories to borrow from (none today).
+ */
+export async function makeRunRepository(paths: SlotPaths, mirror: string, base: string): Promise<void> {
+  const gitDir = paths.repo;
+  if (!(await exists(join(gitDir, "HEAD")))) {
+    await mkdir(dirname(gitDir), { recursive: true });
+    await git({}, ["init", "--bare", "--quiet", gitDir]);
+  }
+  await ownConfig(gitDir);
+  await writeFile(join(gitDir, "objects", "info", "alternates"), `${join(mirror, "objects")}\n`);
+  const head = await branchHead({ gitDir }, paths.branch);
+  if (!head) await git({ gitDir }, ["update-ref", `refs/heads/${paths.branch}`, base]);
+  await git({ gitDir }, ["symbolic-ref", "HEAD", `refs/heads/${paths.branch}`]);
+}
+
+/**
+ * The run's repository's config, written by jr2 before every operation (issue 28 "no
+ * repo-local config that executes anything"): whatever was planted there — an fsmonitor, a
+ * filter or textconv driver, an ssh command, `extensions.worktreeConfig` with a
+ * `config.worktree` — is gone before git reads it. Not bare: jr2 always passes --work-tree.
+ */
+export async function ownConfig(gitDir: string): Promise<void> {
+  await writeFile(join(gitDir, "config"), RUN_REPOSITORY_CONFIG);
+  await rm(join(gitDir, "config.worktree"), { force: true });
+}
+
+const RUN_REPOSITORY_CONFIG =
+  "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
+
+/**
+ * Checks the branch out into the Worktree: makes the directory, writes the index and files
+ * from the branch's commit, and writes the Worktree's `.git` file (for tools that read it;
+ * jr2's git never does). Files already there and not tracked are left alone.
+ */
+export async function checkoutWorktree(paths: SlotPaths): Promise<void> {
+  await mkdir(paths.worktree, { recursive: true });
+  const place = placeOf(paths);
+  await git(place, ["reset", "--hard", "--quiet", `refs/heads/${paths.branch}`]);
+  await writeFile(join(paths.worktree, ".git"), `gitdir: ${paths.repo}\n`);
+}
+
+/** The commit a branch points at, or undefined when there is no such branch. */
+export async function branchHead(place: GitPlace, branch: string): Promise<string | undefined> {
+  const { stdout, code } = await git(
+    place,
+    ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`],
+    {
+      okCodes: [1],
+    },
+  );
+  return code === 0 ? stdout.trim() : undefined;
+}
+
+/**
+ * The commit `ref` names in the mirror (a branch, a tag or a commit id), or the mirror's HEAD.
+ * @throws Jr2Error `JR2_ERR_WORKSPACE_REF_UNKNOWN` naming the ref and the URL
+ */
+export async function resolveRef(mirror: string, ref: string | undefined, url: string): Promise<string> {
+  const candidates = ref === undefined ? ["HEAD"] : [`refs/heads/${ref}`, `refs/tags/${ref}`, ref];
+  for (const c of candidates) {
+    if (c.startsWith("-")) break;
+    const { stdout, code } = await git(
+      { gitDir: mirror },
+      ["rev-parse", "--verify", "--quiet", `${c}^{commit}`],
+      {
+        okCodes: [1, 128],
+      },
+    );
+    if (code === 0) return stdout.trim();
+  }
+  throw new Jr2Error("JR2_ERR_WORKSPACE_REF_UNKNOWN", { ref: ref ?? "HEAD", url });
+}
+
+/** The git place of a slot: its repository and Worktree. */
+export function placeOf(paths: SlotPaths): GitPlace {
+  return { gitDir: paths.repo, workTree: paths.worktree };
+}
+
+/** Identity of the commits jr2 makes for an Agent (issue 28 §3: author `jr2 <agent>`). */
+export function authorEnv(agent: string): Record<string, string> {
+  const name = `jr2 ${agent}`;
+  const email = `${agent.replace(/[^A-Za-z0-9._-]/g, "-") || "agent"}@jr2.invalid`;
+  return {
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email,
+  };
+}
+
+/**
+ * Commits the Worktree if it changed (tracked changes and untracked files not ignored):
+ * `add -A`, then a commit with the Agent as author. Returns the branch's head after, and
+ * whether a commit was made.
+ */
+export async function commitWorktree(
+  paths: SlotPaths,
+  agent: string,
+  message: string,
+): Promise<{ commit: string; created: boolean }> {
+  const place = placeOf(paths);
+  await git(place, ["add", "-A", "--", "."]);
+  const { code } = await git(place, ["diff", "--cached", "--quiet", "--no-ext-diff"], { okCodes: [1] });
+  if (code === 1) {
+    await git(place, ["commit", "--quiet", "--no-verify", "--allow-empty-message", "-F", "-"], {
+      env: authorEnv(agent),
+      input: message,
+    });
+  }
+  return { commit: await gitLine(place, ["rev-parse", "HEAD"]), created: code === 1 };
+}
+
+/**
+ * Saves what a reset or removal would lose (issue 28 §3): tracked changes and untracked files
+ * not ignored go into a commit on top of the branch's head, through a private index (the
+ * Worktree's own index is not touched); the ref `refs/jr2/<runId>/before-<op>-<n>` points at it,
+ * or at the head itself when nothing changed, so every commit the branch held stays reachable.
+ * Ignored files are not kept. Returns the ref made.
+ */
+export async function rescue(paths: SlotPaths, runId: string, op: string, n: number): Promise<string> {
+  const place = placeOf(paths);
+  const head = await gitLine(place, ["rev-parse", "HEAD"]);
+  let keep = head;
+  if (await exists(paths.worktree)) {
+    const index = join(dirname(paths.repo), `.${op}-${n}.index`);
+    const env = { GIT_INDEX_FILE: index };
+    try {
+      await git(place, ["read-tree", "HEAD"], { env });
+      await git(place, ["add", "-A", "--", "."], { env });
+      const tree = await gitLine(place, ["write-tree"], { env });
+      const headTree = await gitLine(place, ["rev-parse", "HEAD^{tree}"]);
+      if (tree !== headTree)
+        keep = await gitLine(
+          place,
+          ["commit-tree", tree, "-p", head, "-m", `jr2: before ${op} ${n} of ${runId}`],
+          {
+            env: authorEnv("rescue"),
+          },
+        );
+    } finally {
+      await rm(index, { force: true });
+    }
+  }
+  const ref = `refs/jr2/${runId}/before-${op}-${n}`;
+  await git({ gitDir: paths.repo }, ["update-ref", ref, keep]);
+  return ref;
+}
+
+/** Whether a path exists (any kind). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

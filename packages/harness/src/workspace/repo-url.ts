@@ -1,0 +1,131 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Jr2Error } from "@jr2/wire";
+
+/** A Repo Slot's URL once accepted: what git is handed, and whether it is on this node. */
+export interface AcceptedUrl {
+  /** What git fetches from: the URL itself, or the local path (real, absolute). */
+  source: string;
+  kind: "https" | "ssh" | "local";
+}
+
+/** The roots and the work root the URL rules read (issue 28 §1). */
+export interface UrlRules {
+  /** `JR2_REPO_ROOTS`: absolute directories local repositories may live under. */
+  repoRoots: readonly string[];
+  /** `JR2_WORK_ROOT`: nothing under it is ever a Repo Slot's source. */
+  workRoot: string;
+}
+
+/**
+ * Accepts or refuses a Repo Slot's URL (issue 28 §1 and "Hardened git"). Accepted: `https://`
+ * and `ssh://` (or scp-like `user@host:path`) remotes, and a local path or `file://` URL whose
+ * real path (symlinks followed) lies under one of `JR2_REPO_ROOTS`. Refused, each naming its
+ * rule: `ext::` and any other `<transport>::` form (`command-transport`), `http://`, `git://`
+ * and unknown schemes (`scheme`), credentials in the URL (`credentials-in-url`: name a token
+ * file instead), a local path not under a listed root (`repo-roots`), anything under the work
+ * root (`work-root`: another run's repository), an option-looking URL (`option`).
+ * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ url, rule, fix }`
+ */
+export function acceptUrl(url: string, rules: UrlRules): AcceptedUrl {
+  const refuse = (rule: string, fix: string): never => {
+    throw new Jr2Error("JR2_ERR_WORKSPACE_URL_REFUSED", { url: redactUrl(url), rule, fix });
+  };
+  if (typeof url !== "string" || url.trim() === "") refuse("empty", "give the repository's URL");
+  if (url.startsWith("-")) refuse("option", "a URL never starts with `-`");
+  if (/[\0\n\r]/.test(url)) refuse("control-characters", "remove control characters from the URL");
+  if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(url))
+    refuse(
+      "command-transport",
+      "`<transport>::` runs a program (protocol.ext.allow=never); use https:// or ssh://",
+    );
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
+  if (scheme === "https" || scheme === "ssh") {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return refuse("malformed", "give a well-formed URL");
+    }
+    if (parsed.password)
+      refuse(
+        "credentials-in-url",
+        "remove the password or token from the URL; name a credential file (JR2_GIT_TOKEN_FILE)",
+      );
+    if (scheme === "https" && parsed.username)
+      refuse(
+        "credentials-in-url",
+        "remove the user from the URL; name a credential file (JR2_GIT_TOKEN_FILE)",
+      );
+    return { source: url, kind: scheme };
+  }
+  if (scheme === "file") {
+    let path: string;
+    try {
+      path = fileURLToPath(url);
+    } catch {
+      return refuse("malformed", "give a file:// URL with an absolute path");
+    }
+    return { source: localUnderRoots(path, url, rules, refuse), kind: "local" };
+  }
+  if (scheme !== undefined)
+    refuse(
+      "scheme",
+      `\`${scheme}://\` is not accepted; use https://, ssh://, or a local path under JR2_REPO_ROOTS`,
+    );
+  // scp-like ssh: `user@host:path` (a colon before any slash, not a Windows drive letter).
+  if (/^[^/:]+@[^/:]+:/.test(url) || /^[A-Za-z0-9.-]+:[^/]/.test(url)) return { source: url, kind: "ssh" };
+  if (!isAbsolute(url)) refuse("relative-path", "give an absolute local path, under one of JR2_REPO_ROOTS");
+  return { source: localUnderRoots(url, url, rules, refuse), kind: "local" };
+}
+
+function localUnderRoots(
+  path: string,
+  url: string,
+  rules: UrlRules,
+  refuse: (rule: string, fix: string) => never,
+): string {
+  let real: string;
+  try {
+    real = realpathSync(normalize(path));
+  } catch {
+    return refuse("not-found", `no repository at \`${path}\`; create it or fix the path`);
+  }
+  const workRoot = realOr(rules.workRoot);
+  if (under(real, workRoot))
+    refuse(
+      "work-root",
+      `\`${url}\` is under JR2_WORK_ROOT (${rules.workRoot}), where runs' repositories live; point at the user's repository`,
+    );
+  const roots = rules.repoRoots.map(realOr);
+  if (!roots.some((root) => under(real, root)))
+    refuse(
+      "repo-roots",
+      roots.length
+        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")}); add a root or move the repository`
+        : "set JR2_REPO_ROOTS to the directories local repositories may be read from",
+    );
+  return real;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return resolve(path);
+  }
+}
+
+function under(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The URL with any password or token replaced by `***`, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@/i,
+    (_m, scheme: string, user: string) =>
+      `${scheme}${user.includes(":") ? `${user.split(":")[0]}:***` : "***"}@`,
+  );
+}

@@ -1,0 +1,64 @@
+import { exists } from "./git/run-repository.js";
+import type { Workspaces } from "./workspaces.js";
+
+/**
+ * What a Turn asks of the Harness's git (issue 28 §3, §4, §6), keyed by the Turn's cwd and
+ * iid; never throws for a cwd that is not a Repo Slot (a plain workspace: nothing to do).
+ */
+export interface TurnWorkspace {
+  /** The Worktree's path when `cwd` is (inside) a Repo Slot whose Worktree is gone; else undefined. */
+  lostAt(cwd: string): Promise<string | undefined>;
+  /**
+   * Commits the Repo Slot at `cwd` if it changed (before a pick is posted, or at a fault's
+   * settlement); `{ "<workspace>/<slot>": head }`, or undefined when `cwd` is no slot.
+   */
+  commitAt(
+    cwd: string,
+    who: { agent: string; state: string; pick?: string },
+  ): Promise<Record<string, string> | undefined>;
+  /**
+   * The prompt with each `{{diff repos.<slot>}}` replaced by that slot's committed diff of the
+   * run (bounded by `JR2_DIFF_MAX_BYTES`, with a cut line); a slot this Harness does not know is
+   * replaced by a line saying so. Input mappers stay pure: the Harness expands at admission.
+   */
+  expandPrompt(prompt: string, runId: string): Promise<string>;
+}
+
+/** `{{diff repos.app}}` (spaces allowed inside the braces). */
+export const DIFF_PLACEHOLDER = /\{\{\s*diff\s+repos\.([A-Za-z0-9][A-Za-z0-9_-]*)\s*\}\}/g;
+
+/** The Turn's view over {@link Workspaces}. */
+export function createTurnWorkspace(workspaces: Workspaces): TurnWorkspace {
+  return {
+    async lostAt(cwd) {
+      const r = await workspaces.slotAt(cwd);
+      return r && !(await exists(r.worktree)) ? r.worktree : undefined;
+    },
+    async commitAt(cwd, who) {
+      const r = await workspaces.slotAt(cwd);
+      if (!r || !(await exists(r.worktree))) return undefined;
+      const { commit } = await workspaces.commit({
+        runId: r.runId,
+        workspace: r.workspace,
+        slot: r.slot,
+        ...who,
+      });
+      return { [`${r.workspace}/${r.slot}`]: commit };
+    },
+    async expandPrompt(prompt, runId) {
+      const wanted = [...prompt.matchAll(DIFF_PLACEHOLDER)].map((m) => m[1] as string);
+      if (wanted.length === 0) return prompt;
+      const texts = new Map<string, string>();
+      for (const slot of new Set(wanted)) texts.set(slot, await diffText(workspaces, runId, slot));
+      return prompt.replace(DIFF_PLACEHOLDER, (_m, slot: string) => texts.get(slot) ?? "");
+    },
+  };
+}
+
+async function diffText(workspaces: Workspaces, runId: string, slot: string): Promise<string> {
+  const record = await workspaces.recordOf(runId, slot);
+  if (!record) return `[jr2: no Repo Slot \`${slot}\` is attached for this run on this Harness; no diff]`;
+  const d = await workspaces.diff({ runId, workspace: record.workspace, slot });
+  if (d.text === "") return `[jr2: no changes on ${record.branch} since ${d.base.slice(0, 12)}]`;
+  return `${d.summary}\n\n${d.text}`;
+}

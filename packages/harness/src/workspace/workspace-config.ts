@@ -1,0 +1,49 @@
+import { isAbsolute } from "node:path";
+import { type GitCredentialConfig, readGitCredentialConfig } from "./git/credentials.js";
+
+/** What the `workspace/` room reads from the Harness's environment (issue 28). */
+export interface WorkspaceConfig {
+  /** `JR2_WORK_ROOT` (default `/work`). */
+  workRoot: string;
+  /** `JR2_REPO_ROOTS`: `:`-separated absolute directories local repositories may be read from. */
+  repoRoots: string[];
+  /** `JR2_MIRROR_FETCH_S` × 1000 (default 60 s): a mirror is fetched at most this often. */
+  mirrorFetchMs: number;
+  /** `JR2_DIFF_MAX_BYTES` (default 65 536): the bound of an expanded `{{diff …}}`. */
+  diffMaxBytes: number;
+  /** `JR2_WORKTREE_KEEP` in seconds × 1000 (default 1 day): how long a settled run's Worktree stays. */
+  worktreeKeepMs: number;
+  credentials: GitCredentialConfig;
+}
+
+/**
+ * Reads {@link WorkspaceConfig}. Pure.
+ * @throws Error naming the variable, the value and the form expected
+ */
+export function readWorkspaceConfig(env: NodeJS.ProcessEnv): WorkspaceConfig {
+  const workRoot = env.JR2_WORK_ROOT?.trim() || "/work";
+  if (!isAbsolute(workRoot)) throw new Error(`JR2_WORK_ROOT must be an absolute path, got \`${workRoot}\``);
+  const repoRoots = (env.JR2_REPO_ROOTS ?? "")
+    .split(":")
+    .map((r) => r.trim())
+    .filter((r) => r !== "");
+  for (const r of repoRoots)
+    if (!isAbsolute(r)) throw new Error(`JR2_REPO_ROOTS entries must be absolute paths, got \`${r}\``);
+  return {
+    workRoot,
+    repoRoots,
+    mirrorFetchMs: whole(env, "JR2_MIRROR_FETCH_S", 60, 0) * 1000,
+    diffMaxBytes: whole(env, "JR2_DIFF_MAX_BYTES", 65_536, 1024),
+    worktreeKeepMs: whole(env, "JR2_WORKTREE_KEEP", 86_400, 0) * 1000,
+    credentials: readGitCredentialConfig(env),
+  };
+}
+
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new Error(`${name} must be a whole number ≥ ${min}, got \`${raw}\``);
+  return n;
+}

@@ -1,0 +1,282 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Jr2Error } from "@jr2/wire";
+import { credentialEnv } from "./git/credentials.js";
+import { git } from "./git/git-command.js";
+import { createMirrors, type Mirrors } from "./git/mirrors.js";
+import { type Pushed, pushBranch } from "./git/publish.js";
+import {
+  branchHead,
+  checkoutWorktree,
+  commitWorktree,
+  exists,
+  makeRunRepository,
+  ownConfig,
+  placeOf,
+  rescue,
+  resolveRef,
+} from "./git/run-repository.js";
+import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
+import { acceptUrl } from "./repo-url.js";
+import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
+import type { WorkspaceConfig } from "./workspace-config.js";
+import {
+  createMemoryWorkspaceRegistry,
+  type SlotRecord,
+  type WorkspaceRegistryStore,
+} from "./workspace-registry.js";
+
+/** A slot as the body sees it (ADR-0016's `{ repos }`): its Worktree, branch and base commit. */
+export interface SlotHandle {
+  path: string;
+  branch: string;
+  base: string;
+  /** The branch's head now. */
+  commit: string;
+}
+
+type SlotRef = Pick<SlotIds, "runId" | "workspace" | "slot">;
+
+/** The Harness's git, one object per Harness (issue 28 §2): every route of workspace.ts calls it. */
+export interface Workspaces {
+  /** Ensures the mirror, makes the run's repository and its Worktree; idempotent per slot. */
+  attach(req: SlotIds & { url: string; ref?: string; pushUrl?: string }): Promise<SlotHandle>;
+  /** Commits the Worktree if it changed (author `jr2 <agent>`, message naming run, state, Agent, pick). */
+  commit(
+    req: SlotRef & { agent: string; state: string; pick?: string },
+  ): Promise<{ commit: string; created: boolean }>;
+  /** Retry: rescues, then resets the run's branch and Worktree to `commit` (recreating a removed Worktree). */
+  checkoutAt(req: SlotRef & { commit: string }): Promise<SlotHandle>;
+  /** Fork: a new run's repository and Worktree on `jr2/<workflow>/<runId>` at `commit` of the source run. */
+  fork(req: SlotIds & { commit: string; from: SlotRef }): Promise<SlotHandle>;
+  /** The committed diff base..head, bounded by `JR2_DIFF_MAX_BYTES` (or `maxBytes`). */
+  diff(req: SlotRef & { maxBytes?: number }): Promise<
+    BoundedDiff & {
+      base: string;
+      head: string;
+      commits: { commit: string; author: string; subject: string }[];
+    }
+  >;
+  /** Pushes the run's branch from the credential-holding repository. */
+  push(req: SlotRef): Promise<Pushed>;
+  /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
+  remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
+  /** The record of a slot, if attached here. */
+  record(req: SlotRef): Promise<SlotRecord | undefined>;
+  /** Every attached slot's record (the clean-up's list). */
+  records(): Promise<SlotRecord[]>;
+  /** The record of a run's slot by slot name (the first workspace holding one so named). */
+  recordOf(runId: string, slot: string): Promise<SlotRecord | undefined>;
+  /** The record whose Worktree is `path` (or holds it), for the Turn's lost-Worktree check. */
+  slotAt(path: string): Promise<SlotRecord | undefined>;
+  readonly config: WorkspaceConfig;
+}
+
+/**
+ * Builds the Harness's git (issue 28). Every operation on one slot runs after the previous
+ * one ended (a chain per slot), so two requests never share its index.
+ * @param registry the durable port (default in memory)
+ */
+export function createWorkspaces(
+  config: WorkspaceConfig,
+  opts: { registry?: WorkspaceRegistryStore; mirrors?: Mirrors; env?: NodeJS.ProcessEnv } = {},
+): Workspaces {
+  const registry = opts.registry ?? createMemoryWorkspaceRegistry();
+  const mirrors =
+    opts.mirrors ??
+    createMirrors({
+      workRoot: config.workRoot,
+      fetchIntervalMs: config.mirrorFetchMs,
+      fetchEnv: (url) => credentialEnv(config.credentials, url.source, opts.env),
+    });
+  const rules = { repoRoots: config.repoRoots, workRoot: config.workRoot };
+  const chains = new Map<string, Promise<unknown>>();
+  const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const prev = chains.get(key) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(fn);
+    chains.set(key, next);
+    void next.finally(() => chains.get(key) === next && chains.delete(key)).catch(() => undefined);
+    return next;
+  };
+  const need = async (ref: SlotRef): Promise<SlotRecord> => {
+    const r = await registry.get(slotKey(ref));
+    if (!r) throw new Jr2Error("JR2_ERR_WORKSPACE_SLOT_UNKNOWN", { slot: slotKey(ref) });
+    if (await exists(join(r.repo, "HEAD"))) await ownConfig(r.repo);
+    return r;
+  };
+  const pathsOf = (r: SlotRecord) => ({ repo: r.repo, worktree: r.worktree, branch: r.branch });
+  const handle = async (r: SlotRecord): Promise<SlotHandle> => ({
+    path: r.worktree,
+    branch: r.branch,
+    base: r.base,
+    commit: (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base,
+  });
+  const nextRescue = async (r: SlotRecord, op: string) => {
+    r.rescues += 1;
+    await rescue(pathsOf(r), r.runId, op, r.rescues);
+    await registry.put(slotKey(r), r);
+  };
+  const hasCommit = async (repo: string, commit: string) =>
+    /^[0-9a-f]{40,64}$/.test(commit) &&
+    (await git({ gitDir: repo }, ["cat-file", "-e", `${commit}^{commit}`], { okCodes: [1, 128] })).code === 0;
+
+  return {
+    config,
+    attach: (req) =>
+      serial(slotKey(req), async () => {
+        const url = acceptUrl(req.url, rules);
+        if (req.pushUrl !== undefined) acceptUrl(req.pushUrl, rules);
+        const paths = slotPaths(config.workRoot, req);
+        const known = await registry.get(slotKey(req));
+        if (known && (await exists(join(known.repo, "HEAD")))) {
+          if (!(await exists(known.worktree))) await checkoutWorktree(pathsOf(known));
+          return handle(known);
+        }
+        const mirror = await mirrors.ensure(url);
+        const base = await resolveRef(mirror, req.ref, req.url);
+        await makeRunRepository(paths, mirror, base);
+        await checkoutWorktree(paths);
+        const record: SlotRecord = {
+          runId: req.runId,
+          workflow: req.workflow,
+          workspace: req.workspace,
+          slot: req.slot,
+          url: req.url,
+          ...(req.pushUrl === undefined ? {} : { pushUrl: req.pushUrl }),
+          ...paths,
+          base,
+          attachedAt: Date.now(),
+          rescues: 0,
+        };
+        await registry.put(slotKey(req), record);
+        return handle(record);
+      }),
+    commit: (req) =>
+      serial(slotKey(req), async () => {
+        const r = await need(req);
+        if (!(await exists(r.worktree))) throw new Jr2Error("JR2_ERR_WORKSPACE_LOST", { path: r.worktree });
+        const message = `jr2: ${req.agent} in ${req.state}${req.pick ? ` picked ${req.pick}` : ""}\n\nrun ${r.runId}, state ${req.state}, Agent ${req.agent}${req.pick ? `, pick ${req.pick}` : ""}\n`;
+        return commitWorktree(pathsOf(r), req.agent, message);
+      }),
+    checkoutAt: (req) =>
+      serial(slotKey(req), async () => {
+        const r = await need(req);
+        if (!(await hasCommit(r.repo, req.commit)))
+          throw new Jr2Error("JR2_ERR_WORKSPACE_COMMIT_GONE", { commit: req.commit, slot: slotKey(req) });
+        await nextRescue(r, "retry");
+        await git({ gitDir: r.repo }, ["update-ref", `refs/heads/${r.branch}`, req.commit]);
+        await checkoutWorktree(pathsOf(r));
+        await git(placeOf(pathsOf(r)), ["clean", "-f", "-d", "-q", "--", "."]);
+        delete r.removedAt;
+        await registry.put(slotKey(r), r);
+        return handle(r);
+      }),
+    fork: (req) =>
+      serial(slotKey(req), async () => {
+        const source = await need(req.from);
+        if (!(await hasCommit(source.repo, req.commit)))
+          throw new Jr2Error("JR2_ERR_WORKSPACE_COMMIT_GONE", {
+            commit: req.commit,
+            slot: slotKey(req.from),
+          });
+        const url = acceptUrl(source.url, rules);
+        const mirror = mirrors.pathOf(url);
+        const paths = slotPaths(config.workRoot, req);
+        await makeRunRepository(paths, mirror, source.base);
+        // Copy only the source run's own objects (the mirror's are borrowed), then drop its refs.
+        await git({ gitDir: paths.repo }, [
+          "fetch",
+          "--quiet",
+          "--no-tags",
+          "--",
+          source.repo,
+          "+refs/*:refs/jr2-fork/*",
+        ]);
+        await git({ gitDir: paths.repo }, ["update-ref", `refs/heads/${paths.branch}`, req.commit]);
+        const { stdout } = await git({ gitDir: paths.repo }, [
+          "for-each-ref",
+          "--format=%(refname)",
+          "refs/jr2-fork/",
+        ]);
+        for (const ref of stdout.split("\n").filter(Boolean))
+          await git({ gitDir: paths.repo }, ["update-ref", "-d", ref]);
+        await checkoutWorktree(paths);
+        const record: SlotRecord = {
+          ...source,
+          runId: req.runId,
+          workflow: req.workflow,
+          workspace: req.workspace,
+          slot: req.slot,
+          ...paths,
+          attachedAt: Date.now(),
+          rescues: 0,
+        };
+        delete record.removedAt;
+        delete record.pushed;
+        await registry.put(slotKey(req), record);
+        return handle(record);
+      }),
+    diff: async (req) => {
+      const r = await need(req);
+      const head = (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base;
+      const d = await slotDiff({ gitDir: r.repo }, r.base, head, req.maxBytes ?? config.diffMaxBytes);
+      const { stdout } = await git({ gitDir: r.repo }, [
+        "log",
+        "-z",
+        "--max-count=100",
+        "--format=%H%x1f%an%x1f%s",
+        `${r.base}..${head}`,
+      ]);
+      const commits = stdout
+        .split("\0")
+        .filter(Boolean)
+        .map((line) => {
+          const [commit = "", author = "", subject = ""] = line.replace(/^\n/, "").split("\x1f");
+          return { commit, author, subject };
+        });
+      return { ...d, base: r.base, head, commits };
+    },
+    push: (req) =>
+      serial(slotKey(req), async () => {
+        const r = await need(req);
+        const target = acceptUrl(r.pushUrl ?? r.url, rules);
+        const pushed = await pushBranch({
+          workRoot: config.workRoot,
+          runRepo: r.repo,
+          branch: r.branch,
+          url: target.source,
+          mirrorObjects: join(mirrors.pathOf(acceptUrl(r.url, rules)), "objects"),
+          credentials: config.credentials,
+          ...(opts.env ? { env: opts.env } : {}),
+        });
+        r.pushed = { commit: pushed.commit, url: pushed.url, at: Date.now() };
+        await registry.put(slotKey(r), r);
+        return pushed;
+      }),
+    remove: async (req) => {
+      const removed: string[] = [];
+      for (const r of await registry.list()) {
+        if (r.runId !== req.runId) continue;
+        if (req.workspace !== undefined && r.workspace !== req.workspace) continue;
+        if (req.slot !== undefined && r.slot !== req.slot) continue;
+        await serial(slotKey(r), async () => {
+          if (!(await exists(r.worktree))) return;
+          await nextRescue(r, "remove");
+          await rm(r.worktree, { recursive: true, force: true });
+          r.removedAt = Date.now();
+          await registry.put(slotKey(r), r);
+          removed.push(r.worktree);
+        });
+      }
+      return { removed };
+    },
+    record: (req) => registry.get(slotKey(req)),
+    records: () => registry.list(),
+    recordOf: async (runId, slot) =>
+      (await registry.list()).find((r) => r.runId === runId && r.slot === slot),
+    slotAt: async (path) => {
+      const all = await registry.list();
+      return all.find((r) => path === r.worktree || path.startsWith(`${r.worktree}/`));
+    },
+  };
+}

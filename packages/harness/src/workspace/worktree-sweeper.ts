@@ -1,0 +1,69 @@
+import type { Workspaces } from "./workspaces.js";
+
+/** What the Orchestrator's store knows of a run (`GET /runs/:runId/settled`); undefined: no answer. */
+export type RunStateSource = (
+  runId: string,
+) => Promise<{ state: "running" | "settled" | "deleted"; settledAt?: string } | undefined>;
+
+/**
+ * One clean-up pass (issue 28 §6): removes the Worktrees of runs the Orchestrator's store says
+ * are deleted, or settled at least `keepMs` (`JR2_WORKTREE_KEEP`) ago — after rescuing their
+ * uncommitted work (workspaces.remove). Only on that positive knowledge: a run still running,
+ * an Orchestrator that does not answer, an answer without a time — nothing is removed. The run's
+ * repository stays (fork and retry recreate a Worktree from it). Never throws.
+ * @returns the Worktrees removed, and the runs skipped for want of an answer
+ */
+export async function sweepWorktrees(opts: {
+  workspaces: Workspaces;
+  runState: RunStateSource;
+  keepMs: number;
+  now?: () => number;
+}): Promise<{ removed: string[]; unanswered: string[] }> {
+  const now = opts.now ?? Date.now;
+  const runIds = new Set<string>();
+  for (const r of await opts.workspaces.records()) if (r.removedAt === undefined) runIds.add(r.runId);
+  const removed: string[] = [];
+  const unanswered: string[] = [];
+  for (const runId of runIds) {
+    const known = await opts.runState(runId).catch(() => undefined);
+    if (!known) {
+      unanswered.push(runId);
+      continue;
+    }
+    const settledFor = known.settledAt ? now() - Date.parse(known.settledAt) : Number.NaN;
+    const due = known.state === "deleted" || (known.state === "settled" && settledFor >= opts.keepMs);
+    if (!due) continue;
+    const done = await opts.workspaces.remove({ runId }).catch(() => ({ removed: [] as string[] }));
+    removed.push(...done.removed);
+  }
+  return { removed, unanswered };
+}
+
+/**
+ * Runs {@link sweepWorktrees} every `everyMs` (default an hour, and once shortly after start);
+ * returns the stop function. Timers are unref'd: they never hold the process up.
+ */
+export function startWorktreeSweeper(opts: {
+  workspaces: Workspaces;
+  runState: RunStateSource;
+  keepMs: number;
+  everyMs?: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}): () => void {
+  let stopped = false;
+  const pass = async () => {
+    if (stopped) return;
+    const { removed, unanswered } = await sweepWorktrees(opts);
+    if (removed.length || unanswered.length)
+      opts.log?.("Worktree clean-up", { removed, unansweredRuns: unanswered.length });
+  };
+  const first = setTimeout(() => void pass(), 30_000);
+  const every = setInterval(() => void pass(), opts.everyMs ?? 3_600_000);
+  first.unref();
+  every.unref();
+  return () => {
+    stopped = true;
+    clearTimeout(first);
+    clearInterval(every);
+  };
+}

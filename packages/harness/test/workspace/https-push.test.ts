@@ -1,0 +1,66 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
+import { createWorkspaces } from "../../src/workspace/workspaces.js";
+import { type GitFixture, makeGitFixture, userGit } from "./git-fixture.js";
+import { type HttpsGitServer, startHttpsGitServer } from "./https-git-server.js";
+
+const TOKEN = "jr2-test-token-7f3a9c";
+let fx: GitFixture;
+let server: HttpsGitServer;
+const slot = { runId: "run-1", workflow: "review", workspace: "main", slot: "app" };
+
+beforeEach(async () => {
+  fx = makeGitFixture();
+  const served = join(fx.dir, "served");
+  mkdirSync(served);
+  userGit(fx.dir, "clone", "--quiet", "--bare", fx.app, join(served, "app.git"));
+  server = await startHttpsGitServer(served, TOKEN, fx.dir);
+});
+afterEach(async () => {
+  await server.close();
+  fx.cleanup();
+});
+
+describe("publish over https with a token (issue 28 §5, credentials from operator-named files)", () => {
+  it("fetches and pushes jr2/<workflow>/<runId> with the token from JR2_GIT_TOKEN_FILE; the token reaches no repository or message", async () => {
+    const tokenFile = join(fx.dir, "token");
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const ws = createWorkspaces(
+      readWorkspaceConfig({
+        JR2_WORK_ROOT: fx.workRoot,
+        JR2_REPO_ROOTS: fx.repoRoot,
+        JR2_GIT_TOKEN_FILE: tokenFile,
+        JR2_GIT_CA_FILE: server.caFile,
+      }),
+    );
+    const url = `${server.url}app.git`;
+    const h = await ws.attach({ ...slot, url });
+    writeFileSync(join(h.path, "feature.txt"), "over https\n");
+    const c = await ws.commit({ ...slot, agent: "coder", state: "coding", pick: "submit" });
+    const pushed = await ws.push(slot);
+    expect(pushed).toEqual({ branch: "jr2/review/run-1", commit: c.commit, url });
+    expect(userGit(join(fx.dir, "served", "app.git"), "rev-parse", "refs/heads/jr2/review/run-1")).toBe(
+      c.commit,
+    );
+    const repo = (await ws.record(slot))?.repo as string;
+    for (const file of [join(repo, "config"), join(h.path, ".git")])
+      expect(readFileSync(file, "utf8")).not.toContain(TOKEN);
+  });
+
+  it("without the token the server refuses the fetch and attach fails coded (JR2_ERR_WORKSPACE_FETCH_FAILED)", async () => {
+    const ws = createWorkspaces(
+      readWorkspaceConfig({
+        JR2_WORK_ROOT: fx.workRoot,
+        JR2_REPO_ROOTS: fx.repoRoot,
+        JR2_GIT_CA_FILE: server.caFile,
+      }),
+    );
+    const url = `${server.url}app.git`;
+    await expect(ws.attach({ ...slot, url })).rejects.toMatchObject({
+      code: "JR2_ERR_WORKSPACE_FETCH_FAILED",
+    });
+    expect(server.refused).toBeGreaterThan(0);
+  });
+});

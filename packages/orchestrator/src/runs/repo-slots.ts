@@ -1,0 +1,92 @@
+import type { PlacementOptions } from "../turns/placement.js";
+import type { RepoSlotHandle, RepoSlotsRequest } from "../xstate/run-binding.js";
+import type { LiveRun } from "./live-run.js";
+
+/**
+ * Attaches a workspace's Repo Slots for a run (issue 28 §2): on the Harness the
+ * WorkspaceProvider names for the workspace, one `POST /workspaces/attach` per slot, the run's
+ * feed told each (`repo-slot` `attached`). The Orchestrator never touches the work root.
+ * @throws Error when the host has no Harness placement; the client's coded errors otherwise
+ *   (`JR2_ERR_WORKSPACE_HARNESS_TOO_OLD`, the Harness's `JR2_ERR_WORKSPACE_*`)
+ */
+export async function attachRunRepos(
+  placement: PlacementOptions | undefined,
+  run: LiveRun,
+  request: RepoSlotsRequest,
+): Promise<Record<string, RepoSlotHandle>> {
+  if (!placement?.provider || !placement.repoSlots)
+    throw new Error(
+      `workspace \`${request.workspace}\` has Repo Slots, but this Orchestrator has no Harness to attach them on (set JR2_HARNESS_URL)`,
+    );
+  const { harnessUrl } = placement.provider.provide({ runId: run.runId, name: request.workspace });
+  const out: Record<string, RepoSlotHandle> = {};
+  for (const [slot, spec] of Object.entries(request.repos)) {
+    const h = await placement.repoSlots
+      .attach(harnessUrl, {
+        runId: run.runId,
+        workflow: run.workflow,
+        workspace: request.workspace,
+        slot,
+        ...spec,
+      })
+      .catch((error: unknown) => {
+        // The run's fault reason carries the code (a person greps for it; a tool branches on it).
+        const code = (error as { code?: unknown }).code;
+        throw new Error(
+          `${typeof code === "string" ? `${code}: ` : ""}Repo Slot \`${slot}\`: ${(error as Error).message}`,
+        );
+      });
+    out[slot] = { path: h.path, branch: h.branch, base: h.base };
+    run.repoSlots.set(`${request.workspace}/${slot}`, { workspace: request.workspace, slot, ...out[slot] });
+    if (run.status === "running")
+      run.feed.append({
+        type: "repo-slot",
+        event: "attached",
+        workspace: request.workspace,
+        slot,
+        branch: h.branch,
+        commit: h.base,
+      });
+  }
+  return out;
+}
+
+/**
+ * Publishes a workspace's slots (issue 28 §5): the Harness pushes each slot's run branch from
+ * its credential-holding repository; the run's feed records each pushed commit (`repo-slot`
+ * `pushed`), which is the run's log.
+ * @throws Error with the code of the Harness's refusal (e.g. `JR2_ERR_WORKSPACE_PUSH_FAILED`)
+ */
+export async function publishRunRepos(
+  placement: PlacementOptions | undefined,
+  run: LiveRun,
+  request: { workspace: string; slots: string[] },
+): Promise<void> {
+  if (!placement?.provider || !placement.repoSlots)
+    throw new Error(
+      `workspace \`${request.workspace}\` publishes, but this Orchestrator has no Harness (set JR2_HARNESS_URL)`,
+    );
+  const { harnessUrl } = placement.provider.provide({ runId: run.runId, name: request.workspace });
+  for (const slot of request.slots) {
+    const pushed = await placement.repoSlots
+      .push(harnessUrl, { runId: run.runId, workspace: request.workspace, slot })
+      .catch((error: unknown) => {
+        const code = (error as { code?: unknown }).code;
+        throw new Error(
+          `${typeof code === "string" ? `${code}: ` : ""}publishing Repo Slot \`${slot}\`: ${(error as Error).message}`,
+        );
+      });
+    const record = run.repoSlots.get(`${request.workspace}/${slot}`);
+    if (record) record.pushed = { commit: pushed.commit, url: pushed.url };
+    if (run.status === "running")
+      run.feed.append({
+        type: "repo-slot",
+        event: "pushed",
+        workspace: request.workspace,
+        slot,
+        branch: pushed.branch,
+        commit: pushed.commit,
+        url: pushed.url,
+      });
+  }
+}

@@ -1,0 +1,91 @@
+import {
+  type AttachRequest,
+  type CheckoutAtRequest,
+  DiffAnswer,
+  type DiffRequest,
+  ErrorBody,
+  type ErrorCode,
+  errorCodes,
+  Jr2Error,
+  PushAnswer,
+  type PushRequest,
+  SlotHandle,
+} from "@jr2/wire";
+
+/**
+ * The Orchestrator's side of the Harness's `/workspaces/*` routes (issue 28 §2): it asks, the
+ * Harness runs git; the Orchestrator never touches the work root.
+ */
+export interface RepoSlotClient {
+  /**
+   * Attaches one slot on the Harness at `harnessUrl`.
+   * @throws Jr2Error `JR2_ERR_WORKSPACE_HARNESS_TOO_OLD` when the Harness answers 404 for the
+   *   route (an older Harness), naming its URL and the version its /healthz reports; the
+   *   Harness's own coded error (e.g. `JR2_ERR_WORKSPACE_URL_REFUSED`) otherwise
+   */
+  attach(harnessUrl: string, request: AttachRequest): Promise<SlotHandle>;
+  /**
+   * Retry (no `from`: the run's own branch reset) or fork (`from` the source run's slot) at a
+   * commit (issue 28 §3). Same errors as attach, and `JR2_ERR_WORKSPACE_COMMIT_GONE`.
+   */
+  checkoutAt(harnessUrl: string, request: CheckoutAtRequest): Promise<SlotHandle>;
+  /** A slot's committed diff summary, files and commits (for `jr2 show`). Same errors as attach. */
+  diff(harnessUrl: string, request: DiffRequest): Promise<DiffAnswer>;
+  /** Pushes a slot's branch (publish). Same errors as attach. */
+  push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
+}
+
+/** The client over fetch with the Harness bearer (`JR2_HARNESS_TOKEN`). */
+export function createRepoSlotClient(options: { token: string; fetch?: typeof fetch }): RepoSlotClient {
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  async function post<T>(
+    harnessUrl: string,
+    path: string,
+    body: unknown,
+    parse: (v: unknown) => T,
+  ): Promise<T> {
+    const url = new URL(path, harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`);
+    const res = await doFetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15 * 60_000),
+    });
+    const json: unknown = await res.json().catch(() => ({}));
+    if (res.ok) return parse(json);
+    const error = ErrorBody.safeParse(json);
+    if (res.status === 404 && (!error.success || error.data.code === "JR2_ERR_ROUTE_NOT_FOUND"))
+      throw new Jr2Error("JR2_ERR_WORKSPACE_HARNESS_TOO_OLD", {
+        harness: harnessUrl,
+        version: await harnessVersion(doFetch, harnessUrl),
+      });
+    // The Harness's coded refusal, passed on as it came (a caller branches on the code).
+    if (error.success && error.data.code in errorCodes) {
+      const { error: _message, code, ...fields } = error.data;
+      throw new Jr2Error(code as ErrorCode, fields);
+    }
+    throw new Jr2Error("JR2_ERR_WORKSPACE_GIT_FAILED", {
+      command: `POST ${path}`,
+      exit: res.status,
+      stderr: error.success ? error.data.error : "(no coded answer)",
+    });
+  }
+  return {
+    attach: (harnessUrl, request) =>
+      post(harnessUrl, "workspaces/attach", request, (v) => SlotHandle.parse(v)),
+    diff: (harnessUrl, request) => post(harnessUrl, "workspaces/diff", request, (v) => DiffAnswer.parse(v)),
+    checkoutAt: (harnessUrl, request) =>
+      post(harnessUrl, "workspaces/checkout-at", request, (v) => SlotHandle.parse(v)),
+    push: (harnessUrl, request) => post(harnessUrl, "workspaces/push", request, (v) => PushAnswer.parse(v)),
+  };
+}
+
+async function harnessVersion(doFetch: typeof fetch, harnessUrl: string): Promise<string> {
+  try {
+    const res = await doFetch(new URL("healthz", harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`));
+    const body = (await res.json()) as { version?: unknown };
+    return typeof body.version === "string" ? body.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
