@@ -17,6 +17,8 @@ import {
   createConversations,
   DEFAULT_CONVERSATION_TTL_MS,
 } from "../conversations/conversations.js";
+import { settleInterrupted } from "../conversations/durable-conversation.js";
+import { openHarnessStore } from "../conversations/store/sqlite-harness-store.js";
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
@@ -77,6 +79,12 @@ export interface HarnessOptions {
   egressResolve?: EgressResolver;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
+  /**
+   * `JR2_HARNESS_DATA_DIR`: where the Harness keeps its durable state (issue 27, ADR-0175), so
+   * conversations survive a restart; `:memory:` (the default for a library user and tests)
+   * keeps it in memory, lost with the process. No run's working directory may contain it.
+   */
+  dataDir?: string;
 }
 
 /**
@@ -132,7 +140,17 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     models: opts.models,
     limiter,
   });
+  const dataDir = opts.dataDir ?? ":memory:";
+  const store = openHarnessStore(dataDir);
+  // The Submissions that died with the last process settle now: their Turns are admitted again (§5.6).
+  const interrupted = settleInterrupted(store);
+  if (interrupted > 0)
+    app.log.warn(
+      { submissions: interrupted, dataDir },
+      "settled the Submissions the restart cut: harness-restarted",
+    );
   const conversations = createConversations({
+    store,
     telemetry,
     orchestrator: createOrchestratorClient({
       url: opts.orchestratorUrl,
@@ -163,7 +181,10 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });
   app.decorate("conversations", conversations);
-  app.addHook("onClose", async () => conversations.close());
+  app.addHook("onClose", async () => {
+    conversations.close();
+    store.close();
+  });
   // Random per process: a peer that sees a new bootId knows this Harness restarted (issue 16).
   const bootId = randomUUID();
   app.get(
@@ -184,7 +205,12 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   );
   // Open like /healthz unless JR2_METRICS_TOKEN is set; never behind the Harness's bearer (ADR-0420).
   app.register(metricsRoute, { metrics, token: opts.metricsToken });
-  app.register(conversationRoutes, { conversations, models: opts.models, token: opts.harnessToken });
+  app.register(conversationRoutes, {
+    conversations,
+    models: opts.models,
+    token: opts.harnessToken,
+    ...(dataDir === ":memory:" ? {} : { dataDir }),
+  });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   return app as unknown as FastifyInstance & { conversations: Conversations };
 }

@@ -1,5 +1,6 @@
 import { admitNext, followFrom, onConversationLost, reattach } from "./admission.js";
 import { DRAIN_MS, follow } from "./follow.js";
+import { isHarnessRestarted, onHarnessRestarted } from "./harness-restarted.js";
 import { afterSettlement } from "./nudge-budget.js";
 import type { TurnHandle, TurnPorts } from "./turn-ports.js";
 import { abortRemote, endTurn, isOver, newTurnState, type TurnState } from "./turn-state.js";
@@ -76,6 +77,13 @@ async function live(state: TurnState): Promise<void> {
       continue;
     }
     if (isOver(state)) return;
+    if (isHarnessRestarted(followed.settlement)) {
+      // The Harness kept the conversation; only this Submission died with it (§5.6, ADR-0175).
+      const again = onHarnessRestarted(state);
+      if (!again) return;
+      next = again;
+      continue;
+    }
     const after = await afterSettlement(state, followed.settlement, budget);
     if (after.kind === "ended") return;
     budget = after.budget;
