@@ -26,7 +26,7 @@ export const RESTARTED_MESSAGE =
 /**
  * Stores the seat's messages up to the longest complete prefix (every assistant tool call
  * answered by a tool result in it), tagged with `submissionId`, and the seat's definition
- * once. Cheap when nothing is new; the store commits the queued rows together.
+ * once; commits at once when messages were added (once per step). Cheap when nothing is new.
  */
 export function syncMessages(
   store: HarnessStore,
@@ -45,6 +45,9 @@ export function syncMessages(
   const json = messages.slice(durable.persisted, upto).map((m) => JSON.stringify(m));
   store.appendMessages(slot.iid, submissionId, durable.persisted, json);
   durable.persisted = upto;
+  // A step's messages are committed when the step is complete, with the events queued before:
+  // a receipt the Orchestrator delivered is in the store a moment later (ADR-0175).
+  store.flush();
 }
 
 /** The length of the longest prefix of `messages` in which every tool call has its result. */
