@@ -31,3 +31,17 @@ export const ConversationHistory = z.object({
   submissions: z.array(HistorySubmission).max(100_000),
 });
 export type ConversationHistory = z.infer<typeof ConversationHistory>;
+
+/**
+ * The `history` stream event (issue 27): when a Submission's run ends, the messages the
+ * Harness added since its last `history` event, as one JSON array text with the running
+ * sha256 — what the Orchestrator keeps to push back as `history` if the Harness loses the
+ * conversation. An older Orchestrator skips it (§7.6).
+ */
+export const HistoryStreamEvent = z.object({
+  type: z.literal("history"),
+  submissionId: z.string(),
+  messages: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type HistoryStreamEvent = z.infer<typeof HistoryStreamEvent>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConversationHistory } from "./conversation-history.js";
+import { ConversationHistory, HistoryStreamEvent } from "./conversation-history.js";
 import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
@@ -181,6 +181,8 @@ export const StreamEvent = z.discriminatedUnion("type", [
   }),
   /** One transcript entry of a Submission (issue 11; ADR-0257). An older Orchestrator skips it. */
   TranscriptStreamEvent,
+  /** The messages a Submission added, byte-exact (issue 27). An older Orchestrator skips it. */
+  HistoryStreamEvent,
   z.object({
     /**
      * Something the operator must see on this Turn's feed (issue 26): the Working tools run

@@ -7,6 +7,7 @@ export { ChartEdge, ChartNode, MachineChart } from "./chart.js";
 export {
   ConversationHistory,
   HARNESS_RESTARTED,
+  HistoryStreamEvent,
   HistorySubmission,
 } from "./conversation-history.js";
 export type { ErrorCode, ErrorCodeSpec } from "./errors.js";

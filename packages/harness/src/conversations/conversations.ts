@@ -5,9 +5,17 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { withTraceHeaders } from "../orchestrator/orchestrator-client.js";
 import { type HarnessTelemetry, startSubmissionTrace } from "../telemetry/submission-telemetry.js";
 import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "../turn/turn.js";
-import { type DurableState, rebuiltParts, syncMessages } from "./durable-conversation.js";
+import {
+  type ConversationParts,
+  type DurableState,
+  freshDurable,
+  freshSlot,
+  historyEvent,
+  partsOfHistory,
+  rebuiltParts,
+  syncMessages,
+} from "./durable-conversation.js";
 import type { HarnessStore } from "./store/harness-store.js";
-import { verifyHistory } from "./store/history-hash.js";
 
 /**
  * Conversations held by this Harness process (§7.1): per conversation a FIFO of Submissions
@@ -118,18 +126,6 @@ export interface Conversations {
   close(): void;
 }
 
-/** The slot of a conversation not seated yet. */
-function freshSlot(iid: string): SeatSlot {
-  return {
-    iid,
-    seat: undefined,
-    menuOrder: [],
-    hasWorkingTools: false,
-    cwd: undefined,
-    lastDials: undefined,
-  };
-}
-
 /** Builds the store. */
 export function createConversations(opts: ConversationsOptions): Conversations {
   const {
@@ -202,6 +198,13 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     push(conv, s);
   };
 
+  /** Stores the seat's new messages and streams what the Orchestrator has not been sent. */
+  const ship = (conv: Conversation, submissionId: string) => {
+    syncMessages(store, conv.slot, conv.durable, submissionId);
+    const event = historyEvent(conv.slot, conv.durable, submissionId);
+    if (event) push(conv, event);
+  };
+
   const pump = (conv: Conversation) => {
     if (conv.running) return;
     const next = conv.queue.find((s) => !s.settled);
@@ -231,10 +234,14 @@ export function createConversations(opts: ConversationsOptions): Conversations {
         ),
       );
       trace.end(result);
+      // The run is over: its messages go out before its settlement, so the Orchestrator's
+      // follower, which stops at the settlement, has read them (issue 27).
+      if (!next.settled) ship(conv, next.id);
       settle(conv, next, result);
     })().finally(() => {
-      // An aborted run's last messages land after its settlement: stored as its own.
-      syncMessages(store, conv.slot, conv.durable, next.id);
+      // An aborted run's last messages land after its settlement: stored as its own, then sent
+      // to the Orchestrator, which pushes them back if this Harness loses them (issue 27).
+      ship(conv, next.id);
       conv.runningId = undefined;
       conv.running = undefined;
       conv.queue = conv.queue.filter((s) => !s.settled);
@@ -243,7 +250,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
   };
 
   /** A conversation's held form: new, or rebuilt from the store's parts. */
-  const hold = (iid: string, parts?: ReturnType<typeof rebuiltParts>): Conversation => {
+  const hold = (iid: string, parts?: ConversationParts): Conversation => {
     const events = parts?.events ?? [];
     const conv: Conversation = {
       iid,
@@ -257,7 +264,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       running: undefined,
       runningId: undefined,
       lastActive: now(),
-      durable: parts?.durable ?? { persisted: 0, seatStored: false },
+      durable: parts?.durable ?? freshDurable(),
     };
     all.set(iid, conv);
     return conv;
@@ -280,24 +287,10 @@ export function createConversations(opts: ConversationsOptions): Conversations {
 
   /** A `kept` conversation the store lacks, rebuilt from the admission's pushed history. */
   const fromHistory = (iid: string, req: SubmissionRequest): Conversation | { lost: string } => {
-    if (!req.history)
-      return { lost: "this Harness holds no such conversation and the admission pushed no history" };
-    const verified = verifyHistory(req.history);
-    if (!verified.ok) return { lost: `the pushed history was refused: ${verified.why}` };
-    store.create(iid, now());
-    let position = 0;
-    for (const s of verified.submissions) {
-      store.appendMessages(iid, s.submissionId, position, s.messages);
-      position += s.messages.length;
-    }
-    const messages = verified.submissions.flatMap((s) => s.messages.map((m) => JSON.parse(m) as unknown));
-    const conv = hold(iid, {
-      slot: { ...freshSlot(iid), restore: { seat: undefined, messages } },
-      events: [],
-      durable: { persisted: messages.length, seatStored: false },
-    });
-    deps.log("conversation rebuilt from the pushed history", { iid, messages: messages.length });
-    return conv;
+    const parts = partsOfHistory(store, iid, req.history, now());
+    if ("lost" in parts) return parts;
+    deps.log("conversation rebuilt from the pushed history", { iid, messages: parts.durable.persisted });
+    return hold(iid, parts);
   };
 
   return {

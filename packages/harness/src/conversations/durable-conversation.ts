@@ -1,6 +1,7 @@
-import { HARNESS_RESTARTED, type StreamEvent } from "@jr2/wire";
+import { type ConversationHistory, HARNESS_RESTARTED, type StreamEvent } from "@jr2/wire";
 import type { SeatDefinition, SeatSlot } from "../turn/turn-deps.js";
 import type { HarnessStore, StoredConversation } from "./store/harness-store.js";
+import { chainHash, HISTORY_SHA256_START, verifyHistory } from "./store/history-hash.js";
 
 /**
  * What ties a held conversation to the Harness store (issue 27, ADR-0175): each stream event
@@ -17,6 +18,35 @@ export interface DurableState {
   persisted: number;
   /** Whether the seat's definition is stored. */
   seatStored: boolean;
+  /** Messages already sent to the Orchestrator in `history` stream events, and their running hash. */
+  shipped: number;
+  shippedHash: string;
+}
+
+/** A fresh conversation's durable state. */
+export function freshDurable(): DurableState {
+  return { persisted: 0, seatStored: false, shipped: 0, shippedHash: HISTORY_SHA256_START };
+}
+
+/**
+ * The `history` stream event of a Submission whose run ended: the stored messages not yet
+ * shipped, one JSON array text, chained onto the last one shipped (issue 27). `undefined` when
+ * nothing is new.
+ */
+export function historyEvent(
+  slot: SeatSlot,
+  durable: DurableState,
+  submissionId: string,
+): StreamEvent | undefined {
+  const messages = slot.seat?.messages();
+  if (!messages || durable.persisted <= durable.shipped) return undefined;
+  const text = `[${messages
+    .slice(durable.shipped, durable.persisted)
+    .map((m) => JSON.stringify(m))
+    .join(",")}]`;
+  durable.shippedHash = chainHash(durable.shippedHash, text);
+  durable.shipped = durable.persisted;
+  return { type: "history", submissionId, messages: text, sha256: durable.shippedHash };
 }
 
 /** The message of a `harness-restarted` settlement. */
@@ -65,12 +95,62 @@ export function completePrefix(messages: readonly unknown[]): number {
   return complete;
 }
 
-/** A held conversation's parts rebuilt from the store: the slot to seat from, its log, settlements. */
-export function rebuiltParts(stored: StoredConversation): {
+/** The slot of a conversation not seated yet. */
+export function freshSlot(iid: string): SeatSlot {
+  return {
+    iid,
+    seat: undefined,
+    menuOrder: [],
+    hasWorkingTools: false,
+    cwd: undefined,
+    lastDials: undefined,
+  };
+}
+
+/** A held conversation's parts: the slot to seat from, its stream log, its durable state. */
+export interface ConversationParts {
   slot: SeatSlot;
   events: StreamEvent[];
   durable: DurableState;
-} {
+}
+
+/**
+ * The parts of a conversation rebuilt from a `history` the Orchestrator pushed (issue 27):
+ * verified (each sha256 chained), stored, and replayed by the next Submission's seat; its
+ * stream starts anew. `{ lost }` says why it cannot be rebuilt (none pushed, or refused).
+ */
+export function partsOfHistory(
+  store: HarnessStore,
+  iid: string,
+  history: ConversationHistory | undefined,
+  at: number,
+): ConversationParts | { lost: string } {
+  if (!history)
+    return { lost: "this Harness holds no such conversation and the admission pushed no history" };
+  const verified = verifyHistory(history);
+  if (!verified.ok) return { lost: `the pushed history was refused: ${verified.why}` };
+  store.create(iid, at);
+  let position = 0;
+  for (const s of verified.submissions) {
+    store.appendMessages(iid, s.submissionId, position, s.messages);
+    position += s.messages.length;
+  }
+  const messages = verified.submissions.flatMap((s) => s.messages.map((m) => JSON.parse(m) as unknown));
+  return {
+    slot: { ...freshSlot(iid), restore: { seat: undefined, messages } },
+    events: [],
+    // The pushed history is what the Orchestrator holds: the chain goes on from its end.
+    durable: {
+      ...freshDurable(),
+      persisted: messages.length,
+      shipped: messages.length,
+      shippedHash: history.submissions.at(-1)?.sha256 ?? HISTORY_SHA256_START,
+    },
+  };
+}
+
+/** A held conversation's parts rebuilt from the store: the slot to seat from, its log, settlements. */
+export function rebuiltParts(stored: StoredConversation): ConversationParts {
   const seat = stored.seat as SeatDefinition | undefined;
   const messages = stored.messages.map((m) => JSON.parse(m.json) as unknown);
   return {
@@ -84,7 +164,7 @@ export function rebuiltParts(stored: StoredConversation): {
       ...(seat || messages.length > 0 ? { restore: { seat, messages } } : {}),
     },
     events: stored.events,
-    durable: { persisted: messages.length, seatStored: seat !== undefined },
+    durable: { persisted: messages.length, seatStored: seat !== undefined, ...shippedOf(stored.events) },
   };
 }
 
@@ -111,4 +191,16 @@ export function settleInterrupted(store: HarnessStore): number {
   }
   store.flush();
   return open.length;
+}
+
+/** What the stream's `history` events shipped: how many messages, and the last running hash. */
+function shippedOf(events: readonly StreamEvent[]): { shipped: number; shippedHash: string } {
+  let shipped = 0;
+  let shippedHash = HISTORY_SHA256_START;
+  for (const e of events)
+    if (e.type === "history") {
+      shipped += (JSON.parse(e.messages) as unknown[]).length;
+      shippedHash = e.sha256;
+    }
+  return { shipped, shippedHash };
 }

@@ -11,6 +11,7 @@ import type { OwedAbort } from "../durability/owed-aborts.js";
 import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { turnSeatOf } from "../menu/menu.js";
+import { ConversationHistories } from "../turns/conversation-history.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
 import { bindRun, type RunBinding, type TurnStart } from "../xstate/run-binding.js";
 import { createRunFeed, type RunFeed } from "./feed.js";
@@ -67,6 +68,8 @@ export class LiveRun {
   readonly retryKeys = new Set<string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
+  /** Its continued conversations' byte-exact history (issue 27): in memory, gone when the run leaves it. */
+  readonly histories = new ConversationHistories();
   /**
    * The Turn of each Submission this run ledgered (submissionId → turnId): a Submission's late
    * entries, read by the next Turn on its conversation, are still its own Turn's (ADR-0257).

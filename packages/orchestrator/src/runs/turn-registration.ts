@@ -5,7 +5,7 @@
  * one file; what the Turn tells the run's feed (usage, transcripts, retries) is turn-telemetry.ts.
  */
 import { randomBytes } from "node:crypto";
-import type { FaultCause, PickAnswer } from "@jr2/wire";
+import type { FaultCause, HistorySubmission, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyActorRef, EventObject } from "xstate";
 import type { OwedAbort } from "../durability/owed-aborts.js";
@@ -282,6 +282,13 @@ function turnContext(
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     bumpEpoch: (address) => bumpEpoch(run, address),
     reseat: () => reseat(deps, run, turn, seat, placement, live),
+    // Only continued conversations are admitted `kept` again, so only theirs is kept (issue 27).
+    ...(turn.input.continuation
+      ? {
+          recordHistory: (iid: string, part: HistorySubmission) => void run.histories.record(iid, part),
+          historyOf: (iid: string) => run.histories.historyOf(iid),
+        }
+      : {}),
     log,
   };
 }

@@ -115,6 +115,10 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
       position: streamPosition(pageStart, index),
       entry,
     });
+  } else if (event.type === "history") {
+    // The conversation's byte-exact messages (issue 27): pushed back if the Harness loses them.
+    const { submissionId, messages, sha256 } = event;
+    state.ports.recordHistory?.(state.iid, { submissionId, messages, sha256 });
   } else if (event.type === "warning") {
     // Said on every such Turn (issue 26): JR2_SANDBOX=off, or a workspace on the host's network.
     state.ports.telemetry({ type: "warning", message: bounded(event.message, 500) });

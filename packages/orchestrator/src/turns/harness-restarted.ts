@@ -16,6 +16,32 @@ import { endTurn, type TurnState } from "./turn-state.js";
 /** Re-admissions of one Turn after Harness restarts before it faults (a crash-looping Harness). */
 export const RESTART_READMITS = 3;
 
+/**
+ * The Harness answered 404 for a continued conversation the run holds a byte-exact history of
+ * (a wiped data dir, a Harness without one): admit `next` again with that history pushed, once
+ * per Turn, so the Harness rebuilds the conversation instead of a new one starting. `undefined`
+ * when there is nothing to push or it was pushed already (then the conversation is truly lost).
+ */
+export function withPushedHistory(state: TurnState, next: NextSubmission): NextSubmission | undefined {
+  if (next.history || state.historyPushed) return undefined;
+  const history = state.ports.historyOf?.(state.iid);
+  if (!history) return undefined;
+  state.historyPushed = true;
+  state.ports.log("warn", "the Harness lost the conversation; admitting again with its kept history", {
+    iid: state.iid,
+    submissions: history.submissions.length,
+  });
+  return { ...next, kept: true, history };
+}
+
+/** Why a conversation could not be rebuilt, for the feed's `retry` line (said with the loss). */
+export function lostReason(state: TurnState): string {
+  if (state.historyPushed) return "conversation lost and its pushed history not taken; admitted on a new one";
+  return state.ports.historyOf?.(state.iid)
+    ? "conversation lost; admitted on a new one"
+    : "conversation lost (no byte-exact history kept of it); admitted on a new one";
+}
+
 /** Whether `settlement` is a restarted Harness's settlement of the Submission it lost. */
 export function isHarnessRestarted(settlement: Settlement): boolean {
   return settlement.outcome === "failed" && settlement.error?.type === HARNESS_RESTARTED;

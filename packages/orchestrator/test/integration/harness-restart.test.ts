@@ -48,7 +48,7 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  async function start(): Promise<void> {
+  async function start(harnessEnv: Record<string, string> = {}): Promise<string> {
     const data = mkdtempSync(join(tmpdir(), "jr2-restart-orch-"));
     const harnessData = mkdtempSync(join(tmpdir(), "jr2-restart-harness-"));
     dirs.push(data, harnessData);
@@ -56,9 +56,10 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
       repoRoot,
       workflowsDir,
       orchestratorEnv: { JR2_DATA_DIR: data },
-      harnessEnv: { JR2_HARNESS_DATA_DIR: harnessData },
+      harnessEnv: { JR2_HARNESS_DATA_DIR: harnessData, ...harnessEnv },
       models,
     });
+    return harnessData;
   }
 
   const coderRequests = async (): Promise<RecordedRequest[]> =>
@@ -172,5 +173,44 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     expect(
       retries.filter((r) => /the Harness restarted; the Turn is admitted again on its conversation/.test(r)),
     ).toHaveLength(1);
+  }, 240_000);
+
+  it("with the Harness's data dir wiped, the Orchestrator pushes the kept history: the fix Turn still extends the implement Turn's last request", async () => {
+    const harnessData = await start();
+    const runId = await startReview();
+    await until("the reviewer's first request", async () =>
+      (await (stack as Stack).requests()).some((r) => r.model === REVIEWER) ? true : undefined,
+    );
+    const before = (await coderRequests()).at(-1) as RecordedRequest;
+    await (stack as Stack).killHarness();
+    rmSync(harnessData, { recursive: true, force: true });
+    await (stack as Stack).restartHarness();
+    const feed = await toTheEnd(runId);
+    await assertExtendsAcross(before);
+    await onePickPerTurn(runId, feed);
+    const lost = feed
+      .filter((e) => e.type === "retry")
+      .map((e) => e as { child?: string; reason?: string })
+      .filter((e) => /admitted on a new one/.test(String(e.reason)));
+    // The coder's conversation is rebuilt; the reviewer's first Submission had not ended, so no
+    // history of it was kept: it alone starts over, and the feed says why.
+    expect(lost.filter((e) => String(e.child).endsWith("#coder"))).toEqual([]);
+    for (const e of lost) expect(e.reason).toContain("no byte-exact history kept of it");
+    expect((stack as Stack).orchestratorLog()).toContain("admitting again with its kept history");
+  }, 240_000);
+
+  it("a conversation the TTL forgot is rebuilt from the store on its next Turn", async () => {
+    // Forgotten after 1 s idle (swept each second), however few are held.
+    await start({ JR2_CONVERSATION_TTL_MS: "1000", JR2_CONVERSATIONS_KEPT: "0" });
+    const runId = await startReview();
+    await until("the reviewer's first request", async () =>
+      (await (stack as Stack).requests()).some((r) => r.model === REVIEWER) ? true : undefined,
+    );
+    const before = (await coderRequests()).at(-1) as RecordedRequest;
+    const feed = await toTheEnd(runId);
+    await assertExtendsAcross(before);
+    await onePickPerTurn(runId, feed);
+    expect((stack as Stack).harnessLog()).toContain("forgot idle settled conversations");
+    expect((stack as Stack).harnessLog()).toContain("conversation rebuilt from the store");
   }, 240_000);
 });
