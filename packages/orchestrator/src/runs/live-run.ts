@@ -68,7 +68,7 @@ export class LiveRun {
   readonly retryKeys = new Set<string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
-  /** Its continued conversations' byte-exact history (issue 27): in memory, gone when the run leaves it. */
+  /** Its conversations' byte-exact history (issue 27): in memory, gone when the run leaves it. */
   readonly histories = new ConversationHistories();
   /**
    * The Turn of each Submission this run ledgered (submissionId → turnId): a Submission's late

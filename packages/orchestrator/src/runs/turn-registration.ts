@@ -5,7 +5,7 @@
  * one file; what the Turn tells the run's feed (usage, transcripts, retries) is turn-telemetry.ts.
  */
 import { randomBytes } from "node:crypto";
-import type { FaultCause, HistorySubmission, PickAnswer } from "@jr2/wire";
+import type { FaultCause, PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
 import type { AnyActorRef, EventObject } from "xstate";
 import type { OwedAbort } from "../durability/owed-aborts.js";
@@ -282,13 +282,11 @@ function turnContext(
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     bumpEpoch: (address) => bumpEpoch(run, address),
     reseat: () => reseat(deps, run, turn, seat, placement, live),
-    // Only continued conversations are admitted `kept` again, so only theirs is kept (issue 27).
-    ...(turn.input.continuation
-      ? {
-          recordHistory: (iid: string, part: HistorySubmission) => void run.histories.record(iid, part),
-          historyOf: (iid: string) => run.histories.historyOf(iid),
-        }
-      : {}),
+    // Any conversation may get a kept admission (a nudge, a wake); a fresh one's history is
+    // dropped when its Turn ends, a continued one's when the run leaves memory (issue 27).
+    recordHistory: (iid, part) => void run.histories.record(iid, part),
+    historyOf: (iid) => run.histories.historyOf(iid),
+    ...(turn.input.continuation ? {} : { dropHistory: (iid: string) => run.histories.drop(iid) }),
     log,
   };
 }

@@ -23,6 +23,11 @@ export class ConversationHistories {
     return true;
   }
 
+  /** Forgets `iid`'s history (a fresh conversation whose Turn ended: never admitted again). */
+  drop(iid: string): void {
+    this.#parts.delete(iid);
+  }
+
   /** The `history` field of a re-admission on `iid`, or `undefined` when nothing is held. */
   historyOf(iid: string): ConversationHistory | undefined {
     const parts = this.#parts.get(iid);

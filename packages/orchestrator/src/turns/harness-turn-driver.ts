@@ -102,7 +102,11 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         random: Math.random,
       };
       const handle = startTurn(ports);
-      return () => handle.stop({ shutdown: context.shuttingDown?.() === true });
+      return () => {
+        handle.stop({ shutdown: context.shuttingDown?.() === true });
+        // A fresh conversation is never admitted again once its Turn is over (issue 27).
+        context.dropHistory?.(context.registration.iid);
+      };
     },
   };
 }

@@ -99,6 +99,8 @@ export interface TurnContext {
   recordHistory?(iid: string, part: HistorySubmission): void;
   /** The kept history of `iid`, for a `kept` re-admission the Harness answered 404 (issue 27). */
   historyOf?(iid: string): ConversationHistory | undefined;
+  /** Forgets `iid`'s kept history when the Turn ends (set for a fresh conversation only). */
+  dropHistory?(iid: string): void;
   /** Bumps the epoch of a continued conversation address after a terminal fault (§5.3). */
   bumpEpoch(address: string): number;
   /**
