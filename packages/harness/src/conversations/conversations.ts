@@ -201,7 +201,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
   /** Stores the seat's new messages and streams what the Orchestrator has not been sent. */
   const ship = (conv: Conversation, submissionId: string) => {
     syncMessages(store, conv.slot, conv.durable, submissionId);
-    const event = historyEvent(conv.slot, conv.durable, submissionId);
+    const event = historyEvent(conv.slot, conv.durable, submissionId, (t) => deps.secrets.redact(t));
     if (event) push(conv, event);
   };
 

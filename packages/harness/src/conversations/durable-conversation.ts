@@ -30,20 +30,25 @@ export function freshDurable(): DurableState {
 
 /**
  * The `history` stream event of a Submission whose run ended: the stored messages not yet
- * shipped, one JSON array text, chained onto the last one shipped (issue 27). `undefined` when
- * nothing is new.
+ * shipped, one JSON array text with the Harness's secrets redacted, chained onto the last one
+ * shipped (issue 27). `undefined` when nothing is new.
  */
 export function historyEvent(
   slot: SeatSlot,
   durable: DurableState,
   submissionId: string,
+  redact: (text: string) => string,
 ): StreamEvent | undefined {
   const messages = slot.seat?.messages();
   if (!messages || durable.persisted <= durable.shipped) return undefined;
-  const text = `[${messages
-    .slice(durable.shipped, durable.persisted)
-    .map((m) => JSON.stringify(m))
-    .join(",")}]`;
+  // The Harness's secret values never leave it (ADR-0158): a model that wrote one out gets it
+  // back as `[redacted]` should the Orchestrator's copy ever be replayed.
+  const text = redact(
+    `[${messages
+      .slice(durable.shipped, durable.persisted)
+      .map((m) => JSON.stringify(m))
+      .join(",")}]`,
+  );
   durable.shippedHash = chainHash(durable.shippedHash, text);
   durable.shipped = durable.persisted;
   return { type: "history", submissionId, messages: text, sha256: durable.shippedHash };
