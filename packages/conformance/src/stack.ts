@@ -31,6 +31,8 @@ export interface StackOptions {
   orchestratorEnv?: Record<string, string>;
   /** Extra Harness env (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`), laid over the instance Harness's (process target). */
   harnessEnv?: Record<string, string>;
+  /** Extra model-sim arguments (e.g. `["--time-scale", "20", "--cache-blocks", "3000"]`, issue 30). */
+  simArgs?: string[];
   /** The sandbox name the Harness's token is minted for (default `instance`, §4.4). */
   sandbox?: string;
   /** Image tags (image target). */

@@ -44,7 +44,7 @@ export function missingBinaries(repoRoot: string, target: TargetKind): string[] 
  */
 export async function startStack(target: TargetKind, options: StackOptions): Promise<Stack> {
   const { repoRoot } = options;
-  const sim = await startModelSim(repoRoot);
+  const sim = await startModelSim(repoRoot, options.simArgs ?? []);
   const ports = { orchestrator: await freePort(), harness: await freePort() };
   const secrets = mintSecrets(options.sandbox ?? "instance");
   const folders = makeFolders();
@@ -69,12 +69,12 @@ export async function startStack(target: TargetKind, options: StackOptions): Pro
 }
 
 /** Spawns model-sim on a free loopback port; resolves once it listens. */
-async function startModelSim(repoRoot: string): Promise<{ proc: Proc; url: string }> {
+async function startModelSim(repoRoot: string, args: string[]): Promise<{ proc: Proc; url: string }> {
   const simPort = await freePort();
   const proc = await spawnUntil(
     repoRoot,
     BINARIES.modelSim,
-    ["--port", String(simPort)],
+    ["--port", String(simPort), ...args],
     {},
     /model-sim listening on/,
   );

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readMetricsToken, startTracing, type Tracing } from "@jr2/telemetry";
 import { BENCH_NARROW_TOOLS_WARNING, benchNarrowTools } from "./presenters/bench-narrow.js";
-import { type ModelTable, parseModelTable } from "./provider/models.js";
+import { type ModelTable, modelTableWarnings, parseModelTable } from "./provider/models.js";
 import { decideSandbox, sandboxBanner, type WorkingSandbox } from "./tools/sandbox/working-sandbox.js";
 import { type HarnessEnvConfig, readHarnessEnv } from "./wire/config.js";
 import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
@@ -20,8 +20,10 @@ import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
  * JR2_OTEL_CAPTURE_CONTENT (`true`: spans may carry content), JR2_METRICS_TOKEN (unset:
  * `/metrics` is open like `/healthz`); JR2_SANDBOX (`off`: Working tools unsandboxed, said on
  * every such Turn's feed; else bwrap is probed and a broken sandbox refuses read/write Turns),
- * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH); JR2_HARNESS_DATA_DIR (the durable state,
- * ADR-0175: conversations survive a restart; unset or `:memory:` keeps them in memory, said at start).
+ * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH), JR2_KV_IDLE_LEAVE_MS (30 000: a
+ * conversation idle this long leaves its endpoint's KV working set, issue 30); JR2_HARNESS_DATA_DIR
+ * (the durable state, ADR-0175: conversations survive a restart; unset or `:memory:` keeps them in
+ * memory, said at start).
  * Exits 2 when a secret, a limit, the model table or a telemetry setting is refused (config.ts,
  * models.ts, @jr2/telemetry).
  */
@@ -51,7 +53,8 @@ async function main(): Promise<void> {
     console.error(`jr2-harness: refusing to start: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(2);
   }
-  for (const warning of config.warnings) console.warn(`jr2-harness: ${warning}`);
+  for (const warning of [...config.warnings, ...modelTableWarnings(models)])
+    console.warn(`jr2-harness: ${warning}`);
   let sandbox: WorkingSandbox;
   try {
     sandbox = await decideSandbox(env);
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
     endpointConcurrency: config.endpointConcurrency,
     conversationTtlMs: conversationTtl(env.JR2_CONVERSATION_TTL_MS),
     conversationsKept: conversationsKept(env.JR2_CONVERSATIONS_KEPT),
+    ...kvIdleLeave(env.JR2_KV_IDLE_LEAVE_MS),
     environment: env,
     logger: { level: env.JR2_LOG_LEVEL ?? "info" } as never,
     tracing,
@@ -107,6 +111,15 @@ function conversationTtl(raw: string | undefined): number | undefined {
   if (!Number.isInteger(ms) || ms < 0)
     throw new Error(`JR2_CONVERSATION_TTL_MS must be a whole number of milliseconds ≥ 0, got \`${raw}\``);
   return ms;
+}
+
+/** `JR2_KV_IDLE_LEAVE_MS`: unset → the default (30 000); otherwise a whole number of ms ≥ 1. */
+function kvIdleLeave(raw: string | undefined): { kvIdleLeaveMs?: number } {
+  if (raw === undefined || raw.trim() === "") return {};
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1)
+    throw new Error(`JR2_KV_IDLE_LEAVE_MS must be a whole number of milliseconds ≥ 1, got \`${raw}\``);
+  return { kvIdleLeaveMs: ms };
 }
 
 /** `JR2_CONVERSATIONS_KEPT`: unset → the default (200); otherwise a whole number ≥ 0. */

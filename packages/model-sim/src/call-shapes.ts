@@ -6,13 +6,16 @@ import type { CallShape } from "./model-name.js";
  * shape real servers send (issue 25; README "Stream shapes"):
  * - `dupcalls:N` — the call N times in one answer (indexes 0…N-1, distinct ids), as models that
  *   duplicate parallel calls do;
- * - `sharedid` — the call twice (indexes 0 and 1) under one id, as llama.cpp sends one id for
- *   every call of an answer;
+ * - `sharedid` — the call twice (indexes 0 and 1) under one id, the same in every answer
+ *   ({@link SHARED_ID}), as llama.cpp sends one constant id for every call;
  * - `noindex` — no `index` on any tool-call delta, the id on the first delta only (older Ollama);
  * - `thinkcall` — the call written as `<tool_call>` markup inside the reasoning and no
  *   `tool_calls` (Qwen3 under vLLM's reasoning parser), `finish_reason: "stop"`.
  */
 export type { CallShape };
+
+/** The one id `sharedid` gives every call of every answer (a constant, as llama.cpp's). */
+export const SHARED_ID = "call_shared";
 
 /** `thinkcall`: the answer's call moved into its reasoning as markup; other shapes: unchanged. */
 export function shapeAnswer(answer: Answer, shape: CallShape | undefined): Answer {
@@ -47,7 +50,7 @@ export function callDeltas(
     case "dupcalls":
       return Array.from({ length: shape.copies }, (_, i) => one(i, `${call.id}-${i}`)).flat();
     case "sharedid":
-      return [...one(0, call.id), ...one(1, call.id)];
+      return [...one(0, SHARED_ID), ...one(1, SHARED_ID)];
     case "noindex":
       return one(undefined, call.id);
     default:

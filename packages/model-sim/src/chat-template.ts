@@ -76,8 +76,9 @@ function load(name: TemplateName): LoadedTemplate {
  * The messages and tools as vLLM hands them to the template: text parts joined with "\n", a
  * null content as "", tool-call arguments parsed from JSON (vLLM `json.loads` them), and each
  * tool re-serialized in vLLM's field order `{ type, function: { name, description, parameters } }`
- * with absent fields as null — so reordering keys inside a tool does not change the render,
- * while reordering tools or changing any value does.
+ * with absent fields as null and any other field (`strict`) dropped, as llama-server does — so
+ * reordering keys inside a tool does not change the render, while reordering tools or changing
+ * any value does.
  */
 function templateInput(request: ChatRequest): { messages: unknown[]; tools: unknown[] | undefined } {
   const messages = request.messages.map((message) => {
@@ -96,11 +97,14 @@ function templateInput(request: ChatRequest): { messages: unknown[]; tools: unkn
     }
     return out;
   });
+  // Only name, description and parameters reach the template, as llama-server parses a tool
+  // (`strict: false`, which pi-ai sends on every tool, would cost 4 tokens a tool: issue 25 §14,
+  // pinned by test/fixtures/real-servers/).
   const tools = request.tools?.map((tool) => {
-    const { name, description, parameters, ...extra } = tool.function;
+    const { name, description, parameters } = tool.function;
     return {
       type: tool.type,
-      function: { name, description: description ?? null, parameters: parameters ?? null, ...extra },
+      function: { name, description: description ?? null, parameters: parameters ?? null },
     };
   });
   return { messages, tools };

@@ -9,6 +9,15 @@ export {
   THINKING_TEMPLATES,
 } from "./chat-template.js";
 export { parseAllowedLine } from "./conversation.js";
+export { KvClock } from "./kv/kv-clock.js";
+export {
+  KV_SCENARIO,
+  KvEngine,
+  type KvSequenceInput,
+  type KvSequenceResult,
+  type KvStats,
+  type KvTimeModel,
+} from "./kv/kv-engine.js";
 export {
   FAULT_NAMES,
   type Faults,

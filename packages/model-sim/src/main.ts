@@ -13,6 +13,7 @@ const { values } = parseArgs({
     "cache-blocks": { type: "string", default: "65536" },
     "max-model-len": { type: "string", default: "131072" },
     "reasoning-field": { type: "string", default: "reasoning" },
+    "time-scale": { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -23,6 +24,8 @@ if (values.help) {
       "usage: model-sim [--port N] [--host 127.0.0.1] [--template qwen3|qwen3.6|llama3]\n" +
       "                 [--block-size 16] [--cache-blocks 65536] [--max-model-len 131072]\n" +
       "                 [--reasoning-field reasoning|reasoning_content]\n" +
+      "                 [--time-scale MS]  (time model: 1 simulated second = MS real ms; prefill\n" +
+      "                  8000 tok/s, decode 50 tok/s per sequence, KV budget = --cache-blocks)\n" +
       "The requested model name picks the behaviour: <policy>[:<arg>][+<fault>[:<arg>]…][@<template>]\n" +
       "(packages/model-sim/README.md lists them).\n",
   );
@@ -43,7 +46,16 @@ if (!TEMPLATE_NAMES.includes(values.template as TemplateName)) {
   process.exit(2);
 }
 
+const timeScale = values["time-scale"] === undefined ? undefined : Number(values["time-scale"]);
+if (timeScale !== undefined && !(timeScale > 0)) {
+  process.stderr.write(
+    `model-sim: --time-scale must be a number of ms > 0 (e.g. 20), not "${values["time-scale"]}"\n`,
+  );
+  process.exit(2);
+}
+
 const sim = await startModelSim({
+  ...(timeScale === undefined ? {} : { timeScale }),
   reasoningField: field,
   port: Number(values.port),
   host: values.host,

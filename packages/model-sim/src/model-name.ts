@@ -11,6 +11,7 @@ export type Policy =
   | { kind: "obedient" }
   | { kind: "worker"; steps: number }
   | { kind: "disobedient" }
+  | { kind: "stubborn" }
   | { kind: "inventor" }
   | { kind: "silent"; answers: number }
   | { kind: "textcall"; answers: number }
@@ -57,6 +58,10 @@ export interface Faults {
   latency?: number;
   /** How the tool call is laid out on the stream (issue 25, call-shapes.ts). */
   callShape?: CallShape;
+  /** ms between frames, a `: keep-alive` comment inside each gap (issue 25 §10, stream-pacing.ts). */
+  trickle?: number;
+  /** Sends of a body that send their head and first token, then nothing (issue 25 §10). */
+  headSilence?: number;
 }
 
 /** How a tool call is laid out on the stream (issue 25; call-shapes.ts writes it). */
@@ -79,6 +84,7 @@ export const POLICY_NAMES = [
   "obedient",
   "worker",
   "disobedient",
+  "stubborn",
   "inventor",
   "silent",
   "textcall",
@@ -108,6 +114,8 @@ export const FAULT_NAMES = [
   "sharedid",
   "noindex",
   "thinkcall",
+  "trickle",
+  "headsilence",
 ] as const;
 
 const ALWAYS = Number.POSITIVE_INFINITY;
@@ -135,6 +143,7 @@ function parsePolicy(kind: string, arg: string | undefined, name: string): Polic
   switch (kind) {
     case "obedient":
     case "disobedient":
+    case "stubborn":
     case "inventor":
     case "stringified":
     case "truncated":
@@ -216,6 +225,12 @@ function addFault(faults: Faults, kind: string, arg: string | undefined, name: s
     case "thinkcall":
       if (arg !== undefined) throw notFound(name, `fault ${kind} takes no argument`);
       faults.callShape = { kind };
+      return true;
+    case "trickle":
+      faults.trickle = Math.max(1, count(arg, 1000, name));
+      return true;
+    case "headsilence":
+      faults.headSilence = count(arg, 1, name);
       return true;
     case "nodetails":
       flag("noDetails");

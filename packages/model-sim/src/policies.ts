@@ -78,6 +78,21 @@ function disobedient(view: ConversationView): Plan {
   return wrong === undefined ? obedient(view) : call(view, wrong);
 }
 
+/**
+ * `stubborn`: never recovers — alternates between two Menu picks outside the newest Allowed list,
+ * answer after answer (issue 25 §11: the refusal budget must stop it); obedient only when the
+ * Menu holds no such pick.
+ */
+function stubborn(view: ConversationView): Plan {
+  if (view.allowed === null || view.spent) return obedient(view);
+  const allowed = view.allowed;
+  const wrong = view.toolNames
+    .filter((name) => !WORKING_TOOLS.has(name) && !allowed.includes(name))
+    .slice(0, 2);
+  const name = wrong[view.assistantAnswers % Math.max(1, wrong.length)];
+  return name === undefined ? obedient(view) : call(view, name);
+}
+
 /** Calls a tool the tools block lacks until one such call is in the history. */
 function inventor(view: ConversationView): Plan {
   const inventedBefore = view.calls.some((past) => !view.toolNames.includes(past.name));
@@ -120,6 +135,8 @@ export function decide(policy: Policy, view: ConversationView, request: ChatRequ
       return worker(view, policy.steps);
     case "disobedient":
       return disobedient(view);
+    case "stubborn":
+      return stubborn(view);
     case "inventor":
       return inventor(view);
     case "silent":

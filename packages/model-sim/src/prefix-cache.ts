@@ -61,6 +61,15 @@ export class PrefixCache {
     return { promptTokens: tokens.length, cachedTokens: hits * this.blockSize };
   }
 
+  /**
+   * Evict least recently used blocks until at most `blocks` remain (the time model: blocks held
+   * by running sequences' generated tokens are not free for cached prefixes).
+   */
+  shrinkTo(blocks: number): void {
+    while (this.#blocks.size > Math.max(blocks, 0))
+      this.#blocks.delete(this.#blocks.keys().next().value as string);
+  }
+
   /** Forget every block. */
   clear(): void {
     this.#blocks.clear();

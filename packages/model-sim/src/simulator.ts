@@ -4,6 +4,8 @@ import { shapeAnswer } from "./call-shapes.js";
 import { type ChatRequest, parseChatRequest } from "./chat-request.js";
 import { encodePrompt, renderPrompt, type TemplateName, THINKING_TEMPLATES } from "./chat-template.js";
 import { type ConversationView, readConversation } from "./conversation.js";
+import { KvClock } from "./kv/kv-clock.js";
+import { KV_SCENARIO } from "./kv/kv-engine.js";
 import { type Faults, parseModelName, type SimModel } from "./model-name.js";
 import { type OpenAIErrorBody, SimRequestError, type VllmErrorBody } from "./openai-error.js";
 import { decide, type Plan } from "./policies.js";
@@ -33,6 +35,11 @@ export interface ModelSimOptions {
   maxModelLen?: number;
   reasoningField?: "reasoning" | "reasoning_content";
   now?: () => Date;
+  /**
+   * The time model (`--time-scale`, kv/kv-engine.ts): real ms per simulated second. Set, answers
+   * wait for their prefill and decode on a KV budget of `cacheBlocks`; unset, they do not wait.
+   */
+  timeScale?: number;
 }
 
 /** Distinct request bodies whose attempt counts are kept (least recently sent forgotten first). */
@@ -66,6 +73,8 @@ export type ChatOutcome =
 export class Simulator {
   readonly recorder = new Recorder();
   readonly cache: PrefixCache;
+  /** The time model, when `timeScale` is set. */
+  readonly kv: KvClock | undefined;
   readonly #template: TemplateName;
   readonly #maxModelLen: number;
   readonly #reasoningField: "reasoning" | "reasoning_content";
@@ -81,6 +90,13 @@ export class Simulator {
     this.#maxModelLen = options.maxModelLen ?? 131_072;
     this.#reasoningField = options.reasoningField ?? "reasoning";
     this.#now = options.now ?? (() => new Date());
+    this.kv =
+      options.timeScale === undefined
+        ? undefined
+        : new KvClock(
+            { ...KV_SCENARIO, blockSize: this.cache.blockSize, totalBlocks: this.cache.capacity },
+            options.timeScale,
+          );
   }
 
   /**
@@ -172,6 +188,8 @@ export class Simulator {
         { shape: faults.overflow === undefined ? "openai" : "vllm" },
       );
     }
+    // Blocks of running sequences' decoded tokens are not free for cached prefixes.
+    if (this.kv) this.cache.shrinkTo(this.cache.capacity - this.kv.engine.decodeBlocks());
     const lookup = this.cache.lookupAndInsert(tokens, `${model.template}:${request.cache_salt ?? ""}`);
     const view = readConversation(request);
     const plan = overlong(decide(model.policy, view, request), faults, view, request);
@@ -223,6 +241,7 @@ export class Simulator {
   reset(): void {
     this.recorder.reset();
     this.cache.clear();
+    this.kv?.engine.resetTotals();
     this.#attempts.clear();
     this.#perModel.clear();
   }
@@ -240,6 +259,7 @@ function endingFor(n: number, faults: Faults): StreamEnding {
     ["cut", faults.cut],
     ["drop", faults.drop],
     ["error", faults.errorEvent],
+    ["silence", faults.headSilence],
   ] as const) {
     if (count === undefined) continue;
     if (n <= passed + count) return ending;

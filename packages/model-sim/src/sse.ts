@@ -17,9 +17,10 @@ export interface AnswerMeta {
  * How a stream ends: `complete` (finish chunk, usage, `[DONE]`), or one of the mid-stream
  * failures after half the answer: `abort` (a finish chunk with vLLM's `finish_reason: "abort"`,
  * then usage and `[DONE]` as usual), `drop` (the response ends cleanly with no finish reason, no
- * usage, no `[DONE]`: field case C6) or `cut` (the same point; the route then destroys the socket).
+ * usage, no `[DONE]`: field case C6) or `cut` (the same point; the route then destroys the socket);
+ * `silence`: the head and first token, then nothing (the route paces it: stream-pacing.ts).
  */
-export type StreamEnding = "complete" | "abort" | "drop" | "cut" | "error";
+export type StreamEnding = "complete" | "abort" | "drop" | "cut" | "error" | "silence";
 
 /** The error event the `errorevent` fault ends a stream with (vLLM/SGLang's shape, issue 25 §5). */
 export const ERROR_EVENT = {

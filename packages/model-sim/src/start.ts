@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { type BuildModelSimOptions, buildModelSim } from "./app.js";
+import type { KvStats } from "./kv/kv-engine.js";
 import type { RecordedRequest, SimStats } from "./recorder.js";
 
 /** Options of {@link startModelSim}: where to listen, plus the simulator's options. */
@@ -24,6 +25,8 @@ export interface RunningModelSim {
   reset(): void;
   /** Totals over the recorded requests. */
   stats(): SimStats;
+  /** The time model's totals (`--time-scale`), or `undefined` when it is off. */
+  kvStats(): KvStats | undefined;
 }
 
 /**
@@ -49,11 +52,13 @@ export async function startModelSim(options: StartModelSimOptions = {}): Promise
     url,
     baseUrl: `${url}/v1`,
     close: async () => {
+      sim.kv?.stop();
       app.server.closeAllConnections();
       await app.close();
     },
     requests: () => sim.recorder.list(),
     reset: () => sim.reset(),
     stats: () => sim.recorder.stats(),
+    kvStats: () => sim.kv?.stats(),
   };
 }

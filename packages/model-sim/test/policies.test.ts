@@ -139,6 +139,28 @@ describe("disobedient", () => {
   });
 });
 
+describe("stubborn (issue 25 §11)", () => {
+  it("alternates two Menu picks outside the Allowed list, and never recovers", async () => {
+    const closed = [systemMessage, userTurn("Allowed now: merge.")];
+    const refused = (id: string, name: string) => [
+      assistantCall(id, name, {}),
+      toolResult(id, `${name} is not allowed in the workflow's current state. Allowed now: merge.`),
+    ];
+    const first = await answer("stubborn", closed);
+    const second = await answer("stubborn", [...closed, ...refused("s1", "approve")]);
+    const third = await answer("stubborn", [
+      ...closed,
+      ...refused("s1", "approve"),
+      ...refused("s2", "escalate"),
+    ]);
+    expect([first, second, third].map((a) => a.calls.map((c) => c.name))).toEqual([
+      ["approve"],
+      ["escalate"],
+      ["approve"],
+    ]);
+  });
+});
+
 describe("inventor (C2)", () => {
   it("C2: calls run_tests with {} — a tool the tools block lacks — then behaves as obedient", async () => {
     const invented = await answer("inventor", turn);

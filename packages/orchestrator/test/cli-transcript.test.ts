@@ -1,12 +1,13 @@
 /**
  * `jr2 transcript`'s text (ADR-0257): control characters a model wrote (ANSI colours, OSC
- * titles, C1 controls) are stripped, newline and tab kept; each entry is labelled by part; the
+ * titles, C1 controls, bidi controls) are printed as visible escapes (issue 25 §7), a block's
+ * newline and tab kept; each entry is labelled by part; the
  * prefix is printed once per conversation; a cut field says so. `jr2 show`'s Turn table.
  */
 import type { TurnSummary, TurnTranscript } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { turnTable } from "../src/cli/show-command.js";
-import { formatTranscript, stripControls } from "../src/cli/transcript-text.js";
+import { formatTranscript } from "../src/cli/transcript-text.js";
 
 const usage = { promptTokens: 120, cachedTokens: 100, completionTokens: 9, requests: 1 };
 const summary: TurnSummary = {
@@ -50,10 +51,6 @@ const transcript: TurnTranscript = {
 };
 
 describe("jr2 transcript's text", () => {
-  it("strips C0 and C1 controls and escape introducers, keeping newline and tab", () => {
-    expect(stripControls("a\u001b[1mb\u0007c\u0085d\u009be\tf\ng\rh\u007f")).toBe("a[1mbcde\tf\ngh");
-  });
-
   it("prints the Turn, the prefix once, each entry by part, calls with arguments, usage, and cut fields", () => {
     const text = formatTranscript(transcript);
     expect(text).toContain("Turn t1  review#reviewer  picked");
@@ -61,7 +58,10 @@ describe("jr2 transcript's text", () => {
     expect(text).toContain("system:\n    You review.\ntools: approve\n");
     expect(text).toContain("[10:00:01] user · prompt\n    Review it.\tnow");
     expect(text).toContain("answer · reviewer — prompt 120, cached 100, completion 9, finish tool_calls");
-    expect(text).toContain("(cut: text 70000 bytes)");
+    expect(text).toContain("(cut when stored: text had 70000 bytes, kept to 65536)");
+    expect(text).toMatch(
+      /\n {2}\[cut here when stored, after byte \d+ of 70000: \d+ bytes \([\d.]+ KiB\) left out\]/,
+    );
     expect(text).toContain('  → bash [working]\n    {"command":"ls"}');
     expect(text).toContain("  → approve [pick]");
     expect(text).toContain("  reasoning:\n    think\n    more");
@@ -71,7 +71,7 @@ describe("jr2 transcript's text", () => {
       return (code < 0x20 && c !== "\n" && c !== "\t") || (code >= 0x7f && code <= 0x9f);
     });
     expect(controls).toEqual([]);
-    expect(text).toContain("[31mred[0m and ]0;ownedtitle2J");
+    expect(text).toContain("\\x1b[31mred\\x1b[0m and \\x1b]0;owned\\x07title\\x9b2J");
     // The next Turn of the conversation: the same prefix is not printed again.
     expect(formatTranscript(transcript, transcript.prefix ?? undefined)).not.toContain("system:");
   });
@@ -155,5 +155,18 @@ describe("tool-call feed lines", () => {
     ]);
     expect(lines[0]?.summary.endsWith("…")).toBe(true);
     expect(lines[1]).toMatchObject({ summary: '{ "path": "a" }', reason: "after the pick", agent: "coder" });
+  });
+});
+
+describe("a tool call's arguments cut when stored (issue 25 §9)", () => {
+  it("say so right after the kept arguments", () => {
+    const [, answer] = transcript.entries;
+    const text = formatTranscript({
+      ...transcript,
+      entries: [{ ...answer!, capped: { "toolCalls.0.rawArguments": 3_000_000 } }],
+    });
+    expect(text).toContain(
+      '  → bash [working]\n    {"command":"ls"}\n    [cut here when stored, after byte 16 of 3000000: 2999984 bytes (2.9 MiB) left out]',
+    );
   });
 });

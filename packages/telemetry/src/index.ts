@@ -22,6 +22,7 @@ export {
 } from "./attributes.js";
 export type { TelemetryEnv, TracingSettings } from "./env.js";
 export { parseOtlpHeaders, readMetricsToken, readTracingSettings } from "./env.js";
+export { type KvQueueRow, registerKvQueueMetrics } from "./kv-queue-metrics.js";
 export type {
   HarnessMetrics,
   Jr2Metrics,

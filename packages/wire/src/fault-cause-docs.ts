@@ -16,7 +16,11 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
   },
   "unknown-model": { reason: "infra", meaning: "the model server or the Harness's table has no such model" },
   unavailable: { reason: "infra", meaning: "the endpoint stayed down or loading past `retry.maxWaitMs`" },
-  "stream-cut": { reason: "infra", meaning: "answers kept being cut mid-stream past `retry.attempts`" },
+  "stream-cut": {
+    reason: "infra",
+    meaning:
+      "answers kept being cut mid-stream past `retry.attempts` — a cut socket, no finish reason, or a stream timer (first token, then idle) that fired; the retry line names the timer",
+  },
   "output-limit": { reason: "runaway", meaning: "two answers in a row were cut at `maxTokens`" },
   "text-call": {
     reason: "no-signal",
@@ -31,7 +35,7 @@ export const FAULT_CAUSE_DOCS: Readonly<Record<FaultCause, { reason: string; mea
   "refusal-loop": {
     reason: "runaway",
     meaning:
-      "8 picks outside the Allowed picks (or invented tools) refused in one Submission, or 8 guard refusals in a row; the detail names the picks tried and the Allowed picks",
+      "`refusalBudget` picks (the model entry's; default 8) outside the Allowed picks, or invented tools, refused in one Submission, or 8 guard refusals in a row; the detail names the picks tried and the Allowed picks",
   },
   "tool-loop": {
     reason: "runaway",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConversationHistory, HistoryStreamEvent } from "./conversation-history.js";
+import { KvWaitField, QueuedStreamEvent } from "./kv-queue.js";
 import { Notice } from "./notice.js";
 import { PickAnswer } from "./picks.js";
 import { ThinkingLevel, WorkspaceAccess } from "./tool.js";
@@ -183,6 +184,7 @@ export const StreamEvent = z.discriminatedUnion("type", [
   TranscriptStreamEvent,
   /** The messages a Submission added, byte-exact (issue 27). An older Orchestrator skips it. */
   HistoryStreamEvent,
+  QueuedStreamEvent,
   z.object({
     /**
      * Something the operator must see on this Turn's feed (issue 26): the Working tools run
@@ -205,6 +207,7 @@ export const StreamEvent = z.discriminatedUnion("type", [
     textCall: z.boolean().optional(),
     /** `reasoning`: the markup was inside the reasoning (issue 25 §4); absent: in the content. */
     textCallWhere: z.enum(["reasoning"]).optional(),
+    ...KvWaitField,
   }),
 ]);
 export type StreamEvent = z.infer<typeof StreamEvent>;

@@ -33,6 +33,8 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
+export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
+export { escapeModelText } from "./model-text.js";
 export {
   ControlClient,
   ForkAnswer,

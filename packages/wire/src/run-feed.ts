@@ -3,6 +3,7 @@
  * union, apart from the run routes' shapes in runs.ts so each file stays one concern.
  */
 import { z } from "zod";
+import { QueuedFeedFields } from "./kv-queue.js";
 import { Gate, RunOutcome, RunStatus } from "./runs.js";
 
 const feedBase = { seq: z.number().int().nonnegative(), at: z.string() };
@@ -84,6 +85,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
   }),
   /** The Harness's warning for a Turn (issue 26): `JR2_SANDBOX=off`, or `network: "host"`. */
   z.object({ ...feedBase, type: z.literal("warning"), child: z.string(), message: z.string() }),
+  /** A Turn's model request waits for the KV working set, or its wait in all (issue 30, kv-queue.ts). */
+  z.object({ ...feedBase, ...QueuedFeedFields }),
   z.object({
     ...feedBase,
     /** The model wrote a tool call as text; the Turn is nudged with the `text-call` notice. */

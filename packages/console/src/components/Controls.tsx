@@ -14,9 +14,9 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, api, seg } from "../api.js";
 import { controlsFor, resumePlanText } from "../controls.js";
+import { useAction } from "../use-action.js";
+import { Said } from "./Said.js";
 import { Inline } from "./Text.js";
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Invalidates what a control changed and refollows the log. */
 function useAfterControl(runId: string, onDone: () => void): () => void {
@@ -28,36 +28,31 @@ function useAfterControl(runId: string, onDone: () => void): () => void {
 }
 
 function RetryControl({ runId, onDone }: { runId: string; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
+  const { busy, said, run } = useAction();
   // Asked before anything is sent, as Fork asks (issue 22 §5).
   const [confirming, setConfirming] = useState(false);
   // A run faulted by its Machine: the server's plan, confirmed by a second click (ADR-0272).
   const [plan, setPlan] = useState<string | null>(null);
-  const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
   const after = useAfterControl(runId, onDone);
-  const retry = async (confirm: boolean) => {
-    setBusy(true);
-    setSaid(null);
-    try {
-      const body = confirm ? { confirm: true } : {};
-      const answer = await api(`/runs/${seg(runId)}/retry`, RetryAnswer, { method: "POST", body });
-      const from = answer.fromVersion === null ? "" : ` from version ${answer.fromVersion}`;
-      setSaid({
-        ok: true,
-        text: answer.machineFault
+  const retry = (confirm: boolean) =>
+    run(
+      async () => {
+        const body = confirm ? { confirm: true } : {};
+        const answer = await api(`/runs/${seg(runId)}/retry`, RetryAnswer, { method: "POST", body });
+        const from = answer.fromVersion === null ? "" : ` from version ${answer.fromVersion}`;
+        setConfirming(false);
+        setPlan(null);
+        after();
+        return answer.machineFault
           ? `Retried the Machine fault${answer.machineFault.from === "input" ? ", started again from its input" : from}; ${answer.status}.`
-          : `Retried ${answer.child}${from} as Turn ${answer.turnId}; ${answer.status}.`,
-      });
-      setConfirming(false);
-      setPlan(null);
-      after();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === "JR2_ERR_RUN_RETRY_UNCONFIRMED") setPlan(error.message);
-      else setSaid({ ok: false, text: messageOf(error) });
-    } finally {
-      setBusy(false);
-    }
-  };
+          : `Retried ${answer.child}${from} as Turn ${answer.turnId}; ${answer.status}.`;
+      },
+      (error) => {
+        if (!(error instanceof ApiError && error.code === "JR2_ERR_RUN_RETRY_UNCONFIRMED")) return false;
+        setPlan(error.message);
+        return true;
+      },
+    );
   return (
     <div className="control retry">
       <button type="button" className="retry" disabled={busy} onClick={() => setConfirming(!confirming)}>
@@ -89,11 +84,7 @@ function RetryControl({ runId, onDone }: { runId: string; onDone: () => void }) 
           </button>
         </div>
       ) : null}
-      {said ? (
-        <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
-          <Inline text={said.text} />
-        </p>
-      ) : null}
+      <Said said={said} />
     </div>
   );
 }
@@ -133,30 +124,23 @@ function PlanView({ plan }: { plan: ResumeAnswer }) {
 }
 
 function ResumeControl({ runId, onDone }: { runId: string; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
+  const { busy, said, run } = useAction();
   const [plan, setPlan] = useState<ResumeAnswer | null>(null);
-  const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
   const after = useAfterControl(runId, onDone);
-  const call = async (acceptDrift: boolean) => {
-    setBusy(true);
-    setSaid(null);
-    try {
+  const call = (acceptDrift: boolean) =>
+    run(async () => {
       const answer = await api(`/runs/${seg(runId)}/resume`, ResumeAnswer, {
         method: "POST",
         body: acceptDrift ? { acceptDrift: true } : {},
       });
-      if (!acceptDrift) setPlan(answer);
-      else {
-        setPlan(null);
-        setSaid({ ok: true, text: `Resumed; ${answer.status}.` });
-        after();
+      if (!acceptDrift) {
+        setPlan(answer);
+        return null;
       }
-    } catch (error) {
-      setSaid({ ok: false, text: messageOf(error) });
-    } finally {
-      setBusy(false);
-    }
-  };
+      setPlan(null);
+      after();
+      return `Resumed; ${answer.status}.`;
+    });
   return (
     <div className="control resume">
       <button type="button" className="resume-plan" disabled={busy} onClick={() => void call(false)}>
@@ -173,11 +157,7 @@ function ResumeControl({ runId, onDone }: { runId: string; onDone: () => void })
           ) : null}
         </>
       ) : null}
-      {said ? (
-        <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
-          <Inline text={said.text} />
-        </p>
-      ) : null}
+      <Said said={said} />
     </div>
   );
 }
@@ -188,26 +168,18 @@ function ResumeControl({ runId, onDone }: { runId: string; onDone: () => void })
  */
 function CloseControl({ runId, onDone }: { runId: string; onDone: () => void }) {
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
+  const { busy, said, run } = useAction();
   const after = useAfterControl(runId, onDone);
-  const close = async () => {
-    setBusy(true);
-    setSaid(null);
-    try {
+  const close = () =>
+    run(async () => {
       const answer = await api(`/runs/${seg(runId)}/cancel`, CancelAnswer, {
         method: "POST",
         body: { expect: "drifted" },
       });
       setConfirming(false);
-      setSaid({ ok: true, text: `Cancelled; the run is ${answer.status}.` });
       after();
-    } catch (error) {
-      setSaid({ ok: false, text: messageOf(error) });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return `Cancelled; the run is ${answer.status}.`;
+    });
   return (
     <div className="control close">
       {confirming ? (
@@ -227,11 +199,7 @@ function CloseControl({ runId, onDone }: { runId: string; onDone: () => void }) 
           Cancel the drifted run…
         </button>
       )}
-      {said ? (
-        <p className={said.ok ? "sent" : "error"} role={said.ok ? undefined : "alert"}>
-          <Inline text={said.text} />
-        </p>
-      ) : null}
+      <Said said={said} />
     </div>
   );
 }

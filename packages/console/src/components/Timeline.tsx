@@ -24,6 +24,10 @@ export function describe(e: RunFeedEvent): string {
       return `${e.child}: a tool call written as text${e.where === "reasoning" ? " inside the reasoning" : ""} (nudged)`;
     case "warning":
       return `${e.child}: WARNING ${e.message}`;
+    case "queued":
+      return e.position === undefined
+        ? `${e.child}: waited ${((e.waitedMs ?? 0) / 1000).toFixed(1)} s in all for the KV working set`
+        : `${e.child}: queued #${e.position} for the KV working set${e.reason ? ` — ${e.reason}` : ""}`;
     case "fault":
       return `${e.child}: fault ${e.reason}${e.cause ? ` (${e.cause})` : ""}${e.detail ? ` — ${e.detail}` : ""}`;
     case "gate":

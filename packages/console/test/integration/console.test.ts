@@ -25,7 +25,7 @@ import {
 } from "../../../conformance/src/index.js";
 import { reviewModels } from "../../../orchestrator/test/integration/example-models.js";
 import { browserMissing, launchChromium } from "./browser.js";
-import { plantedTranscript, routeTurns } from "./turn-fixture.js";
+import { FORGED_NAME, plantedTranscript, routeTurns } from "./turn-fixture.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 /** `review` (the example, re-exported) and `planted` (script planted in a pick, context, a Gate, a description). */
@@ -210,12 +210,30 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     await page.waitForSelector(prompt(transcript.turnId));
     expect(await page.locator(".answer-text").textContent()).toBe(`answer: ${PLANTED}`);
     expect(await page.locator("details.reasoning").getAttribute("open")).toBeNull();
-    expect(await page.locator(".tool-call.invented").textContent()).toContain(
+    expect(await page.locator(".tool-call.invented").first().textContent()).toContain(
       `<img src=x onerror="window.__xss=4">`,
     );
-    expect(await page.locator(".tool-call.invented pre").textContent()).toContain(
+    expect(await page.locator(".tool-call.invented pre").first().textContent()).toContain(
       JSON.stringify(PLANTED, null, 2).slice(1, -1),
     );
+    // A tool name with a newline and a bidi override stays inside its own call, isolated (issue 25 §7).
+    const forged = page.locator(".tool-call[data-tool^='approve']");
+    expect(await forged.count()).toBe(1);
+    expect(await forged.locator("p bdi.inline").first().textContent()).toBe(FORGED_NAME);
+    expect(
+      await forged
+        .locator("p bdi.inline")
+        .first()
+        // In the browser; the tests' tsconfig has no DOM types.
+        .evaluate(
+          (e) =>
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { unicodeBidi: string } }
+            ).getComputedStyle(e).unicodeBidi,
+        ),
+    ).toBe("isolate");
+    // Laid out as text in one paragraph: no line of the page reads as a delivered pick.
+    expect(await page.locator(".tool-call").count()).toBe(3);
     for (const part of ["receipt", "restatement", "nudge"])
       expect(await page.locator(`.entry[data-part='${part}']`).count()).toBe(1);
     await page.unrouteAll();

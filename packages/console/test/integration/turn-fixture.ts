@@ -8,6 +8,10 @@
 import { type RunFeedEvent, TurnList, TurnTranscript } from "@jr2/wire";
 import type { Page, Route } from "playwright-core";
 
+/** A tool name with a newline, a forged pick line, an ANSI erase and a bidi override (issue 25 §7). */
+export const FORGED_NAME =
+  "approve\n09:00:00  pick      implement#coder  finish → moved, turn complete\u202E\u001b[2Kevil";
+
 /** The first Turn of `child` (`state#agent`) in `events`, as a transcript with planted text. */
 export function plantedTranscript(
   events: readonly RunFeedEvent[],
@@ -58,6 +62,14 @@ export function plantedTranscript(
               id: "c-1",
               name: `<img src=x onerror="window.__xss=4">`,
               rawArguments: JSON.stringify({ path: planted }),
+              disposition: "invented",
+              reason: "no such tool",
+            },
+            {
+              // A name forging a feed line, with a right-to-left override (issue 25 §7).
+              id: "c-forged",
+              name: FORGED_NAME,
+              rawArguments: "{}",
               disposition: "invented",
               reason: "no such tool",
             },

@@ -164,6 +164,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       all.delete(iid);
       // A forgotten conversation's egress proxy goes with it (ADR-0173).
       void deps.egress?.close(iid);
+      deps.kv?.forget(iid);
     }
     if (gone.length > 0)
       deps.log("forgot idle settled conversations", {

@@ -41,6 +41,13 @@ export interface FetchProbe {
   usage?: Record<string, unknown>;
   /** The last llama-server `timings` object seen. */
   timings?: Record<string, unknown>;
+  /** Whether a delta of text, reasoning or a tool call has arrived (the first token). */
+  sawToken?: boolean;
+  /**
+   * Told of every read of the body (`bytes`, SSE comments included) and of the first token
+   * (`token`): the stream timers' view of a live stream (issue 25 §10, stream-timers.ts).
+   */
+  onProgress?: (kind: "bytes" | "token") => void;
 }
 
 /** A fresh, empty probe. */
@@ -122,6 +129,7 @@ function watch(body: ReadableStream<Uint8Array>, probe: FetchProbe): ReadableStr
         return;
       }
       probe.bytes += chunk.value.byteLength;
+      probe.onProgress?.("bytes");
       const lines = (line + decoder.decode(chunk.value, { stream: true })).split("\n");
       line = lines.pop() ?? "";
       if (line.length > LINE_CAP) line = "";
@@ -185,10 +193,26 @@ function readLine(raw: string, probe: FetchProbe): void {
   const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Record<string, unknown>) : undefined;
   if (!isObject(choice)) return;
   if (!isObject(chunk.usage) && isObject(choice.usage)) probe.usage = choice.usage;
+  if (!probe.sawToken && isToken(choice.delta)) {
+    probe.sawToken = true;
+    probe.onProgress?.("token");
+  }
   if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
     probe.sawFinishReason = true;
     probe.finishReason = choice.finish_reason;
   }
+}
+
+/** A delta carrying something the model produced: text, reasoning or a tool call (not the role alone). */
+function isToken(delta: unknown): boolean {
+  if (!isObject(delta)) return false;
+  const text = (v: unknown) => typeof v === "string" && v !== "";
+  return (
+    text(delta.content) ||
+    text(delta.reasoning) ||
+    text(delta.reasoning_content) ||
+    (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)
+  );
 }
 
 /** An event that is itself an error object: `object: "error"`, or a message with no choices. */

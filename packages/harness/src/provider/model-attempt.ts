@@ -7,10 +7,12 @@ import {
 import { type FetchProbe, newProbe, withFetchProbe } from "./fetch-probe.js";
 import type { EndpointLimiter } from "./limiter.js";
 import type { AttemptSeen, AttemptSkipped } from "./provider-retry.js";
+import type { ConversationKv } from "./scheduling/conversation-kv.js";
+import type { StreamProgress } from "./stream-timers.js";
 
 /**
  * One attempt of a model request (ADR-0401): an endpoint slot, pi-ai's stream read to its end
- * under the attempt's timeout, the tool calls' raw argument bytes kept by content index. It
+ * under the attempt's two stream timers (its body watcher reports progress to them), the tool calls' raw argument bytes kept by content index. It
  * never throws: a thrown stream reads as pi-ai's `error` end.
  * @see SPEC §5.6, §7.2; docs/adr/0401-provider-failures.md
  */
@@ -28,6 +30,8 @@ export interface AttemptValue {
 /** What one attempt needs: the request as pi asked for it and the pinned options. */
 export interface AttemptRequest {
   limiter: EndpointLimiter;
+  /** The conversation's place in its endpoint's working set (KV scheduling); absent: off. */
+  kv?: ConversationKv | undefined;
   model: PiModel;
   context: PiContext;
   /** pi's options with ours pinned over them (the same for every attempt). */
@@ -47,10 +51,19 @@ type LastEvent = Extract<AssistantMessageEvent, { type: "done" | "error" }>;
 export async function runAttempt(
   req: AttemptRequest,
   startTimeout: () => AbortSignal,
+  progress?: (kind: StreamProgress) => void,
 ): Promise<AttemptSeen<AttemptValue> | AttemptSkipped> {
-  const release = await req.limiter.acquire(req.model.baseUrl, req.signal);
-  if (!release) return { kind: "skipped" };
+  // KV scheduling first (the conversation's place in the working set), then the endpoint slot.
+  const entered = await req.kv?.enter(req.context, req.pinned.maxTokens, req.signal);
+  if (entered?.kind === "aborted") return { kind: "skipped" };
+  const acquired = await req.limiter.acquire(req.model.baseUrl, req.signal);
+  const release = acquired && (() => (acquired(), req.kv?.ended()));
+  if (!release) {
+    req.kv?.ended();
+    return { kind: "skipped" };
+  }
   const probe = newProbe();
+  if (progress) probe.onProgress = progress;
   const raw = new Map<number, string>();
   let last: LastEvent | undefined;
   try {

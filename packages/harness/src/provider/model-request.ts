@@ -80,9 +80,9 @@ function attempts(req: RequestState): Promise<RetryOutcome<AttemptValue>> {
       if (last) req.run.answered(unseen(req, last, n.attempt, `${n.cause}: ${siteless(req, n.message)}`));
     },
     usable: (seen) => seen.probe.sawFinishReason,
-    attempt: async (startTimeout) => {
+    attempt: async (startTimeout, progress) => {
       req.tries++;
-      const seen = await runAttempt(req.attempt, startTimeout);
+      const seen = await runAttempt(req.attempt, startTimeout, progress);
       last = seen.kind === "ended" ? seen : undefined;
       return seen;
     },
@@ -131,6 +131,7 @@ function report(req: RequestState, outcome: RetryOutcome<AttemptValue>): void {
     seen && (seen.probe.usage || seen.probe.timings || outcome.kind === "answer")
       ? reportedUsage(seen.probe)
       : undefined;
+  if (usage && usage.unreported.length === 0) req.run.kv?.observe(usage.promptTokens, usage.cachedTokens);
   if (usage)
     req.run.usage({
       ...usage,

@@ -17,36 +17,67 @@ export const RetryPolicy = z
     /** First backoff (ms); doubled per retry up to `maxBackoffMs`, with jitter. */
     initialBackoffMs: z.number().int().min(1),
     maxBackoffMs: z.number().int().min(1),
-    /** One model request, from send to its last byte (ms). */
+    /**
+     * Time to first token (ms): from send until the first delta of text, reasoning or a tool
+     * call. Generous: a server sends nothing while the request waits for a slot or prefills a
+     * long prompt (issue 25 §10).
+     */
+    firstTokenTimeoutMs: z.number().int().min(1),
+    /**
+     * Idle (ms): after the first token, the longest silence between two reads of the body; any
+     * byte counts, SSE comments included. A stream still producing is never cut.
+     */
+    idleTimeoutMs: z.number().int().min(1),
+    /** Accepted as `firstTokenTimeoutMs` (before issue 25 it bounded the whole request), with one warn line. */
     requestTimeoutMs: z.number().int().min(1),
   })
   .partial()
   .strict();
 export type RetryPolicy = z.infer<typeof RetryPolicy>;
 
-/** A policy with every key set. */
-export type ResolvedRetryPolicy = Required<RetryPolicy>;
+/** A policy with every key set (`requestTimeoutMs` read into `firstTokenTimeoutMs`). */
+export type ResolvedRetryPolicy = Required<Omit<RetryPolicy, "requestTimeoutMs">>;
 
 /**
  * Defaults: 4 attempts for a mid-stream failure; 300 s of waiting for an endpoint that is
- * down or loading; backoff 0.5 s → 15 s with jitter; a request may take 600 s (the Harness's
- * `requestTimeoutMs` when the entry sets none).
+ * down or loading; backoff 0.5 s → 15 s with jitter; 600 s to the first token (the Harness's
+ * `requestTimeoutMs` when the entry sets none), then 120 s of silence at most. No total bound:
+ * the Turn's deadline bounds a stream that keeps producing.
  */
 export const DEFAULT_RETRY: ResolvedRetryPolicy = {
   attempts: 4,
   maxWaitMs: 300_000,
   initialBackoffMs: 500,
   maxBackoffMs: 15_000,
-  requestTimeoutMs: 600_000,
+  firstTokenTimeoutMs: 600_000,
+  idleTimeoutMs: 120_000,
 };
 
-/** The entry's policy over the defaults; `requestTimeoutMs` falls back to the Harness's. */
+/**
+ * The entry's policy over the defaults. The first-token bound: the entry's
+ * `firstTokenTimeoutMs`, else its (older) `requestTimeoutMs`, else the Harness's, else 600 s.
+ */
 export function retryPolicy(entry: ModelEntry | undefined, harnessTimeoutMs?: number): ResolvedRetryPolicy {
+  const { requestTimeoutMs, ...retry } = entry?.retry ?? {};
+  const firstToken = retry.firstTokenTimeoutMs ?? requestTimeoutMs ?? harnessTimeoutMs;
   return {
     ...DEFAULT_RETRY,
-    ...(harnessTimeoutMs !== undefined ? { requestTimeoutMs: harnessTimeoutMs } : {}),
-    ...(entry?.retry ?? {}),
+    ...retry,
+    ...(firstToken !== undefined ? { firstTokenTimeoutMs: firstToken } : {}),
   };
+}
+
+/**
+ * One warn line per entry that still sets `retry.requestTimeoutMs` (issue 25 §10): it is read as
+ * the first-token bound, no longer as a bound on the whole request.
+ */
+export function modelTableWarnings(table: ModelTable): string[] {
+  return Object.entries(table)
+    .filter(([, entry]) => entry.retry?.requestTimeoutMs !== undefined)
+    .map(
+      ([name, entry]) =>
+        `model entry \`${name}\`: retry.requestTimeoutMs (${entry.retry?.requestTimeoutMs} ms) is read as retry.firstTokenTimeoutMs, the time to the first token; a stream that keeps producing is no longer cut (retry.idleTimeoutMs bounds a silence after it, default 120000). Rename it to retry.firstTokenTimeoutMs${entry.retry?.firstTokenTimeoutMs !== undefined ? " (the entry sets both: firstTokenTimeoutMs wins)" : ""}`,
+    );
 }
 
 /** pi-ai 0.73.1's `compat.thinkingFormat` values; another would be ignored silently. */
@@ -93,8 +124,24 @@ export const ModelEntry = z.object({
     })
     .optional(),
   retry: RetryPolicy.optional(),
+  /**
+   * Refused picks outside the Allowed picks (and calls of invented tools) in one Submission
+   * before the Turn faults `runaway` / `refusal-loop` (issue 25 §11); default 8.
+   */
+  refusalBudget: z.number().int().min(1).max(256).optional(),
   /** How earlier reasoning is replayed: `drop` (default) or `echo` (ADR-0310, replay-policy.ts). */
   reasoningReplay: ReasoningReplay.optional(),
+  /**
+   * KV scheduling (issue 30, ADR-0430): the endpoint's KV budget in tokens — vLLM's start-up line
+   * "GPU KV cache size: N tokens", or llama-server's slots × context — or `"auto"` (read from
+   * vLLM's /metrics; opt-in, unmeasured on a real vLLM). Absent: off, requests go first come
+   * first served as before.
+   */
+  kvTokens: z.union([z.number().int().positive(), z.literal("auto")]).optional(),
+  /** A Submission waiting for the working set enters over budget after this long unchanged (s, 300). */
+  maxWaitS: z.number().positive().optional(),
+  /** llama-server's `-np`: at most this many conversations live on the endpoint at once. */
+  kvSlots: z.number().int().positive().optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 

@@ -1,5 +1,6 @@
 import type { ResolvedRetryPolicy } from "./models.js";
 import { classify, describeSite, type RequestSite, type Verdict } from "./provider-errors.js";
+import { type FiredTimer, type StreamProgress, streamTimers } from "./stream-timers.js";
 
 /**
  * The retry loop around one model answer (issue 10 §3): a mid-stream failure is retried with the
@@ -58,9 +59,13 @@ export interface RetryOptions<T> {
   signal: AbortSignal | undefined;
   /**
    * Runs one attempt; never throws. It arms `startTimeout` once it holds its endpoint slot and
-   * passes the returned signal to the request.
+   * passes the returned signal to the request; its body watcher reports `progress` (the first
+   * token, then bytes) so the stream timers know a live stream from a silent one.
    */
-  attempt(startTimeout: () => AbortSignal): Promise<AttemptSeen<T> | AttemptSkipped>;
+  attempt(
+    startTimeout: () => AbortSignal,
+    progress: (kind: StreamProgress) => void,
+  ): Promise<AttemptSeen<T> | AttemptSkipped>;
   /** Whether a `done` attempt is a usable answer (it had a finish reason, …). */
   usable(seen: AttemptSeen<T>): boolean;
   onRetry(notice: RetryNotice): void;
@@ -84,22 +89,22 @@ export async function requestWithRetry<T>(opts: RetryOptions<T>): Promise<RetryO
   let downSince: number | undefined;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) return { kind: "aborted" };
-    const timer = attemptTimer(signal, policy.requestTimeoutMs);
+    const timer = streamTimers(signal, {
+      firstTokenMs: policy.firstTokenTimeoutMs,
+      idleMs: policy.idleTimeoutMs,
+    });
     let seen: AttemptSeen<T> | AttemptSkipped;
     try {
-      seen = await opts.attempt(timer.start);
+      seen = await opts.attempt(timer.start, timer.progress);
     } finally {
       timer.clear();
     }
     if (seen.kind === "skipped" || signal?.aborted)
       return seen.kind === "skipped" ? { kind: "aborted" } : { kind: "aborted", seen };
     if (seen.done && opts.usable(seen)) return { kind: "answer", seen };
-    const verdict: Verdict = timer.timedOut()
-      ? {
-          kind: "retry",
-          cause: "stream-cut",
-          message: `${describeSite(site)}: no complete answer within ${seconds(policy.requestTimeoutMs)} (retry.requestTimeoutMs)`,
-        }
+    const fired = timer.fired();
+    const verdict: Verdict = fired
+      ? { kind: "retry", cause: "stream-cut", message: timerMessage(site, fired, policy) }
       : classify(seen.probe, seen.piError, site);
     if (verdict.kind === "fatal")
       return { kind: "failed", type: "provider", cause: verdict.cause, message: verdict.message, seen };
@@ -164,28 +169,11 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined): Pro
   });
 }
 
-/** A per-attempt signal: the Turn's abort, plus a timeout armed once the attempt starts. */
-function attemptTimer(outer: AbortSignal | undefined, timeoutMs: number) {
-  const ctl = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let fired = false;
-  const onOuter = () => ctl.abort(outer?.reason);
-  if (outer?.aborted) ctl.abort(outer.reason);
-  else outer?.addEventListener("abort", onOuter, { once: true });
-  return {
-    start: () => {
-      timer ??= setTimeout(() => {
-        fired = true;
-        ctl.abort(new Error("model request timed out"));
-      }, timeoutMs);
-      return ctl.signal;
-    },
-    timedOut: () => fired,
-    clear: () => {
-      if (timer) clearTimeout(timer);
-      outer?.removeEventListener("abort", onOuter);
-    },
-  };
+/** The retry's words for a fired timer: which one, its bound, the key that sets it. */
+function timerMessage(site: RequestSite, fired: FiredTimer, policy: ResolvedRetryPolicy): string {
+  return fired === "first-token"
+    ? `${describeSite(site)}: no first token within ${seconds(policy.firstTokenTimeoutMs)} (first-token timer, retry.firstTokenTimeoutMs)`
+    : `${describeSite(site)}: the stream went silent for ${seconds(policy.idleTimeoutMs)} after its first token (idle timer, retry.idleTimeoutMs)`;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;

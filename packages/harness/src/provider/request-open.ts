@@ -47,7 +47,7 @@ export function openRequest(
     cacheRetention: "short",
     // Retries are ours (bounded, reported, same bytes); the OpenAI client's are off.
     maxRetries: 0,
-    // Our attempt timer (retry.requestTimeoutMs) covers the whole request; the client's own
+    // Our stream timers (first token, then idle: stream-timers.ts) bound the request; the client's own
     // timeout must never fire first (its abort would read as a request that was never sent).
     timeoutMs: 2 ** 31 - 1,
     sessionId: undefined,
@@ -61,6 +61,7 @@ export function openRequest(
   });
   const attempt: AttemptRequest = {
     limiter: cfg.limiter,
+    kv: run.kv,
     model,
     context,
     pinned,

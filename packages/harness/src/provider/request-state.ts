@@ -9,6 +9,7 @@ import type { RequestSite } from "./provider-errors.js";
 import type { RetryNotice } from "./provider-retry.js";
 import type { ReportedUsage } from "./provider-usage.js";
 import type { LintMode } from "./replay/replay-lint.js";
+import type { ConversationKv } from "./scheduling/conversation-kv.js";
 
 /**
  * The shapes one model request's phases share (model-request.ts, request-open.ts): what the
@@ -37,6 +38,8 @@ export interface AnswerRun {
   lintRepaired(problems: string[]): void;
   /** A request body as it goes to the provider, with pi's messages it was built from (ADR-0159). */
   requestSent(body: unknown, contextMessages: readonly object[]): void;
+  /** The conversation's place in its endpoint's KV working set; absent: scheduling off. */
+  kv?: ConversationKv | undefined;
   /** An attempt's answer: the one pi is given (`replayed`) or one the conversation never saw. */
   answered(report: AnswerReport): void;
 }

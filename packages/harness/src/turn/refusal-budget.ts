@@ -10,7 +10,7 @@ import type { TolerantPickAnswer } from "@jr2/wire";
  * after one refusal (57 of 58 on the home-lab server, seed ADR-0029): eight is generous.
  */
 
-/** Refused picks outside the Allowed picks (and invented tools) that end a Submission. */
+/** Refused picks outside the Allowed picks (and invented tools) that end a Submission, unless the model entry's `refusalBudget` says otherwise. */
 export const REFUSAL_BUDGET = 8;
 /** Guard refusals inside the Allowed picks, in a row, that end a Submission. */
 export const GUARD_REFUSALS_LIMIT = 8;
@@ -20,12 +20,19 @@ export type RefusalHalt = { type: "runaway"; cause: "refusal-loop"; message: str
 
 /** One Submission's count. */
 export interface RefusalCount {
+  /** The model entry's `refusalBudget` (default {@link REFUSAL_BUDGET}). */
+  budget: number;
   refused: number;
   guardsInARow: number;
   tried: Set<string>;
 }
 
-export const newRefusalCount = (): RefusalCount => ({ refused: 0, guardsInARow: 0, tried: new Set() });
+export const newRefusalCount = (budget = REFUSAL_BUDGET): RefusalCount => ({
+  budget,
+  refused: 0,
+  guardsInARow: 0,
+  tried: new Set(),
+});
 
 /** Counts a pick's answer; the halt once a bound is reached. */
 export function countPick(
@@ -66,11 +73,11 @@ function haltIf(
 ): RefusalHalt | undefined {
   const tried = [...c.tried].join(", ");
   const now = allowed === undefined ? "unknown" : allowed.join(", ") || "none";
-  if (c.refused >= REFUSAL_BUDGET)
+  if (c.refused >= c.budget)
     return {
       type: "runaway",
       cause: "refusal-loop",
-      message: `${c.refused} picks outside the Allowed picks were refused in one Submission (model entry \`${entry}\`); tried: ${tried}; Allowed picks: ${now}`,
+      message: `${c.refused} picks outside the Allowed picks were refused in one Submission (refusalBudget ${c.budget} of model entry \`${entry}\`); tried: ${tried}; Allowed picks: ${now}`,
     };
   if (c.guardsInARow >= GUARD_REFUSALS_LIMIT)
     return {

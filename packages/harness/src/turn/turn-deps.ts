@@ -3,6 +3,7 @@ import type { Seat } from "../engine/pi/engine-pi.js";
 import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import type { EndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
+import type { KvScheduling } from "../provider/scheduling/kv-scheduling.js";
 import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { Redactor } from "../tools/secret-redaction.js";
@@ -18,12 +19,14 @@ export interface TurnDeps {
   orchestrator: OrchestratorClient;
   models: ModelTable;
   limiter: EndpointLimiter;
+  /** KV scheduling per model endpoint (issue 30); absent: off for every entry. */
+  kv?: KvScheduling;
   /** Surface read budget before the model (ms, §7.2 step 1: 90 000). */
   surfaceBudgetMs: number;
   /** The bounded boundary read (ms, §7.5). */
   boundaryReadMs: number;
   maxSteps: number;
-  /** Per model request (ms), unless the model entry's `retry.requestTimeoutMs` says otherwise. */
+  /** Time to first token (ms), unless the model entry's `retry.firstTokenTimeoutMs` (or older `requestTimeoutMs`) says otherwise. */
   requestTimeoutMs: number;
   /** The Harness's secret values: kept out of Working tools' environment and results (ADR-0158). */
   secrets: Redactor;

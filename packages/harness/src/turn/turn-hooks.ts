@@ -49,7 +49,7 @@ export function turnHooks(
   slot: SeatSlot,
   submissionId: string,
   /** The Submission's turnId: sent with each pick, so a re-send finds its own Turn's answer (ADR-0252). */
-  who: { turnId: string | undefined; model: string },
+  who: { turnId: string | undefined; model: string; refusalBudget?: number },
   state: TurnState,
   deps: TurnDeps,
   emit: (e: StreamEvent) => void,
@@ -58,7 +58,7 @@ export function turnHooks(
   const turnId = who.turnId;
   const where = { iid: slot.iid, turnId, model: who.model };
   let picks = 0;
-  const refusals = newRefusalCount();
+  const refusals = newRefusalCount(who.refusalBudget);
   return {
     async menuCall(call) {
       // The idempotency key (§4.3): the model's tool-call id made unique within the Submission —

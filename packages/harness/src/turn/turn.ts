@@ -29,7 +29,9 @@ export async function runTurn(
   emit: (e: StreamEvent) => void,
   signal: AbortSignal,
 ): Promise<Settlement> {
-  const settle = settlement(submissionId);
+  // The Submission's requests' waits for the KV working set, in all (the settlement's kvWaitMs).
+  const waited = { ms: 0 };
+  const settle = settlement(submissionId, waited);
   try {
     const surface = await readSurfacePhase(slot.iid, deps, signal);
     if (surface.kind === "settle") return settle(surface.outcome, surface.error);
@@ -44,7 +46,7 @@ export async function runTurn(
     const state: TurnState = { lastRead: { kind: "known", allowed: surface.allowed } };
     const userText = buildRequestPhase(slot, req, surface.allowed);
     const run: RunInput = { seat: seated.seat, userText, allowed: surface.allowed, state, ...dials };
-    const outcome = await runPhase(slot, submissionId, req, run, deps, emit, signal);
+    const outcome = await runPhase(slot, submissionId, req, { ...run, waited }, deps, emit, signal);
     if (signal.aborted) return settle("aborted");
     return settlePhase(slot, req, dials.modelName, outcome, deps, settle);
   } catch (err) {
@@ -60,7 +62,7 @@ type Settle = (
 ) => Settlement;
 
 /** The `submission-settled` event of this Submission. */
-function settlement(submissionId: string): Settle {
+function settlement(submissionId: string, waited: { ms: number }): Settle {
   return (outcome, error, textCall, textCallWhere) => ({
     type: "submission-settled",
     submissionId,
@@ -68,6 +70,7 @@ function settlement(submissionId: string): Settle {
     ...(error ? { error } : {}),
     ...(textCall ? { textCall } : {}),
     ...(textCall && textCallWhere ? { textCallWhere } : {}),
+    ...(waited.ms > 0 ? { kvWaitMs: Math.round(waited.ms) } : {}),
   });
 }
 
@@ -116,6 +119,8 @@ interface RunInput {
   modelName: string;
   entry: ModelEntry;
   thinkingLevel: string;
+  /** The Submission's KV-wait total, added to as requests wait. */
+  waited?: { ms: number };
 }
 
 /** Phase 4: the engine's loop over the model, with the Turn's hooks; an abort stops the seat. */
@@ -141,10 +146,30 @@ async function runPhase(
     thinkingLevel: run.thinkingLevel as never,
     maxSteps: deps.maxSteps,
     allowed: run.allowed,
+    // KV scheduling (issue 30): each request waits for the conversation's place in the set.
+    kv: deps.kv?.conversation(
+      slot.iid,
+      entry,
+      ({ position, reason }) => emit({ type: "queued", submissionId, position, reason }),
+      (ms) => {
+        if (run.waited) run.waited.ms += ms;
+      },
+    ),
     // pi steers, so its hooks are the Turn's as they are; an engine without steer gets the fallback.
     hooks: hooksFor(
       seat,
-      turnHooks(slot, submissionId, { turnId: req.turnId, model: modelName }, run.state, deps, emit),
+      turnHooks(
+        slot,
+        submissionId,
+        {
+          turnId: req.turnId,
+          model: modelName,
+          ...(entry.refusalBudget ? { refusalBudget: entry.refusalBudget } : {}),
+        },
+        run.state,
+        deps,
+        emit,
+      ),
     ),
   });
   signal.removeEventListener("abort", onAbort);

@@ -22,11 +22,14 @@ import { openHarnessStore } from "../conversations/store/sqlite-harness-store.js
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
 import type { ModelTable } from "../provider/models.js";
+import { createKvScheduling } from "../provider/scheduling/kv-scheduling.js";
+import type { WorkingSetStore } from "../provider/scheduling/working-set-store.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
 import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
 import { harnessSecretValues } from "../tools/working-environment.js";
+import { escapedLogLine } from "./log-text.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
 import { modelRoutes } from "./routes/models.js";
@@ -77,6 +80,10 @@ export interface HarnessOptions {
   sandbox?: WorkingSandbox;
   /** How the runs' egress proxies resolve a host (default: the system resolver); tests only. */
   egressResolve?: EgressResolver;
+  /** A KV working set's member idle this long leaves it (ms, default 30 000; `JR2_KV_IDLE_LEAVE_MS`). */
+  kvIdleLeaveMs?: number;
+  /** Where KV working sets are kept across a restart (default: memory; the lead wires the store). */
+  workingSetStore?: WorkingSetStore;
   /** `JR2_METRICS_TOKEN`: the bearer `GET /metrics` requires; `undefined` leaves it open like /healthz. */
   metricsToken?: string;
   /**
@@ -135,10 +142,20 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   // The wire is JSON only (§7.1): a text body answers 415, not a schema error about a string.
   app.removeContentTypeParser("text/plain");
   const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
+  // KV scheduling per model endpoint (issue 30): on for entries with kvTokens, said at start.
+  const kv = createKvScheduling({
+    models: opts.models,
+    notice: (msg, fields) => app.log.info(fields ?? {}, msg),
+    ...(opts.workingSetStore ? { store: opts.workingSetStore } : {}),
+    ...(opts.kvIdleLeaveMs === undefined ? {} : { idleLeaveMs: opts.kvIdleLeaveMs }),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  app.addHook("onClose", async () => kv.close());
   const { telemetry, metrics } = createHarnessTelemetry({
     tracing: opts.tracing,
     models: opts.models,
     limiter,
+    kv,
   });
   const dataDir = opts.dataDir ?? ":memory:";
   const store = openHarnessStore(dataDir);
@@ -160,6 +177,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     }),
     models: opts.models,
     limiter,
+    kv,
     surfaceBudgetMs: opts.surfaceBudgetMs ?? 90_000,
     boundaryReadMs: opts.boundaryReadMs ?? 5_000,
     maxSteps: opts.maxSteps ?? 256,
@@ -174,9 +192,10 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ),
     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     egress: createEgressProxies(opts.egressResolve),
-    log: (msg, fields) => app.log.info(fields ?? {}, msg),
-    warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
-    error: (msg, fields) => app.log.error(fields ?? {}, msg),
+    // Model-written text in a log line is escaped as the CLI prints it (issue 25 §7).
+    log: (msg, fields) => app.log.info(...escapedLogLine(msg, fields)),
+    warn: (msg, fields) => app.log.warn(...escapedLogLine(msg, fields)),
+    error: (msg, fields) => app.log.error(...escapedLogLine(msg, fields)),
     ttlMs: opts.conversationTtlMs ?? DEFAULT_CONVERSATION_TTL_MS,
     ...(opts.conversationsKept === undefined ? {} : { kept: opts.conversationsKept }),
   });

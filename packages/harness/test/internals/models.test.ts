@@ -9,7 +9,7 @@ describe("the model table's issue-10 keys", () => {
     expect(retryPolicy(table.coder, 120_000)).toEqual({
       ...DEFAULT_RETRY,
       maxWaitMs: 60_000,
-      requestTimeoutMs: 120_000,
+      firstTokenTimeoutMs: 120_000,
     });
   });
 

@@ -85,3 +85,38 @@ describe("text calls and usage", () => {
     expect(reportedUsage({}).unreported).toEqual(["promptTokens", "cachedTokens", "completionTokens"]);
   });
 });
+
+describe("lintPayload: well-formed UTF-8 (issue 25 §8)", () => {
+  const body = () => ({
+    messages: [
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: "text \ud800 alone",
+        tool_calls: [{ function: { name: "appr\udc00ove", arguments: '{"s":"a\\ud800b"}' } }],
+      },
+    ],
+  });
+
+  it("strict: a lone surrogate in content, a name or arguments throws, naming each", () => {
+    expect(() => lintPayload(body(), "strict")).toThrow(/message 1: a lone surrogate in its content/);
+    expect(() => lintPayload(body(), "strict")).toThrow(/tool call 0's arguments/);
+  });
+
+  it("repair: each becomes U+FFFD", () => {
+    const b = body();
+    const problems = lintPayload(b, "repair");
+    expect(problems).toHaveLength(3);
+    const m = b.messages[1] as {
+      content: string;
+      tool_calls: Array<{ function: { name: string; arguments: string } }>;
+    };
+    expect(m.content).toBe("text \uFFFD alone");
+    expect(m.tool_calls[0]!.function.name).toBe("appr\uFFFDove");
+    expect(JSON.parse(m.tool_calls[0]!.function.arguments)).toEqual({ s: "a\uFFFDb" });
+  });
+
+  it("a well-formed pair (an emoji) is no problem", () => {
+    expect(lintPayload({ messages: [{ role: "user", content: "ok 🙂" }] }, "strict")).toEqual([]);
+  });
+});

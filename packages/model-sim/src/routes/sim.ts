@@ -5,7 +5,8 @@ import type { Simulator } from "../simulator.js";
  * The simulator's own routes, for tests and benchmarks:
  * - `GET /_sim/requests` → `RecordedRequest[]` (every chat request, byte-exact, oldest first);
  * - `DELETE /_sim/requests` → 204, forgets them (and so the totals);
- * - `GET /_sim/stats` → `SimStats`;
+ * - `GET /_sim/stats` → `SimStats`, plus `kv` (`KvStats`: prefill tokens, cache hits,
+ *   preemptions, simulated seconds) when the time model is on (`--time-scale`);
  * - `DELETE /_sim/cache` → 204, forgets every cached block.
  *
  * @see SPEC §9
@@ -16,7 +17,10 @@ export function simRoutes(app: FastifyInstance, sim: Simulator): void {
     sim.recorder.reset();
     return reply.code(204).send();
   });
-  app.get("/_sim/stats", async () => sim.recorder.stats());
+  app.get("/_sim/stats", async () => ({
+    ...sim.recorder.stats(),
+    ...(sim.kv ? { kv: sim.kv.stats() } : {}),
+  }));
   app.delete("/_sim/cache", async (_request, reply) => {
     sim.cache.clear();
     return reply.code(204).send();

@@ -1,17 +1,21 @@
-import type { PickAnswer, RunFeedEvent, UsageTotals } from "@jr2/wire";
+import { escapeModelText, type PickAnswer, type RunFeedEvent, type UsageTotals } from "@jr2/wire";
 import { cachePercent } from "../durability/usage-totals.js";
 import { describeGate } from "./gate-text.js";
-import { stripControls } from "./transcript-text.js";
 
 /**
  * Renders one run-feed event as a line a person reads while a run goes: states entered, Turns
- * admitted, picks with their answers, cache hits per model request. Stripped of control
- * characters but newline and tab, as `jr2 transcript` is: tool names, arguments and reasons
- * are the model's text (issue 11 rules).
+ * admitted, picks with their answers, cache hits per model request. Every text a model or its
+ * server wrote — tool names, arguments, summaries, reasons, messages, fault details — is
+ * printed through `escapeModelText` (issue 25 §7): a newline in a tool name reads `\n` and can
+ * never start a line of jr2's own; ANSI/OSC escapes and bidi controls read as escapes too. The
+ * whole line is escaped once more, keeping only jr2's own line breaks (a Gate's lines).
  */
 export function formatFeedEvent(event: RunFeedEvent, runId: string): string {
-  return stripControls(feedLine(event, runId));
+  return escapeModelText(feedLine(event, runId), { lines: "keep" });
 }
+
+/** A model-written text printed inside one line. */
+const m = (text: string | undefined | null): string => escapeModelText(text ?? "");
 
 /** The line of `event`, as received. */
 function feedLine(event: RunFeedEvent, runId: string): string {
@@ -20,11 +24,11 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "status":
       return event.status === "running"
         ? `${time}  state     ${formatValue(event.value)}`
-        : `${time}  ${event.status.padEnd(9)} ${formatValue(event.value)}${event.reason ? `  (${event.reason})` : ""}${event.outcome ? `\n${time}  outcome   ${event.outcome}` : ""}`;
+        : `${time}  ${event.status.padEnd(9)} ${formatValue(event.value)}${event.reason ? `  (${m(event.reason)})` : ""}${event.outcome ? `\n${time}  outcome   ${event.outcome}` : ""}`;
     case "admission":
       return `${time}  turn      ${event.child}  ${event.kind === "nudge" ? "nudge (asked again)" : "task admitted"}  Allowed now: ${event.allowed.join(", ") || "none"}`;
     case "pick":
-      return `${time}  pick      ${event.child}  ${event.name}${formatArguments(event.arguments)} → ${formatAnswer(event.answer)}`;
+      return `${time}  pick      ${event.child}  ${m(event.name)}${formatArguments(event.arguments)} → ${formatAnswer(event.answer)}`;
     case "usage": {
       const pct =
         event.promptTokens && event.cachedTokens !== null
@@ -35,16 +39,20 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "retry":
       return formatRetry(time, event);
     case "tool-call":
-      return `${time}  ${event.disposition === "working" ? "tool     " : event.disposition.padEnd(9)} ${event.child}  ${event.name} ${event.summary}${event.reason ? `  (${event.reason})` : ""}`;
+      return `${time}  ${event.disposition === "working" ? "tool     " : event.disposition.padEnd(9)} ${event.child}  ${m(event.name)} ${m(event.summary)}${event.reason ? `  (${m(event.reason)})` : ""}`;
     case "warning":
-      return `${time}  WARNING   ${event.child}  ${event.message}`;
+      return `${time}  WARNING   ${event.child}  ${m(event.message)}`;
+    case "queued":
+      return event.waitedMs !== undefined && event.position === undefined
+        ? `${time}  queued    ${event.child}  waited ${(event.waitedMs / 1000).toFixed(1)} s in all for the KV working set`
+        : `${time}  queued    ${event.child}  #${event.position ?? "?"} waiting: ${event.reason ?? "KV working set full"}`;
     case "text-call":
       return event.where === "reasoning"
         ? `${time}  text-call ${event.child}  the model wrote a tool call inside its reasoning instead of calling it; nothing was run`
         : `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {
       const cause = event.cause ? `, cause: ${event.cause}` : "";
-      return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason}${cause} }${event.detail ? `: ${event.detail}` : ""}`;
+      return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason}${cause} }${event.detail ? `: ${m(event.detail)}` : ""}`;
     }
     case "gate":
       return [
@@ -84,7 +92,7 @@ type RetryEvent = Extract<RunFeedEvent, { type: "retry" }>;
  */
 function formatRetry(time: string, event: RetryEvent): string {
   const head = `${time}  retry     ${event.child}  `;
-  const said = event.message ? ` — ${event.message}` : "";
+  const said = event.message ? ` — ${m(event.message)}` : "";
   if (event.waitMs === undefined) return `${head}attempt ${event.attempt}: ${event.reason}${said}`;
   const wait = `${(event.waitMs / 1000).toFixed(1)} s`;
   const model = event.model ? ` (model ${event.model})` : "";
@@ -114,14 +122,14 @@ function formatArguments(args: unknown): string {
   if (args === undefined || args === null) return "";
   const text = typeof args === "object" ? JSON.stringify(args) : String(args);
   if (text === "{}" || text === "[]") return "";
-  return ` ${text.length > 80 ? `${text.slice(0, 79)}…` : text}`;
+  return ` ${m(text.length > 80 ? `${text.slice(0, 79)}…` : text)}`;
 }
 
 function formatAnswer(answer: unknown): string {
   const a = answer as Partial<PickAnswer> | null;
   if (!a) return "no answer (the pick may not have reached the workflow)";
   if (a.refusal)
-    return `refused (${a.refusal})${a.issues?.length ? `: ${a.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` : ""}`;
+    return `refused (${a.refusal})${a.issues?.length ? `: ${m(a.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "))}` : ""}`;
   const moved = a.moved === undefined ? "delivered" : a.moved ? "moved" : "did not move";
   return `${moved}${a.turnComplete ? ", turn complete" : `, turn open; Allowed now: ${a.allowed?.join(", ") || "none"}`}`;
 }

@@ -5,7 +5,7 @@
  * @see issue 22 §1 and its rule "Follow's end"; ADR-0062 (exit codes)
  */
 import { createInterface } from "node:readline/promises";
-import type { Gate, RunDetail, RunFeedEvent } from "@jr2/wire";
+import { escapeModelText, type Gate, type RunDetail, type RunFeedEvent } from "@jr2/wire";
 import { type CliTarget, call, followFeed } from "./client.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { cachedText, formatFeedEvent, formatValue } from "./feed-printer.js";
@@ -76,7 +76,7 @@ export async function followRun(
 function heldLine(status: StatusEvent, next: RunFeedEvent, runId: string): string {
   if (next.type !== "retried" && next.type !== "resumed") return formatFeedEvent(status, runId);
   const how = status.outcome ?? status.status;
-  return `${status.at.slice(11, 19)}  settled   ${how} ${formatValue(status.value)}${status.reason ? `  (${status.reason})` : ""} — later ${next.type}`;
+  return `${status.at.slice(11, 19)}  settled   ${how} ${formatValue(status.value)}${status.reason ? `  (${escapeModelText(status.reason)})` : ""} — later ${next.type}`;
 }
 
 /** How the run ended: status, fault, tokens; the outcome on its own line; a routed fault. */
@@ -88,8 +88,9 @@ function summary(runId: string, detail: RunDetail): string {
     text += `run ${runId} outcome ${detail.outcome} (final state ${formatValue(detail.finalState ?? detail.value)})\n`;
   const lastFault = detail.faults?.at(-1);
   if (lastFault && !detail.fault)
-    text += `          fault     ${lastFault.state}#${lastFault.agent} agent.fault { reason: ${lastFault.reason}${lastFault.cause ? `, cause: ${lastFault.cause}` : ""} } routed${lastFault.detail ? `: ${lastFault.detail}` : ""}\n`;
-  return text;
+    text += `          fault     ${lastFault.state}#${lastFault.agent} agent.fault { reason: ${lastFault.reason}${lastFault.cause ? `, cause: ${lastFault.cause}` : ""} } routed${lastFault.detail ? `: ${escapeModelText(lastFault.detail)}` : ""}\n`;
+  // The fault's detail may carry the model's or its server's words (issue 25 §7).
+  return escapeModelText(text, { lines: "keep" });
 }
 
 /**

@@ -6,11 +6,19 @@
  * @see SPEC §4.1
  */
 import { parseArgs } from "node:util";
-import type { RunDetail, RunFeedEvent, TurnList, TurnSummary } from "@jr2/wire";
+import {
+  escapeModelText,
+  type RunDetail,
+  type RunFeedEvent,
+  type TurnList,
+  type TurnSummary,
+} from "@jr2/wire";
 import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { cachedText, formatValue } from "./feed-printer.js";
 import { describeGate } from "./gate-text.js";
-import { stripControls } from "./transcript-text.js";
+
+/** A model-written text printed inside one line (issue 25 §7). */
+const m = (text: string): string => escapeModelText(text);
 
 export const showUsage = "jr2 show <runId> [--json] [--url URL] [--token T]";
 
@@ -37,7 +45,7 @@ export function turnRows(events: readonly RunFeedEvent[]): TurnRow[] {
     if (e.type === "admission" && e.kind === "task") rowOf(e.child).admissions++;
     else if (e.type === "pick") {
       const a = e.answer as { refusal?: string; moved?: boolean } | null;
-      rowOf(e.child).picks.push(a?.refusal ? `${e.name}✗` : e.name);
+      rowOf(e.child).picks.push(a?.refusal ? `${m(e.name)}✗` : m(e.name));
     } else if (e.type === "usage") {
       const row = rowOf(e.child);
       row.prompt = add(row.prompt, e.promptTokens);
@@ -58,7 +66,7 @@ export function turnTable(turns: readonly TurnSummary[], runId: string): string[
     t.agent,
     t.state,
     t.outcome,
-    t.pick ? t.pick.name : t.fault ? `fault ${t.fault.reason}` : "-",
+    t.pick ? m(t.pick.name) : t.fault ? `fault ${t.fault.reason}` : "-",
     String(t.usage.promptTokens ?? "?"),
     String(t.usage.cachedTokens ?? "?"),
   ]);
@@ -88,7 +96,7 @@ export function formatRun(
   lines.push(`status    ${detail.status}${ended ? ` — ${ended}` : ` — at ${formatValue(detail.value)}`}`);
   if (detail.fault)
     lines.push(
-      `fault     ${detail.fault.reason}${detail.fault.cause ? ` (cause ${detail.fault.cause})` : ""}${detail.fault.detail ? `: ${detail.fault.detail}` : ""}`,
+      `fault     ${detail.fault.reason}${detail.fault.cause ? ` (cause ${detail.fault.cause})` : ""}${detail.fault.detail ? `: ${m(detail.fault.detail)}` : ""}`,
     );
   lines.push(`updated   ${detail.updatedAt}`);
   lines.push(`input     ${json(detail.input)}`);
@@ -97,7 +105,7 @@ export function formatRun(
   lines.push(`faults    ${faults.length ? "" : "none"}`);
   for (const f of faults)
     lines.push(
-      `  ${f.at.slice(11, 19)}  ${f.state || "?"}#${f.agent}  ${f.reason}${f.cause ? ` (cause ${f.cause})` : ""}  ${f.routed ? "routed" : "not routed: faulted the run"}${f.turnId ? `  turn ${f.turnId}` : ""}${f.detail ? `  — ${f.detail}` : ""}`,
+      `  ${f.at.slice(11, 19)}  ${f.state || "?"}#${f.agent}  ${f.reason}${f.cause ? ` (cause ${f.cause})` : ""}  ${f.routed ? "routed" : "not routed: faulted the run"}${f.turnId ? `  turn ${f.turnId}` : ""}${f.detail ? `  — ${m(f.detail)}` : ""}`,
     );
   if (recorded?.length) lines.push(...turnTable(recorded, detail.runId));
   const rows = recorded?.length ? [] : turnRows(events);
@@ -113,6 +121,7 @@ export function formatRun(
         `  ${r.child.padEnd(width)}  ${String(r.admissions).padStart(5)}  ${String(r.prompt ?? "?").padStart(6)}  ${String(r.cached ?? "?").padStart(6)}  ${String(r.completion ?? "?").padStart(10)}  ${r.picks.join(", ") || "-"}`,
       );
   }
+  lines.push(...waitLines(events));
   lines.push(`gates     ${detail.gates.length ? "" : "none open"}`);
   for (const g of detail.gates) {
     lines.push(`  ${g.id} (state ${g.path}) accepts now: ${g.acceptsNow.join(", ") || "none yet"}`);
@@ -123,8 +132,32 @@ export function formatRun(
   lines.push(
     `usage     prompt ${u.promptTokens ?? "?"}, cached ${cachedText(u)}, completion ${u.completionTokens ?? "?"}${u.requests === undefined ? "" : `, ${u.requests} model requests`}`,
   );
-  // Fault details and Gate questions may carry a model's text: stripped as `jr2 transcript` is.
-  return stripControls(`${lines.join("\n")}\n`);
+  // Gate questions and the input may carry a model's text too: escaped, jr2's own lines kept.
+  return escapeModelText(`${lines.join("\n")}\n`, { lines: "keep" });
+}
+
+/**
+ * How long each Turn (`state#agent`) waited for its model endpoint's KV working set (issue 30):
+ * the Submissions' settled waits summed, and how many of its requests were queued. Nothing when
+ * none waited.
+ */
+export function waitLines(events: readonly RunFeedEvent[]): string[] {
+  const byChild = new Map<string, { ms: number; queued: number }>();
+  for (const e of events) {
+    if (e.type !== "queued") continue;
+    const w = byChild.get(e.child) ?? { ms: 0, queued: 0 };
+    if (e.position !== undefined) w.queued++;
+    else w.ms += e.waitedMs ?? 0;
+    byChild.set(e.child, w);
+  }
+  if (byChild.size === 0) return [];
+  return [
+    "waited    for the KV working set (model endpoints with kvTokens)",
+    ...[...byChild].map(
+      ([child, w]) =>
+        `  ${child}  ${(w.ms / 1000).toFixed(1)} s  (${w.queued} request${w.queued === 1 ? "" : "s"} queued)`,
+    ),
+  ];
 }
 
 /** The feed's events so far: a live run's up to now, a settled run's as stored. */
@@ -162,7 +195,8 @@ export async function showCommand(
     (l) => l.turns,
     () => undefined,
   );
-  const events = recorded?.length ? [] : await feedSoFar(target, runId, detail.status === "running");
+  // A settled run's feed is read either way: the Turns' KV waits are on it (issue 30).
+  const events = await feedSoFar(target, runId, detail.status === "running");
   out.write(formatRun(detail, events, recorded));
   return 0;
 }

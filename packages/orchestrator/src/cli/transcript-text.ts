@@ -2,28 +2,30 @@
  * A Turn transcript for a terminal (`jr2 transcript`, ADR-0257): the Turn's header, its
  * conversation's system prompt and tools once, then each entry in order — a message labelled
  * by its part, an answer with its reasoning, text, tool calls and their arguments, its usage
- * and finish reason. Every text is stripped of control characters (ANSI/OSC escapes a model
- * may write) except newline and tab; `--json` prints the answer raw instead.
+ * and finish reason. Every text a model (or its server) wrote goes through @jr2/wire's
+ * `escapeModelText` (issue 25 §7): inside a line — names, reasons, details — newlines and every
+ * control or bidi character come out as visible escapes, so a tool name cannot print a line of
+ * jr2's own; a block under a label keeps its newlines and tabs, each line indented. `--json`
+ * prints the answer raw instead.
  * @see issue 11 item 4
  */
-import type { TranscriptRecord, TurnTranscript } from "@jr2/wire";
+import {
+  escapeModelText,
+  TRANSCRIPT_FIELD_CAP_BYTES,
+  type TranscriptRecord,
+  type TurnTranscript,
+} from "@jr2/wire";
 
-/** C0 controls except tab and newline, DEL, and C1 controls (U+0080–U+009F). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** `text` without C0/C1 control characters except `\n` and `\t` (an ESC of an escape sequence goes with them). */
-export function stripControls(text: string): string {
-  return text.replace(CONTROL, "");
-}
+/** Text printed inside one line: everything a terminal acts on escaped, newlines included. */
+const inLine = (text: string): string => escapeModelText(text);
 
 /** The tools block's names, or its text when it is not a JSON array of function tools. */
 function toolNames(toolsJson: string): string {
   try {
     const tools = JSON.parse(toolsJson) as Array<{ function?: { name?: string }; name?: string }>;
-    return tools.map((t) => t.function?.name ?? t.name ?? "?").join(", ") || "(none)";
+    return tools.map((t) => inLine(t.function?.name ?? t.name ?? "?")).join(", ") || "(none)";
   } catch {
-    return toolsJson;
+    return inLine(toolsJson);
   }
 }
 
@@ -33,8 +35,8 @@ function replayedCalls(json: string): string[] {
     const m = JSON.parse(json) as {
       tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
     };
-    return (m.tool_calls ?? []).map((c) =>
-      stripControls(`    → ${c.function?.name ?? "?"} ${c.function?.arguments ?? ""}`),
+    return (m.tool_calls ?? []).map(
+      (c) => `    → ${inLine(c.function?.name ?? "?")} ${inLine(c.function?.arguments ?? "")}`,
     );
   } catch {
     return [];
@@ -43,26 +45,50 @@ function replayedCalls(json: string): string[] {
 
 /** `text` indented under a label. */
 function block(text: string, indent = "    "): string[] {
-  return stripControls(text)
+  return escapeModelText(text, { lines: "keep" })
     .split("\n")
     .map((l) => `${indent}${l}`);
+}
+
+/**
+ * Where a field was cut when stored and how much was left out (issue 25 §9): the line printed
+ * right after the field's text, at the cut; nothing when `path` was not cut.
+ */
+function cutLines(record: TranscriptRecord, path: string, stored: string, indent = "    "): string[] {
+  const full = record.capped?.[path];
+  if (full === undefined) return [];
+  const kept = Buffer.byteLength(stored, "utf8");
+  return [
+    `${indent}[cut here when stored, after byte ${kept} of ${full}: ${full - kept} bytes (${sizeText(full - kept)}) left out]`,
+  ];
+}
+
+/** `1.9 MiB`, `12.3 KiB`, `512 B`. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
 }
 
 /** The lines of one entry. */
 function entryLines(record: TranscriptRecord): string[] {
   const { entry } = record;
   const capped = record.capped
-    ? `  (cut: ${Object.entries(record.capped)
-        .map(([field, bytes]) => `${field} ${bytes} bytes`)
+    ? `  (cut when stored: ${Object.entries(record.capped)
+        .map(([field, bytes]) => `${field} had ${bytes} bytes, kept to ${TRANSCRIPT_FIELD_CAP_BYTES}`)
         .join(", ")})`
     : "";
   const at = record.at.slice(11, 19);
   switch (entry.kind) {
     case "prefix":
-      return [`[${at}] system prompt changed${capped}`, ...block(entry.system)];
+      return [
+        `[${at}] system prompt changed${capped}`,
+        ...block(entry.system),
+        ...cutLines(record, "system", entry.system),
+      ];
     case "message": {
       const tool = entry.toolName ? ` ${entry.toolName}` : "";
-      const head = `[${at}] ${entry.role} · ${entry.part}${stripControls(tool)}${capped}`;
+      const head = `[${at}] ${entry.role} · ${entry.part}${inLine(tool)}${capped}`;
       const notices = entry.notices?.length
         ? [`    notices: ${entry.notices.map((n) => n.type).join(", ")}`]
         : [];
@@ -71,33 +97,43 @@ function entryLines(record: TranscriptRecord): string[] {
         // entry already, so one line saying it went back (and what it called), not a copy.
         const calls = replayedCalls(entry.json);
         const called = calls.length ? `: ${calls.map((c) => c.trim().split(" ")[1]).join(", ")}` : "";
-        return [`[${at}] assistant · answer replayed as sent${stripControls(called)}${capped}`];
+        return [`[${at}] assistant · answer replayed as sent${called}${capped}`];
       }
-      return [head, ...block(entry.text), ...notices];
+      return [head, ...block(entry.text), ...cutLines(record, "text", entry.text), ...notices];
     }
     case "answer": {
       const u = entry.usage;
       const usage = u
         ? `prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"}, completion ${u.completionTokens ?? "?"}`
         : "usage not reported";
-      const finish = entry.finishReason ? `, finish ${stripControls(entry.finishReason)}` : "";
+      const finish = entry.finishReason ? `, finish ${inLine(entry.finishReason)}` : "";
       const attempt = entry.attempt && entry.attempt > 1 ? `, attempt ${entry.attempt}` : "";
       const replayed = entry.replayed ? "" : " (retried: not replayed)";
       const lines = [
-        `[${at}] answer · ${stripControls(entry.model)}${replayed} — ${usage}${finish}${attempt}${capped}`,
+        `[${at}] answer · ${inLine(entry.model)}${replayed} — ${usage}${finish}${attempt}${capped}`,
       ];
-      if (entry.reasoning) lines.push("  reasoning:", ...block(entry.reasoning));
-      if (entry.text) lines.push(...block(entry.text, "  "));
-      for (const call of entry.toolCalls) {
-        const why = call.reason ? `: ${stripControls(call.reason)}` : "";
+      if (entry.reasoning)
         lines.push(
-          `  → ${stripControls(call.name)} [${call.disposition}${why}]`,
+          "  reasoning:",
+          ...block(entry.reasoning),
+          ...cutLines(record, "reasoning", entry.reasoning),
+        );
+      if (entry.text) lines.push(...block(entry.text, "  "), ...cutLines(record, "text", entry.text, "  "));
+      for (const [i, call] of entry.toolCalls.entries()) {
+        const why = call.reason ? `: ${inLine(call.reason)}` : "";
+        lines.push(
+          `  → ${inLine(call.name)} [${call.disposition}${why}]`,
           ...block(call.rawArguments),
+          ...cutLines(record, `toolCalls.${i}.rawArguments`, call.rawArguments),
         );
         if (call.replayedArguments !== undefined)
-          lines.push("    replayed as:", ...block(call.replayedArguments, "      "));
+          lines.push(
+            "    replayed as:",
+            ...block(call.replayedArguments, "      "),
+            ...cutLines(record, `toolCalls.${i}.replayedArguments`, call.replayedArguments, "      "),
+          );
       }
-      if (entry.error) lines.push(`  error: ${stripControls(entry.error)}`);
+      if (entry.error) lines.push(`  error: ${inLine(entry.error)}`);
       return lines;
     }
   }
@@ -109,15 +145,15 @@ function headerLines(t: TurnTranscript): string[] {
   const lines = [
     `Turn ${t.turnId}  ${t.state}#${t.agent}  ${t.outcome}  ${t.startedAt} → ${t.endedAt ?? "running"}`,
   ];
-  if (t.pick) lines.push(`  pick ${t.pick.name} ${JSON.stringify(t.pick.arguments)}`);
+  if (t.pick) lines.push(`  pick ${inLine(t.pick.name)} ${inLine(JSON.stringify(t.pick.arguments) ?? "")}`);
   if (t.fault)
     lines.push(
-      `  fault ${t.fault.reason}${t.fault.cause ? ` (cause ${t.fault.cause})` : ""}${t.fault.detail ? `: ${t.fault.detail}` : ""}`,
+      `  fault ${t.fault.reason}${t.fault.cause ? ` (cause ${t.fault.cause})` : ""}${t.fault.detail ? `: ${inLine(t.fault.detail)}` : ""}`,
     );
   lines.push(
     `  usage prompt ${u.promptTokens ?? "?"}, cached ${u.cachedTokens ?? "?"}, completion ${u.completionTokens ?? "?"}, ${u.requests ?? 0} model requests`,
   );
-  return lines.map(stripControls);
+  return lines.map(inLine);
 }
 
 /**
@@ -131,7 +167,7 @@ export function formatTranscript(
   const lines = headerLines(turn);
   const p = turn.prefix;
   if (p && (p.system !== prefixShown?.system || p.toolsJson !== prefixShown?.toolsJson)) {
-    lines.push("system:", ...block(p.system), `tools: ${stripControls(toolNames(p.toolsJson))}`);
+    lines.push("system:", ...block(p.system), `tools: ${toolNames(p.toolsJson)}`);
   }
   if (turn.entries.length === 0) lines.push("  (no transcript recorded)");
   for (const record of turn.entries) lines.push(...entryLines(record));

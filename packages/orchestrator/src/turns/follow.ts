@@ -82,6 +82,8 @@ export async function follow(
         continue;
       }
       if (event.type === "submission-settled" && event.submissionId === entry.submissionId) {
+        // How long its requests waited for the KV working set (issue 30): `jr2 show` sums it.
+        if (event.kvWaitMs) state.ports.telemetry({ type: "queued", waitedMs: event.kvWaitMs });
         if (!state.stopped) return { kind: "settled", settlement: event };
         // An aborted Submission's last answer is streamed when its run ends, after the
         // settlement (ADR-0159): read on until the stream is idle (ADR-0257).
@@ -119,6 +121,9 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
     // The conversation's byte-exact messages (issue 27): pushed back if the Harness loses them.
     const { submissionId, messages, sha256 } = event;
     state.ports.recordHistory?.(state.iid, { submissionId, messages, sha256 });
+  } else if (event.type === "queued") {
+    // One line per waiting request of this Submission (issue 30): where it stands and why.
+    state.ports.telemetry({ type: "queued", position: event.position, reason: bounded(event.reason, 500) });
   } else if (event.type === "warning") {
     // Said on every such Turn (issue 26): JR2_SANDBOX=off, or a workspace on the host's network.
     state.ports.telemetry({ type: "warning", message: bounded(event.message, 500) });

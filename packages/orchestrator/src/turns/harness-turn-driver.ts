@@ -124,6 +124,8 @@ function toFeed(event: Exclude<TurnTelemetry, { type: "transcript" }>, agent: st
       return { type: "text-call", agent, ...(event.where ? { where: event.where } : {}) };
     case "warning":
       return { type: "warning", message: event.message };
+    case "queued":
+      return event;
     case "fault":
       // The detail ("the Harness at … has no model `writer`; …") is what a reader needs to act.
       return {

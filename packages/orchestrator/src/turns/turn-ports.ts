@@ -52,6 +52,8 @@ export type TurnTelemetry =
   | { type: "text-call"; where?: "reasoning" }
   /** The Harness's warning for this Turn (issue 26: sandbox off, `network: "host"`). */
   | { type: "warning"; message: string }
+  /** A model request waits for the KV working set, or (`waitedMs`) the Submission's wait in all (issue 30). */
+  | { type: "queued"; position?: number; reason?: string; waitedMs?: number }
   /** One transcript entry of the stream at `position` (ADR-0257): recorded, never a feed line itself. */
   | { type: "transcript"; submissionId: string; position: string; entry: TranscriptEntry };
 

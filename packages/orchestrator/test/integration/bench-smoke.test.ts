@@ -35,6 +35,10 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     column: /run_versions B\/run\s+transcript B\/run/,
   },
   "bench:sandbox": { env: { BENCH_N: "5" }, column: /p50_ms/ },
+  "bench:kv": {
+    env: { BENCH_KV_NS: "2", BENCH_KV_BLOCKS: "200", BENCH_KV_LIVE_NS: "1" },
+    column: /re-billed prefill\s+× FCFS\s+preemptions/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {

@@ -4,7 +4,8 @@
  * the call's name and a short form of its raw arguments, a `not-run` line its reason. Root
  * cause: the feed printer printed them as received, so a model (or a prompt injected into it)
  * could retitle the terminal, hide lines or plant an OSC 8 link in an operator's follow.
- * Now every feed line is stripped like a transcript (newline and tab kept).
+ * Now every model-written text of a feed line is escaped (issue 25 §7: `escapeModelText`), a
+ * newline in a name or a detail included, so no such text can start a line of jr2's own.
  * Found by the adversarial pass of issue 11.
  */
 import type { RunDetail, RunFeedEvent } from "@jr2/wire";
@@ -13,7 +14,7 @@ import { formatFeedEvent } from "../../src/cli/feed-printer.js";
 import { formatRun } from "../../src/cli/show-command.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 const line = (event: Record<string, unknown>) =>
   formatFeedEvent(
@@ -32,14 +33,14 @@ describe("a feed line with a model's control characters", () => {
       reason: "bad arguments\u001b[2K\r",
     });
     expect(text).not.toMatch(CONTROL);
-    expect(text).toContain("bash]0;pwned");
-    expect(text).toContain("(bad arguments[2K)");
+    expect(text).toContain("bash\\x1b]0;pwned\\x07");
+    expect(text).toContain("(bad arguments\\x1b[2K\\r)");
   });
 
-  it("keeps newline and tab, so multi-line lines still read", () => {
-    const text = line({ type: "fault", reason: "no-signal", detail: "line one\n\tline two\u001b[31m" });
+  it("escapes newline and tab inside a detail, so it stays one line of the fault", () => {
+    const text = line({ type: "fault", reason: "no-signal", detail: "line one\n\tline two\u001b[31m\u202E" });
     expect(text).toBe(
-      "09:00:00  fault     review#coder  agent.fault { reason: no-signal }: line one\n\tline two[31m",
+      "09:00:00  fault     review#coder  agent.fault { reason: no-signal }: line one\\n\\tline two\\x1b[31m\\u{202E}",
     );
   });
 });
@@ -73,6 +74,6 @@ describe("jr2 show of a run whose fault carries a model's control characters", (
     };
     const text = formatRun(detail, []);
     expect(text).not.toMatch(CONTROL);
-    expect(text).toContain("the model said ]0;pwned");
+    expect(text).toContain("the model said \\x1b]0;pwned\\x07");
   });
 });

@@ -3,6 +3,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { Model } from "@mariozechner/pi-ai";
 import type { AnswerRun } from "../../provider/model-request.js";
 import type { ResolvedRetryPolicy } from "../../provider/models.js";
+import type { ConversationKv } from "../../provider/scheduling/conversation-kv.js";
 import { type AnswerReport, answerEntry, type CallFate } from "../../transcript/transcript-answer.js";
 import type { UserTag } from "../../transcript/transcript-diff.js";
 import type { ConversationTranscript } from "../../transcript/transcript-log.js";
@@ -32,6 +33,8 @@ export interface RunRequest {
   hooks: RunHooks;
   /** The Submission's Allowed picks; read only by the benchmark-only narrowed mode (bench-narrow.ts). */
   allowed?: readonly string[];
+  /** The conversation's place in its endpoint's KV working set (issue 30); absent: off. */
+  kv?: ConversationKv | undefined;
 }
 
 /** Per-run bookkeeping, replaced at every run; passed to each phase, never kept in a class. */
@@ -83,6 +86,7 @@ export function startRun(
     failure: undefined,
     usage: (u) => hooks.usage(u),
     retry: (n) => hooks.retry(n),
+    kv: req.kv,
     lintRepaired: (problems) =>
       hooks.trouble("error", "replay-lint repaired the request's history", { problems }),
     transcript,

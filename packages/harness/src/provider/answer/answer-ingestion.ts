@@ -1,5 +1,6 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import { normalizeArguments } from "../replay/replay-lint.js";
+import { wellFormedText, wellFormedValue } from "../replay/well-formed.js";
 
 /**
  * Ingestion of a finished answer (before pi sees it): tool-call arguments normalized once, the
@@ -35,8 +36,9 @@ export function callKey(name: string, args: unknown): string {
 
 /**
  * Normalizes each tool call's arguments once, at ingestion: what history replays is a JSON
- * object (`{}` when the model's bytes were not one), the model's bytes stay beside it as
- * `rawArguments`; calls of a cut-off answer and calls with non-object arguments are never run,
+ * object (`{}` when the model's bytes were not one) of well-formed strings (a lone surrogate
+ * becomes U+FFFD, as in the answer's text and tool names: issue 25 §8), the model's bytes stay
+ * beside it as `rawArguments` (the transcript only); calls of a cut-off answer and calls with non-object arguments are never run,
  * nor a call identical (name and normalized arguments) to one earlier in the same answer.
  * Every call leaves with an id no other call of the conversation holds (a server may send none,
  * one constant id, or number them per answer); the server's id stays beside it as `serverId`,
@@ -49,7 +51,11 @@ export function ingestCalls(run: CallVerdicts, msg: AssistantMessage, raw: Map<n
   run.parsedArgs.clear();
   const seen = new Set<string>();
   msg.content.forEach((block, index) => {
+    // Lone surrogates become U+FFFD in all the model wrote (issue 25 §8, well-formed.ts).
+    if (block.type === "text") block.text = wellFormedText(block.text);
+    if (block.type === "thinking") block.thinking = wellFormedText(block.thinking);
     if (block.type !== "toolCall") return;
+    block.name = wellFormedText(block.name);
     if (block.id === "" || run.callIds.has(block.id)) {
       const serverId = block.id;
       block.id = uniqueId(serverId, index, run.callIds);
@@ -57,7 +63,8 @@ export function ingestCalls(run: CallVerdicts, msg: AssistantMessage, raw: Map<n
     }
     run.callIds.add(block.id);
     const text = raw.get(index) ?? "";
-    const reading = normalizeArguments(text);
+    const read = normalizeArguments(text);
+    const reading = read.kind === "object" ? { ...read, value: wellFormedValue(read.value) } : read;
     block.arguments = reading.value;
     (block as { rawArguments?: string }).rawArguments = text;
     const key = callKey(block.name, reading.kind === "object" ? reading.value : `raw:${text}`);
@@ -67,9 +74,10 @@ export function ingestCalls(run: CallVerdicts, msg: AssistantMessage, raw: Map<n
     const merged = (block as { mergedCalls?: number }).mergedCalls ?? 1;
     if (merged > 1) run.neverRun.set(block.id, { reason: "merged", count: merged });
     else if (msg.stopReason === "length") run.neverRun.set(block.id, { reason: "truncated" });
-    else if (reading.kind === "not-json") run.neverRun.set(block.id, { reason: "not-json", sent: text });
+    else if (reading.kind === "not-json")
+      run.neverRun.set(block.id, { reason: "not-json", sent: wellFormedText(text) });
     else if (reading.kind === "not-object")
-      run.neverRun.set(block.id, { reason: "not-object", sent: text, kind: reading.sent });
+      run.neverRun.set(block.id, { reason: "not-object", sent: wellFormedText(text), kind: reading.sent });
     else if (duplicate) run.neverRun.set(block.id, { reason: "duplicate" });
     else run.parsedArgs.set(block.id, reading.value);
   });

@@ -6,9 +6,13 @@
  *   `{"role":"assistant","content":""}`, so two user messages never sit side by side and are
  *   never merged ({@link EMPTY_ANSWER_MARK}, {@link lintPayload});
  * - the replay-lint checks every request the Harness sends: in tests a violation throws (the
- *   test fails), in production it is logged at error and repaired, never thrown.
+ *   test fails), in production it is logged at error and repaired, never thrown;
+ * - every text replayed is well-formed UTF-8: a lone surrogate left in a message's content or a
+ *   call's name or arguments is a violation (ingestion makes it U+FFFD: well-formed.ts).
  * @see docs/adr/0402-replayed-history.md; cases C6, C7
  */
+
+import { hasLoneSurrogate, wellFormedText, wellFormedValue } from "./well-formed.js";
 
 /** What the model sent as a call's arguments, read once. */
 export type ArgumentsReading =
@@ -95,6 +99,7 @@ export function lintPayload(params: { messages?: unknown }, mode: LintMode): str
       messages.splice(i, 0, { role: "assistant", content: "" });
       i++;
     }
+    lintSurrogates(m, i, problems);
     if (m.role !== "assistant" || !Array.isArray(m.tool_calls)) continue;
     m.tool_calls.forEach((tc, j) => {
       const args = tc.function?.arguments;
@@ -112,4 +117,41 @@ export function lintPayload(params: { messages?: unknown }, mode: LintMode): str
   if (problems.length > 0 && mode === "strict")
     throw new Error(`replay-lint: the request's history is not valid: ${problems.join("; ")}`);
   return problems;
+}
+
+/**
+ * A lone surrogate in a message's content (a string or text parts), or in a call's name or
+ * arguments (after JSON decoding: `"\ud800"` is one), is a problem; repaired to U+FFFD.
+ */
+function lintSurrogates(m: WireMessage, i: number, problems: string[]): void {
+  const found = (where: string) =>
+    problems.push(`message ${i}: a lone surrogate in ${where} (not valid UTF-8)`);
+  if (typeof m.content === "string" && hasLoneSurrogate(m.content)) {
+    found("its content");
+    m.content = wellFormedText(m.content);
+  } else if (Array.isArray(m.content)) {
+    for (const part of m.content as Array<{ text?: unknown }>) {
+      if (typeof part?.text !== "string" || !hasLoneSurrogate(part.text)) continue;
+      found("its content");
+      part.text = wellFormedText(part.text);
+    }
+  }
+  for (const [j, tc] of (Array.isArray(m.tool_calls) ? m.tool_calls : []).entries()) {
+    const fn = tc.function as { name?: unknown; arguments?: unknown } | undefined;
+    if (typeof fn?.name === "string" && hasLoneSurrogate(fn.name)) {
+      found(`tool call ${j}'s name`);
+      fn.name = wellFormedText(fn.name);
+    }
+    if (typeof fn?.arguments !== "string") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(fn.arguments);
+    } catch {
+      continue; // not JSON: the arguments check above reports and repairs it
+    }
+    const fixed = wellFormedValue(value);
+    if (fixed === value) continue;
+    found(`tool call ${j}'s arguments`);
+    fn.arguments = JSON.stringify(fixed);
+  }
 }

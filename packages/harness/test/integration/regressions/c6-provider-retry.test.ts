@@ -91,7 +91,7 @@ describe("mid-stream failures are retried with the same bytes", () => {
 });
 
 describe("a stalled stream", () => {
-  it("is cut at retry.requestTimeoutMs and retried with the same bytes", async () => {
+  it("a head with no token is cut at retry.requestTimeoutMs (read as the first-token bound) and retried with the same bytes", async () => {
     const h = upstreamHarness(upstream, orch, {
       retry: { attempts: 2, requestTimeoutMs: 300, initialBackoffMs: 1 },
     });
@@ -99,7 +99,9 @@ describe("a stalled stream", () => {
     const { events, settlement } = await h.run("r1/coder/stall");
     expect(settlement.outcome).toBe("completed");
     expect(upstream.bodies[1]).toBe(upstream.bodies[0]);
-    expect(retries(events)[0]!.message).toMatch(/no complete answer within 0\.3 s/);
+    expect(retries(events)[0]!.message).toMatch(
+      /no first token within 0\.3 s \(first-token timer, retry.firstTokenTimeoutMs\)/,
+    );
     expect(JSON.stringify(events)).not.toContain("STALLED");
   });
 

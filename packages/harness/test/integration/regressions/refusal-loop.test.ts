@@ -49,6 +49,18 @@ describe("picks that are never allowed", () => {
     expect(upstream.bodies).toHaveLength(8);
   });
 
+  it("a model entry's refusalBudget sets the bound: 3 refused picks end it", async () => {
+    orch.allowed = ["nothing_yet"];
+    orch.answer = () =>
+      pickAnswer({ allowed: ["nothing_yet"], moved: false, delivered: false, refusal: "off-menu" });
+    upstream.script(Array.from({ length: 20 }, (_, i) => pick(i % 2 ? "approve" : "request_changes", i)));
+    const h = upstreamHarness(upstream, orch, { refusalBudget: 3 });
+    const { settlement } = await h.run("r1/coder/refusal-budget");
+    expect(settlement.error).toMatchObject({ type: "runaway", cause: "refusal-loop" });
+    expect(settlement.error?.message).toContain("refusalBudget 3 of model entry `sim`");
+    expect(orch.picks).toHaveLength(3);
+  });
+
   it("busy refusals are not counted", async () => {
     let n = 0;
     orch.answer = () =>

@@ -19,13 +19,9 @@ import {
 import { type SummaryRow, summaryOfRow, unpackStored } from "./version-rows.js";
 import { isSettled, type StoredVersionSummary, valueOfBlob } from "./versions.js";
 
-/** A stored row with its codec columns. */
-interface CodecRow {
-  version: number;
+/** A stored row with its codec columns: the codec's row as PostgreSQL types it, and its cause. */
+interface CodecRow extends Omit<PackedRow, "codec"> {
   codec: string | null;
-  base: number | null;
-  blob: string;
-  packed: Buffer | null;
   cause: string;
 }
 

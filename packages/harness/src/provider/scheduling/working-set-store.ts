@@ -1,0 +1,37 @@
+/**
+ * Where a working set is kept across a Harness restart (issue 30 Rules; COMMON.md's port rule):
+ * the members of each endpoint's set and when each entered. The lower `provider/` layer may not
+ * import the conversations store, so it defines this port; the in-memory implementation is the
+ * default and the tests', and the lead wires the SQLite store's generic records to it
+ * (`kind = "kv-working-set"`, `key = endpoint`).
+ * @see docs/adr/0430-kv-scheduling.md
+ */
+
+/** One member of a working set as kept: conversation, estimated KV tokens, when it entered (ms). */
+export interface KeptMember {
+  conversation: string;
+  estimate: number;
+  enteredAt: number;
+}
+
+/** The port. Calls are synchronous writes of a small record; a failing store throws. */
+export interface WorkingSetStore {
+  /** The members kept for `endpoint` (empty when none). */
+  load(endpoint: string): KeptMember[];
+  /** Replace the members kept for `endpoint`. */
+  save(endpoint: string, members: KeptMember[]): void;
+}
+
+/** The default store: memory only (a restart starts every set empty). */
+export function createMemoryWorkingSetStore(): WorkingSetStore {
+  const sets = new Map<string, KeptMember[]>();
+  return {
+    load: (endpoint) => (sets.get(endpoint) ?? []).map((m) => ({ ...m })),
+    save: (endpoint, members) => {
+      sets.set(
+        endpoint,
+        members.map((m) => ({ ...m })),
+      );
+    },
+  };
+}
