@@ -237,6 +237,14 @@ try {
     if (m) conversationsHeld = Number(m[1]);
   };
 
+  // The Orchestrator logs each settled run's kept conversation history as it leaves memory (issue 27).
+  const historyBytes = [];
+  orchestrator.onLine = (line) => {
+    if (!line.includes("settled run left memory")) return;
+    const m = /"historyBytes":(\d+)/.exec(line);
+    if (m) historyBytes.push(Number(m[1]));
+  };
+
   const api = async (path, init = {}) => {
     const res = await fetch(`${orchestrator.url}${path}`, {
       ...init,
@@ -377,6 +385,14 @@ try {
     storeLinearMaxResidualBytes: Math.round(storeFit.maxResidual),
     harnessHeapBytesPerConversation: Math.round(perConversation.slope),
     harnessConversationsHeld: last.conversations,
+    // The Orchestrator's copy of each run's conversations (UTF-16 units), held while it is live.
+    orchestratorHistoryPerRun: historyBytes.length
+      ? {
+          runs: historyBytes.length,
+          meanBytes: Math.round(historyBytes.reduce((a, b) => a + b, 0) / historyBytes.length),
+          maxBytes: Math.max(...historyBytes),
+        }
+      : null,
   };
   console.log(`[soak] verdict ${JSON.stringify(verdict, null, 2)}`);
   writeResults("soak", {

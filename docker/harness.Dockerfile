@@ -16,7 +16,7 @@ RUN apt-get update \
 COPY fd /usr/local/bin/fd
 RUN chmod 755 /usr/local/bin/fd \
  && useradd --uid 10001 --user-group --create-home --home-dir /home/jr2 --shell /bin/bash jr2 \
- && mkdir -p /work && chown 10001:10001 /work \
+ && mkdir -p /work /var/lib/jr2-harness && chown 10001:10001 /work /var/lib/jr2-harness \
  && fd --glob --color=never --hidden --no-require-git --max-results 1 -- 'passwd' /etc >/dev/null \
  && rg --version >/dev/null && git --version >/dev/null && bwrap --version >/dev/null && prlimit --version >/dev/null
 COPY app /app
@@ -27,7 +27,7 @@ ENV NODE_ENV=production \
     SHELL=/bin/bash
 USER 10001:10001
 WORKDIR /work
-VOLUME ["/work"]
+VOLUME ["/work", "/var/lib/jr2-harness"]
 EXPOSE 7401
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node","-e","fetch('http://127.0.0.1:'+(process.env.JR2_HARNESS_PORT||7401)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -307,6 +307,10 @@ try {
     JR2_ORCHESTRATOR_URL: urls.orchestrator,
     JR2_MODELS: models,
     JR2_HARNESS_TOKEN: harnessToken,
+    // The Harness's durable state beside the Orchestrator's (ADR-0175): conversations survive a restart.
+    JR2_HARNESS_DATA_DIR: process.env.JR2_HARNESS_DATA_DIR
+      ? fromUserCwd(process.env.JR2_HARNESS_DATA_DIR)
+      : join(dataDir, "harness"),
     // The instance Harness's token: a sandbox token for `instance` (SPEC §4.4).
     JR2_SANDBOX_TOKEN: `instance.${createHmac("sha256", sandboxKey).update("instance").digest("hex")}`,
   });

@@ -21,7 +21,9 @@ import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
  * `/metrics` is open like `/healthz`); JR2_SANDBOX (`off`: Working tools unsandboxed, said on
  * every such Turn's feed; else bwrap is probed and a broken sandbox refuses read/write Turns),
  * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH), JR2_KV_IDLE_LEAVE_MS (30 000: a
- * conversation idle this long leaves its endpoint's KV working set, issue 30).
+ * conversation idle this long leaves its endpoint's KV working set, issue 30); JR2_HARNESS_DATA_DIR
+ * (the durable state, ADR-0175: conversations survive a restart; unset or `:memory:` keeps them in
+ * memory, said at start).
  * Exits 2 when a secret, a limit, the model table or a telemetry setting is refused (config.ts,
  * models.ts, @jr2/telemetry).
  */
@@ -62,7 +64,13 @@ async function main(): Promise<void> {
   }
   // The banner names the failing layer and its fix; a broken sandbox refuses read/write Turns.
   (sandbox.mode === "on" ? console.log : console.error)(sandboxBanner(sandbox));
+  const dataDir = env.JR2_HARNESS_DATA_DIR?.trim() || ":memory:";
+  if (dataDir === ":memory:")
+    console.warn(
+      "jr2-harness: JR2_HARNESS_DATA_DIR is not set: conversations are kept in memory and lost on restart",
+    );
   const app = buildHarness({
+    dataDir,
     models,
     orchestratorUrl: config.orchestratorUrl,
     harnessToken: config.harnessToken,
@@ -85,7 +93,7 @@ async function main(): Promise<void> {
   });
   console.log(`jr2 harness listening on ${address}`);
   const stop = () => {
-    // Conversations live as long as the process (§7.1): nothing to drain; never hang a stop.
+    // Conversations are in the store (ADR-0175): a running Submission is settled at the next start.
     setTimeout(() => process.exit(0), 3_000).unref();
     // Ended spans are exported before exit (bounded by the timer above).
     void app

@@ -270,6 +270,10 @@ export const errorCodes = {
   },
   // Harness wire (§7.1)
   JR2_ERR_CONVERSATION_NOT_FOUND: { status: 404, message: "no conversation `{iid}` on this Harness" },
+  JR2_ERR_CONVERSATION_NOT_REBUILT: {
+    status: 404,
+    message: "no conversation `{iid}` on this Harness, and it cannot be rebuilt: {why}",
+  },
   JR2_ERR_SUBMISSION_INVALID: { status: 400, message: "invalid Submission: {detail}" },
   JR2_ERR_MODEL_UNKNOWN: { status: 400, message: "unknown model `{model}`; configured models: {known}" },
   JR2_ERR_CWD_NOT_ABSOLUTE: { status: 400, message: "cwd `{cwd}` must be an absolute path" },

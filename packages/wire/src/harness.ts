@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ConversationHistory, HistoryStreamEvent } from "./conversation-history.js";
 import { KvWaitField, QueuedStreamEvent } from "./kv-queue.js";
 import { McpServers } from "./mcp.js";
 import { Notice } from "./notice.js";
@@ -46,6 +47,12 @@ export const SubmissionRequest = z
      * such Turn's feed). Absent or empty: no network. An older Harness ignores it.
      */
     network: z.union([z.array(z.string().min(1).max(253)).max(64), z.literal("host")]).optional(),
+    /**
+     * With `kept: true`: the conversation's byte-exact history, pushed by the Orchestrator when
+     * the Harness answered 404 for a conversation it has a kept admission of (issue 27). The
+     * Harness verifies its hashes and rebuilds the conversation from it. An older Harness drops it.
+     */
+    history: ConversationHistory.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.kind === "task" && (body.prompt === undefined || body.prompt.length === 0)) {
@@ -187,6 +194,8 @@ export const StreamEvent = z.discriminatedUnion("type", [
   }),
   /** One transcript entry of a Submission (issue 11; ADR-0257). An older Orchestrator skips it. */
   TranscriptStreamEvent,
+  /** The messages a Submission added, byte-exact (issue 27). An older Orchestrator skips it. */
+  HistoryStreamEvent,
   QueuedStreamEvent,
   z.object({
     /**

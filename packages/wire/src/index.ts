@@ -4,6 +4,12 @@
  * @see SPEC §2, §4, §7.1, §7.6
  */
 export { ChartEdge, ChartNode, MachineChart } from "./chart.js";
+export {
+  ConversationHistory,
+  HARNESS_RESTARTED,
+  HistoryStreamEvent,
+  HistorySubmission,
+} from "./conversation-history.js";
 export type { ErrorCode, ErrorCodeSpec } from "./errors.js";
 export { ErrorBody, errorCodeList, errorCodes, formatErrorMessage, Jr2Error, jr2Error } from "./errors.js";
 export { FAULT_CAUSE_DOCS } from "./fault-cause-docs.js";

@@ -5,6 +5,17 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { withTraceHeaders } from "../orchestrator/orchestrator-client.js";
 import { type HarnessTelemetry, startSubmissionTrace } from "../telemetry/submission-telemetry.js";
 import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "../turn/turn.js";
+import {
+  type ConversationParts,
+  type DurableState,
+  freshDurable,
+  freshSlot,
+  historyEvent,
+  partsOfHistory,
+  rebuiltParts,
+  syncMessages,
+} from "./durable-conversation.js";
+import type { HarnessStore } from "./store/harness-store.js";
 
 /**
  * Conversations held by this Harness process (§7.1): per conversation a FIFO of Submissions
@@ -39,7 +50,17 @@ export interface ConversationsOptions extends TurnDeps {
   now?: () => number;
   /** Spans and counters of each Submission and model request (ADR-0420); none when absent. */
   telemetry?: HarnessTelemetry;
+  /**
+   * The Harness's durable state (issue 27, ADR-0175): every conversation is written through it
+   * and one not held in memory (a restart, the TTL) is rebuilt from it on its next touch.
+   */
+  store: HarnessStore;
+  /** A conversation untouched this long is deleted from the store (ms; default 30 days, ≤ 0 never). */
+  retentionMs?: number;
 }
+
+/** Default time an untouched conversation stays in the store: 30 days. */
+export const DEFAULT_CONVERSATION_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 interface SubmissionRecord {
   id: string;
@@ -60,20 +81,28 @@ export interface Conversation {
   waiters: Set<() => void>;
   /** The running Submission's promise (the seat runs one prompt at a time). */
   running: Promise<void> | undefined;
+  /** The Submission whose run is in progress (its engine's messages are tagged with it). */
+  runningId: string | undefined;
   /** Last admission, settlement or read (ms since epoch): the idle clock. */
   lastActive: number;
+  /** What of it the store holds already (ADR-0175). */
+  durable: DurableState;
 }
 
 /** The store of conversations and the queue pump. */
 export interface Conversations {
   get(iid: string): Conversation | undefined;
-  /** Seats a new conversation unless it exists; `undefined` when `kept` asks for an unknown one. */
+  /**
+   * Seats a new conversation unless it exists (held, or in the store: rebuilt); `kept` on an
+   * unknown one rebuilds it from the admission's `history` when that verifies, else answers
+   * `{ lost }` saying why.
+   */
   admit(
     iid: string,
     req: SubmissionRequest,
     /** `trace`: the admission's `traceparent` as a context (default: a new trace). */
     opts?: { trace?: Context },
-  ): { conversation: Conversation; submissionId: string; offset: string } | undefined;
+  ): { conversation: Conversation; submissionId: string; offset: string } | { lost: string };
   /** Events past `offset`, waiting up to `waitMs` for one; `undefined` for a bad offset. */
   read(
     conv: Conversation,
@@ -104,6 +133,8 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     kept = DEFAULT_CONVERSATIONS_KEPT,
     now = Date.now,
     telemetry,
+    store,
+    retentionMs = DEFAULT_CONVERSATION_RETENTION_MS,
     ...deps
   } = opts;
   const all = new Map<string, Conversation>();
@@ -111,6 +142,14 @@ export function createConversations(opts: ConversationsOptions): Conversations {
   const keep = Number.isFinite(kept) ? Math.max(0, Math.floor(kept)) : Number.POSITIVE_INFINITY;
 
   const sweep = (at = now()): string[] => {
+    if (retentionMs > 0 && Number.isFinite(retentionMs)) {
+      const deleted = store.forgetUntouchedSince(at - retentionMs).filter((iid) => !all.has(iid));
+      if (deleted.length > 0)
+        deps.log("deleted conversations untouched past the retention", {
+          count: deleted.length,
+          retentionMs,
+        });
+    }
     if (!evicts || all.size <= keep) return [];
     const idle = [...all.values()]
       .filter((conv) => {
@@ -142,24 +181,38 @@ export function createConversations(opts: ConversationsOptions): Conversations {
   timer?.unref();
 
   const push = (conv: Conversation, e: StreamEvent) => {
+    store.appendEvent(conv.iid, conv.events.length, e);
     conv.events.push(e);
+    // The engine's messages of this step go with its events (written together, ADR-0175).
+    if (conv.runningId) syncMessages(store, conv.slot, conv.durable, conv.runningId);
     for (const w of conv.waiters) w();
     conv.waiters.clear();
   };
 
   const settle = (conv: Conversation, sub: SubmissionRecord, s: Settlement) => {
     if (sub.settled) return;
+    syncMessages(store, conv.slot, conv.durable, sub.id);
     sub.settled = true;
+    store.settle(conv.iid, sub.id);
     conv.lastActive = now();
+    store.touch(conv.iid, conv.lastActive);
     const { type: _t, ...rest } = s;
     conv.settlements.push(rest);
     push(conv, s);
+  };
+
+  /** Stores the seat's new messages and streams what the Orchestrator has not been sent. */
+  const ship = (conv: Conversation, submissionId: string) => {
+    syncMessages(store, conv.slot, conv.durable, submissionId);
+    const event = historyEvent(conv.slot, conv.durable, submissionId, (t) => deps.secrets.redact(t));
+    if (event) push(conv, event);
   };
 
   const pump = (conv: Conversation) => {
     if (conv.running) return;
     const next = conv.queue.find((s) => !s.settled);
     if (!next) return;
+    conv.runningId = next.id;
     push(conv, { type: "submission-started", submissionId: next.id, kind: next.req.kind });
     conv.running = (async () => {
       const trace = startSubmissionTrace(telemetry, next.trace, {
@@ -184,38 +237,77 @@ export function createConversations(opts: ConversationsOptions): Conversations {
         ),
       );
       trace.end(result);
+      // The run is over: its messages go out before its settlement, so the Orchestrator's
+      // follower, which stops at the settlement, has read them (issue 27).
+      if (!next.settled) ship(conv, next.id);
       settle(conv, next, result);
     })().finally(() => {
+      // An aborted run's last messages land after its settlement: stored as its own, then sent
+      // to the Orchestrator, which pushes them back if this Harness loses them (issue 27).
+      ship(conv, next.id);
+      conv.runningId = undefined;
       conv.running = undefined;
       conv.queue = conv.queue.filter((s) => !s.settled);
       pump(conv);
     });
   };
 
+  /** A conversation's held form: new, or rebuilt from the store's parts. */
+  const hold = (iid: string, parts?: ConversationParts): Conversation => {
+    const events = parts?.events ?? [];
+    const conv: Conversation = {
+      iid,
+      slot: parts?.slot ?? freshSlot(iid),
+      queue: [],
+      events,
+      settlements: events.flatMap((e) =>
+        e.type === "submission-settled" ? [(({ type: _t, ...r }) => r)(e)] : [],
+      ),
+      waiters: new Set(),
+      running: undefined,
+      runningId: undefined,
+      lastActive: now(),
+      durable: parts?.durable ?? freshDurable(),
+    };
+    all.set(iid, conv);
+    return conv;
+  };
+
+  /** The held conversation, or the store's rebuilt (after a restart or the TTL, ADR-0175). */
+  const lookup = (iid: string): Conversation | undefined => {
+    const held = all.get(iid);
+    if (held) return held;
+    const stored = store.load(iid);
+    if (!stored) return undefined;
+    const conv = hold(iid, rebuiltParts(stored));
+    deps.log("conversation rebuilt from the store", {
+      iid,
+      messages: stored.messages.length,
+      held: all.size,
+    });
+    return conv;
+  };
+
+  /** A `kept` conversation the store lacks, rebuilt from the admission's pushed history. */
+  const fromHistory = (iid: string, req: SubmissionRequest): Conversation | { lost: string } => {
+    const parts = partsOfHistory(store, iid, req.history, now());
+    if ("lost" in parts) return parts;
+    deps.log("conversation rebuilt from the pushed history", { iid, messages: parts.durable.persisted });
+    return hold(iid, parts);
+  };
+
   return {
-    get: (iid) => all.get(iid),
+    get: lookup,
     admit(iid, req, admitOpts) {
-      let conv = all.get(iid);
+      let conv = lookup(iid);
+      if (!conv && req.kept) {
+        const rebuilt = fromHistory(iid, req);
+        if ("lost" in rebuilt) return rebuilt;
+        conv = rebuilt;
+      }
       if (!conv) {
-        if (req.kept) return undefined;
-        conv = {
-          iid,
-          slot: {
-            iid,
-            seat: undefined,
-            menuOrder: [],
-            hasWorkingTools: false,
-            cwd: undefined,
-            lastDials: undefined,
-          },
-          queue: [],
-          events: [],
-          settlements: [],
-          waiters: new Set(),
-          running: undefined,
-          lastActive: now(),
-        };
-        all.set(iid, conv);
+        conv = hold(iid);
+        store.create(iid, now());
         deps.log("conversation seated", { iid, held: all.size });
       }
       conv.lastActive = now();
@@ -228,13 +320,18 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       };
       const offset = String(conv.events.length);
       conv.queue.push(sub);
+      store.admit(iid, sub.id, conv.lastActive);
+      store.touch(iid, conv.lastActive);
       pump(conv);
+      // Durable before the Orchestrator ledgers the offset (§5.4).
+      store.flush();
       return { conversation: conv, submissionId: sub.id, offset };
     },
     async read(conv, offset, waitMs) {
       const from = Number(offset);
       if (!/^\d+$/.test(offset) || from > conv.events.length) return undefined;
       conv.lastActive = now();
+      store.touch(conv.iid, conv.lastActive);
       if (from === conv.events.length && waitMs > 0) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(done, waitMs);
@@ -246,6 +343,8 @@ export function createConversations(opts: ConversationsOptions): Conversations {
           conv.waiters.add(done);
         });
       }
+      // Nothing is read that a SIGKILL could take back (ADR-0175).
+      store.flush();
       return { events: conv.events.slice(from), nextOffset: String(conv.events.length) };
     },
     abort(iid) {
@@ -258,7 +357,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       }
       return open.length > 0;
     },
-    history: (conv) => conv.slot.seat?.messages() ?? [],
+    history: (conv) => conv.slot.seat?.messages() ?? (conv.slot.restore?.messages as AgentMessage[]) ?? [],
     async idle() {
       await Promise.all([...all.values()].map((c) => c.running));
     },
@@ -269,6 +368,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     close: () => {
       clearInterval(timer);
       for (const conv of all.values()) void conv.slot.mcp?.close();
+      store.flush();
       void deps.egress?.closeAll();
     },
   };

@@ -35,9 +35,12 @@ export type SeatPhase =
     };
 
 /**
- * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it.
+ * Phase 2: the first Submission builds the seat from the FIRST surface; later ones reuse it. A
+ * conversation rebuilt after a restart, the TTL or from a pushed history (issue 27) is seated
+ * from its stored definition and its messages replayed, so its next request extends the last.
  * A working directory that cannot be created fails the Submission (`{ type: "cwd" }`) and
- * seats nothing, so a later Submission tries again.
+ * seats nothing, so a later Submission tries again; a Repo Slot's Worktree that is gone fails
+ * it `workspace-lost` (issue 28 §6).
  */
 export async function seatPhase(
   slot: SeatSlot,
@@ -62,40 +65,54 @@ export async function seatPhase(
       },
     };
   if (slot.seat) return { kind: "seated", seat: slot.seat };
+  // A rebuilt conversation (ADR-0175) is seated as it was first: its stored definition, else
+  // (a pushed history) this admission's; then its messages are replayed before this Submission's.
+  const definition = slot.restore?.seat ?? {
+    systemPrompt: systemPrompt(req.definition.instructions),
+    menu: menuItems,
+    workspace: req.definition.workspace,
+    cwd,
+    network: req.network,
+    temperature: modelEntry(deps.models, req.model ?? req.definition.model)?.temperature,
+  };
   // The Harness creates a Turn's working directory on first admission (§5.2).
-  if (cwd !== undefined) {
-    const created = await createWorkingDirectory(cwd);
+  if (definition.cwd !== undefined) {
+    const created = await createWorkingDirectory(definition.cwd);
     if (created.kind === "failed")
       return { kind: "failed", error: { type: "cwd", message: created.message } };
   }
   const working =
-    cwd === undefined
+    definition.cwd === undefined
       ? []
       : await createWorkingTools(
-          req.definition.workspace,
-          cwd,
+          definition.workspace,
+          definition.cwd,
           deps.secrets,
           deps.sandbox && {
             sandbox: deps.sandbox,
             // Unsandboxed (JR2_SANDBOX=off) tools have the host's network: no proxy to start.
-            network: deps.sandbox.mode === "on" ? await runNetwork(slot.iid, req.network, deps) : "none",
+            network:
+              deps.sandbox.mode === "on" ? await runNetwork(slot.iid, definition.network, deps) : "none",
           },
         );
-  const mcp = await mcpPhase(slot, req, cwd, deps);
+  // A rebuilt conversation's MCP tools come from its stored snapshot (issue 29, keyed by iid).
+  const mcp = await mcpPhase(slot, req, definition.cwd, deps);
   if (mcp.kind === "failed") return mcp;
-  const entry = modelEntry(deps.models, req.model ?? req.definition.model);
   slot.seat = createSeat({
-    systemPrompt: systemPrompt(req.definition.instructions),
+    systemPrompt: definition.systemPrompt,
     // Working tools + MCP snapshot + Menu (issue 29; SPEC §7.2 step 2 for Agents with MCP).
     workingTools: [...working, ...mcp.tools],
-    menu: menuItems,
-    cwd,
+    menu: definition.menu,
+    cwd: definition.cwd,
     limiter: deps.limiter,
-    temperature: entry?.temperature,
+    temperature: definition.temperature,
   });
-  slot.menuOrder = menuItems.map((t) => t.name);
+  if (slot.restore) slot.seat.restore(slot.restore.messages);
+  slot.restore = undefined;
+  slot.definition = definition;
+  slot.menuOrder = definition.menu.map((t) => t.name);
   slot.hasWorkingTools = working.length > 0;
-  slot.cwd = cwd;
+  slot.cwd = definition.cwd;
   return { kind: "seated", seat: slot.seat, ...(slot.mcp ? { mcp: slot.mcp, mcpNew: true } : {}) };
 }
 

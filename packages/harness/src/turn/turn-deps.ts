@@ -1,4 +1,4 @@
-import type { StreamEvent } from "@jr2/wire";
+import type { StreamEvent, SubmissionRequest, Tool } from "@jr2/wire";
 import type { Seat } from "../engine/pi/engine-pi.js";
 import type { OrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import type { EndpointLimiter } from "../provider/limiter.js";
@@ -73,6 +73,28 @@ export interface SeatSlot {
   lastDials: { model: string; thinkingLevel: string } | undefined;
   /** The conversation's MCP session (servers, frozen snapshot); closed with the conversation. */
   mcp?: McpSession;
+  /** What the seat was built from (set when seated; the store keeps it, ADR-0175). */
+  definition?: SeatDefinition;
+  /**
+   * A conversation rebuilt from the store or a pushed history (issue 27): the next Submission
+   * builds the seat from `seat` (or, without one, from its own admission and surface) and
+   * replays `messages` before its own. Cleared once seated.
+   */
+  restore?: { seat: SeatDefinition | undefined; messages: unknown[] };
+}
+
+/**
+ * Everything a seat is built from that is not on every admission: kept by the store so a
+ * restarted Harness builds the same system prompt and tools block, byte for byte (ADR-0175).
+ */
+export interface SeatDefinition {
+  systemPrompt: string;
+  /** The Menu of the conversation's first surface, as its tools block presents it. */
+  menu: Tool[];
+  workspace: SubmissionRequest["definition"]["workspace"];
+  cwd: string | undefined;
+  network: SubmissionRequest["network"];
+  temperature: number | undefined;
 }
 
 /** How a Submission ended. */

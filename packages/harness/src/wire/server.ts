@@ -17,6 +17,8 @@ import {
   createConversations,
   DEFAULT_CONVERSATION_TTL_MS,
 } from "../conversations/conversations.js";
+import { settleInterrupted } from "../conversations/durable-conversation.js";
+import { openHarnessStore } from "../conversations/store/sqlite-harness-store.js";
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import { createRunStateClient } from "../orchestrator/run-state-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
@@ -25,7 +27,7 @@ import { createKvScheduling } from "../provider/scheduling/kv-scheduling.js";
 import type { WorkingSetStore } from "../provider/scheduling/working-set-store.js";
 import { createHarnessTelemetry } from "../telemetry/harness-telemetry.js";
 import type { McpTimeouts } from "../tools/mcp/mcp-session.js";
-import { type McpSnapshotStore, memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
+import type { McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
 import { createEgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import { createRedactor } from "../tools/secret-redaction.js";
@@ -34,6 +36,7 @@ import { createTurnWorkspace } from "../workspace/turn-workspace.js";
 import { readWorkspaceConfig } from "../workspace/workspace-config.js";
 import { createWorkspaces, type Workspaces } from "../workspace/workspaces.js";
 import { startWorktreeSweeper } from "../workspace/worktree-sweeper.js";
+import { durableMcpSnapshots, durableWorkingSets, durableWorkspaceRegistry } from "./durable-ports.js";
 import { escapedLogLine } from "./log-text.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { frameworkErrors, registerErrorHandler } from "./routes/errors.js";
@@ -88,11 +91,11 @@ export interface HarnessOptions {
   egressResolve?: EgressResolver;
   /** A KV working set's member idle this long leaves it (ms, default 30 000; `JR2_KV_IDLE_LEAVE_MS`). */
   kvIdleLeaveMs?: number;
-  /** Where KV working sets are kept across a restart (default: memory; the lead wires the store). */
+  /** Where KV working sets are kept across a restart (default: the durable store's records, ./durable-ports.ts). */
   workingSetStore?: WorkingSetStore;
   /**
-   * Where conversations' MCP snapshots are kept (issue 29); default in memory. The lead wires
-   * the durable store's `harness_records` (kind `mcp-snapshot`) here.
+   * Where conversations' MCP snapshots are kept (issue 29); default the durable store's
+   * `harness_records` (kind `mcp-snapshot`, ./durable-ports.ts).
    */
   mcpSnapshots?: McpSnapshotStore;
   /** Bounds of the MCP client (ms); tests lower them. */
@@ -110,6 +113,12 @@ export interface HarnessOptions {
    * default off (tests and library use).
    */
   worktreeSweep?: boolean;
+  /**
+   * `JR2_HARNESS_DATA_DIR`: where the Harness keeps its durable state (issue 27, ADR-0175), so
+   * conversations survive a restart; `:memory:` (the default for a library user and tests)
+   * keeps it in memory, lost with the process. No run's working directory may contain it.
+   */
+  dataDir?: string;
 }
 
 /**
@@ -161,14 +170,16 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   app.removeContentTypeParser("text/plain");
   const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
   // KV scheduling per model endpoint (issue 30): on for entries with kvTokens, said at start.
+  const dataDir = opts.dataDir ?? ":memory:";
+  const store = openHarnessStore(dataDir);
   const kv = createKvScheduling({
     models: opts.models,
     notice: (msg, fields) => app.log.info(fields ?? {}, msg),
-    ...(opts.workingSetStore ? { store: opts.workingSetStore } : {}),
+    // The working sets survive a restart in the durable store (issue 27) unless a test passes its own.
+    store: opts.workingSetStore ?? durableWorkingSets(store),
     ...(opts.kvIdleLeaveMs === undefined ? {} : { idleLeaveMs: opts.kvIdleLeaveMs }),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
-  app.addHook("onClose", async () => kv.close());
   const { telemetry, metrics } = createHarnessTelemetry({
     tracing: opts.tracing,
     models: opts.models,
@@ -176,8 +187,19 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     kv,
   });
   const workspaces =
-    opts.workspaces ?? createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env));
+    opts.workspaces ??
+    createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env), {
+      registry: durableWorkspaceRegistry(store),
+    });
+  // The Submissions that died with the last process settle now: their Turns are admitted again (§5.6).
+  const interrupted = settleInterrupted(store);
+  if (interrupted > 0)
+    app.log.warn(
+      { submissions: interrupted, dataDir },
+      "settled the Submissions the restart cut: harness-restarted",
+    );
   const conversations = createConversations({
+    store,
     workspaces: createTurnWorkspace(workspaces),
     telemetry,
     orchestrator: createOrchestratorClient({
@@ -204,7 +226,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
     egress: createEgressProxies(opts.egressResolve),
     mcp: {
-      store: opts.mcpSnapshots ?? memorySnapshotStore(),
+      store: opts.mcpSnapshots ?? durableMcpSnapshots(store),
       environment: opts.environment ?? process.env,
       ...(opts.mcpTimeouts ? { timeouts: opts.mcpTimeouts } : {}),
     },
@@ -229,7 +251,12 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     });
     app.addHook("onClose", async () => stopSweep());
   }
-  app.addHook("onClose", async () => conversations.close());
+  // One hook, in order: what writes to the store (KV working sets, conversations) before it closes.
+  app.addHook("onClose", async () => {
+    kv.close();
+    conversations.close();
+    store.close();
+  });
   // Random per process: a peer that sees a new bootId knows this Harness restarted (issue 16).
   const bootId = randomUUID();
   app.get(
@@ -255,6 +282,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     models: opts.models,
     token: opts.harnessToken,
     version: HARNESS_VERSION,
+    ...(dataDir === ":memory:" ? {} : { dataDir }),
   });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });
   app.register(workspaceRoutes, { workspaces, token: opts.harnessToken });

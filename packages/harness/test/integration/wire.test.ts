@@ -160,7 +160,8 @@ describe("wire input", () => {
     expect(bad.statusCode).toBe(401);
     const kept = await h.admit("r1/kept", { kept: true });
     expect(kept.statusCode).toBe(404);
-    expect(kept.json().code).toBe("JR2_ERR_CONVERSATION_NOT_FOUND");
+    // No store row and no pushed history: it cannot be rebuilt, and the answer says why (ADR-0175).
+    expect(kept.json().code).toBe("JR2_ERR_CONVERSATION_NOT_REBUILT");
     const hist = await h.app.inject({
       method: "GET",
       url: "/conversations/r1%2Fkept/history",

@@ -12,6 +12,7 @@ import type { RepoSlotRecord } from "../durability/store/run-blob.js";
 import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { turnSeatOf } from "../menu/menu.js";
+import { ConversationHistories } from "../turns/conversation-history.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
 import {
   bindRun,
@@ -82,6 +83,8 @@ export class LiveRun {
   readonly repoCommits = new Map<string, string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
+  /** Its conversations' byte-exact history (issue 27): in memory, gone when the run leaves it. */
+  readonly histories = new ConversationHistories();
   /**
    * The Turn of each Submission this run ledgered (submissionId → turnId): a Submission's late
    * entries, read by the next Turn on its conversation, are still its own Turn's (ADR-0257).

@@ -56,6 +56,8 @@ export function evictWhenSaved(state: HostState, run: LiveRun): void {
       }
       state.settledFeeds.remember(run.runId, run.feed.since());
       state.runs.delete(run.runId);
+      // Its conversations' byte-exact history goes with it (issue 27); `bench:soak` reads the size.
+      state.log.info({ runId: run.runId, historyBytes: run.histories.size }, "settled run left memory");
     });
   });
 }

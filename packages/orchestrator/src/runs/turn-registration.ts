@@ -290,6 +290,11 @@ function turnContext(
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     bumpEpoch: (address) => bumpEpoch(run, address),
     reseat: () => reseat(deps, run, turn, seat, placement, live),
+    // Any conversation may get a kept admission (a nudge, a wake); a fresh one's history is
+    // dropped when its Turn ends, a continued one's when the run leaves memory (issue 27).
+    recordHistory: (iid, part) => void run.histories.record(iid, part),
+    historyOf: (iid) => run.histories.historyOf(iid),
+    ...(turn.input.continuation ? {} : { dropHistory: (iid: string) => run.histories.drop(iid) }),
     log,
   };
 }

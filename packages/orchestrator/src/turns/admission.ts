@@ -1,4 +1,4 @@
-import type { Admission, Notice, SubmissionRequest } from "@jr2/wire";
+import type { Admission, ConversationHistory, Notice, SubmissionRequest } from "@jr2/wire";
 import { crashPoint } from "../durability/crash-points.js";
 import type { LedgerEntry } from "../durability/store/run-store.js";
 import { faultOfRefusal } from "./fault-causes.js";
@@ -33,6 +33,8 @@ export interface NextSubmission {
   notices: Notice[];
   /** After a lost conversation: wait for Rest before admitting (spends no budget). */
   waitForRest: boolean;
+  /** The conversation's byte-exact history, pushed after a 404 so the Harness rebuilds it (issue 27). */
+  history?: ConversationHistory;
 }
 
 /** Where a Turn starts: the ledgered admission it re-attaches to, if any, and what it sends. */
@@ -105,6 +107,7 @@ export function submissionOf(ports: TurnPorts, next: NextSubmission): Submission
     ...(kept ? { kept: true } : {}),
     ...(input.turnId ? { turnId: input.turnId } : {}),
     ...(notices.length ? { notices } : {}),
+    ...(kept && next.history ? { history: next.history } : {}),
   };
 }
 

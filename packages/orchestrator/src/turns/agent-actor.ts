@@ -1,5 +1,11 @@
 import { admitNext, followFrom, onConversationLost, reattach } from "./admission.js";
 import { DRAIN_MS, follow } from "./follow.js";
+import {
+  isHarnessRestarted,
+  lostReason,
+  onHarnessRestarted,
+  withPushedHistory,
+} from "./harness-restarted.js";
 import { afterSettlement } from "./nudge-budget.js";
 import type { TurnHandle, TurnPorts } from "./turn-ports.js";
 import { abortRemote, endTurn, isOver, newTurnState, type TurnState } from "./turn-state.js";
@@ -61,21 +67,40 @@ async function live(state: TurnState): Promise<void> {
       const admitted = await admitNext(state, next);
       if (admitted.kind === "ended") return;
       if (admitted.kind === "lost") {
-        next = onConversationLost(state, admitted.reason);
+        // A 404 on a kept admission: push the kept history once before giving the conversation up.
+        const pushed = admitted.reason === undefined ? withPushedHistory(state, next) : undefined;
+        if (pushed) {
+          next = pushed;
+          continue;
+        }
+        next = onConversationLost(state, admitted.reason ?? lostReason(state));
         catchUpFrom = undefined; // a new conversation: nothing earlier to read
         continue;
       }
       entry = admitted.entry;
+      state.historyPushed = false; // taken: a later loss may push it again
       from = followFrom(entry, catchUpFrom);
       catchUpFrom = undefined;
     }
     const followed = await follow(state, from === undefined ? entry : { ...entry, offset: from });
     if (followed.kind === "stopped") return;
     if (followed.kind === "lost") {
-      next = onConversationLost(state);
+      // The stream's 404: the Submission died with the conversation; rebuilt from the kept
+      // history it is admitted again on the same one, as after a restart (issue 27).
+      const again = state.ports.historyOf?.(state.iid) ? onHarnessRestarted(state) : undefined;
+      const pushed = again && withPushedHistory(state, again);
+      next = pushed ?? (isOver(state) ? next : onConversationLost(state, lostReason(state)));
+      if (isOver(state)) return;
       continue;
     }
     if (isOver(state)) return;
+    if (isHarnessRestarted(followed.settlement)) {
+      // The Harness kept the conversation; only this Submission died with it (§5.6, ADR-0175).
+      const again = onHarnessRestarted(state);
+      if (!again) return;
+      next = again;
+      continue;
+    }
     const after = await afterSettlement(state, followed.settlement, budget);
     if (after.kind === "ended") return;
     budget = after.budget;

@@ -117,6 +117,10 @@ function relay(state: TurnState, event: StreamEvent, pageStart: string, index: n
       position: streamPosition(pageStart, index),
       entry,
     });
+  } else if (event.type === "history") {
+    // The conversation's byte-exact messages (issue 27): pushed back if the Harness loses them.
+    const { submissionId, messages, sha256 } = event;
+    state.ports.recordHistory?.(state.iid, { submissionId, messages, sha256 });
   } else if (event.type === "queued") {
     // One line per waiting request of this Submission (issue 30): where it stands and why.
     state.ports.telemetry({ type: "queued", position: event.position, reason: bounded(event.reason, 500) });

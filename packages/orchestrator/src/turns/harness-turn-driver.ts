@@ -83,6 +83,8 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         ledgerRead: (iid) => context.ledgerRead(iid),
         ledgerWrite: (iid, entry) => context.ledgerWrite(iid, entry),
         reseat: () => context.reseat(),
+        recordHistory: (iid, part) => context.recordHistory?.(iid, part),
+        historyOf: (iid) => context.historyOf?.(iid),
         telemetry: (event) => {
           if (event.type === "usage" && context.recordUsage) {
             // Keyed with the conversation the Turn reads now (a reseat moves it, §5.3).
@@ -100,7 +102,11 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         random: Math.random,
       };
       const handle = startTurn(ports);
-      return () => handle.stop({ shutdown: context.shuttingDown?.() === true });
+      return () => {
+        handle.stop({ shutdown: context.shuttingDown?.() === true });
+        // A fresh conversation is never admitted again once its Turn is over (issue 27).
+        context.dropHistory?.(context.registration.iid);
+      };
     },
   };
 }

@@ -1,4 +1,11 @@
-import type { FaultCause, RunFeedEntry as FeedEntry, PickAnswer, TranscriptEntry } from "@jr2/wire";
+import type {
+  ConversationHistory,
+  FaultCause,
+  RunFeedEntry as FeedEntry,
+  HistorySubmission,
+  PickAnswer,
+  TranscriptEntry,
+} from "@jr2/wire";
 import type { Logger } from "pino";
 import type { LedgerEntry } from "../durability/store/run-store.js";
 import type { RequestUsage, UsageRecord } from "../durability/usage-totals.js";
@@ -85,6 +92,15 @@ export interface TurnContext {
   ledgerRead(iid: string): TurnLedgerEntry | undefined;
   /** Records an admission; resolves after the RunBlob save carrying it committed (§5.4, §8). */
   ledgerWrite(iid: string, entry: TurnLedgerEntry): Promise<void>;
+  /**
+   * Keeps one `history` stream event of conversation `iid` (issue 27, ADR-0175): only for a
+   * continued conversation of a live run, in memory, dropped when the run settles. Absent: none.
+   */
+  recordHistory?(iid: string, part: HistorySubmission): void;
+  /** The kept history of `iid`, for a `kept` re-admission the Harness answered 404 (issue 27). */
+  historyOf?(iid: string): ConversationHistory | undefined;
+  /** Forgets `iid`'s kept history when the Turn ends (set for a fresh conversation only). */
+  dropHistory?(iid: string): void;
   /** Bumps the epoch of a continued conversation address after a terminal fault (§5.3). */
   bumpEpoch(address: string): number;
   /**

@@ -1,4 +1,11 @@
-import type { AgentDefinition, FaultCause, PickAnswer, TranscriptEntry } from "@jr2/wire";
+import type {
+  AgentDefinition,
+  ConversationHistory,
+  FaultCause,
+  HistorySubmission,
+  PickAnswer,
+  TranscriptEntry,
+} from "@jr2/wire";
 import type { LedgerEntry } from "../durability/store/run-store.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import type { TurnInput } from "../xstate/run-binding.js";
@@ -102,6 +109,10 @@ export interface TurnPorts {
   ledgerWrite(iid: string, entry: LedgerEntry): Promise<void>;
   /** The conversation was lost: bump the epoch / mint a fresh iid and re-register; returns it. */
   reseat(): string;
+  /** Keeps one `history` stream event of a continued conversation (issue 27). Absent: none kept. */
+  recordHistory?(iid: string, part: HistorySubmission): void;
+  /** The byte-exact history kept of `iid`, pushed on a `kept` re-admission after a 404 (issue 27). */
+  historyOf?(iid: string): ConversationHistory | undefined;
   telemetry(event: TurnTelemetry): void;
   /** Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }` to the invoker. */
   fault(reason: FaultReason, detail?: string, cause?: FaultCause): void;

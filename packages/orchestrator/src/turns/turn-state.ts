@@ -23,6 +23,10 @@ export interface TurnState {
   attempt: number;
   /** Admissions of this Turn the Harness provably lost in transit (see `afterInTransit`). */
   inTransitLosses: number;
+  /** The kept history was pushed on a re-admission once (issue 27, harness-restarted.ts). */
+  historyPushed?: boolean;
+  /** Re-admissions after `harness-restarted` settlements (issue 27, harness-restarted.ts). */
+  restartReadmits?: number;
   /** The Turn was nudged once after output the server could not parse (issue 25 §13). */
   unparsableNudged?: boolean;
   /** Aborts the stream read in flight (stop). */

@@ -3,8 +3,8 @@
  * model-sim run `review` and `triage` over and over. In each trial one process is SIGKILLed:
  * - the Orchestrator at an exact phase (`JR2_CRASH_AT`: it kills itself there) or at a random
  *   moment (`random`), then restarted on the same data folder;
- * - the Harness (`harness-kill`) just after the run's next model request, then restarted: it
- *   holds no conversation any more;
+ * - the Harness (`harness-kill`) just after the run's next model request, then restarted on its
+ *   data dir: it rebuilds its conversations from its store;
  * - the model endpoint (`endpoint-kill`, model-sim) just after the run's next model request,
  *   started again on the same port 0.4 s later; the Harness's provider retries (issue 10) carry
  *   the request over the gap. `JR2_CRASH_ENDPOINT=0` leaves this phase out.
@@ -15,9 +15,9 @@
  *   a Turn's task prompt reaches the model once (twice only after an Orchestrator kill in the
  *   admit-sent window or at random); a kill before the run's first save leaves no run and is
  *   exempt from the comparison (nothing was promised).
- * - after a Harness kill: a task may be sent again only on a new conversation, whose first Turn
- *   part carries the `conversation-new` notice — per model, conversations opened without it are
- *   no more than in the uninterrupted run.
+ * - after a Harness kill (it keeps its state in `JR2_HARNESS_DATA_DIR`, ADR-0175): a continued
+ *   conversation's first request after the restart extends the last request before it byte for
+ *   byte; nothing is doubled (the Turn cut is admitted once more on its kept conversation).
  * - after an endpoint kill: a model request may repeat only with identical bytes (same messages
  *   ⇒ same bytes; an earlier request's history is never sent again with anything but the
  *   model's answer next).
@@ -39,7 +39,7 @@ import {
 import { CRASH_PHASES, type CrashPhase } from "../../src/durability/crash-points.js";
 import { STORE_FILE } from "../../src/durability/store/sqlite.js";
 import { type EndpointSim, startEndpointSim } from "./endpoint-sim.js";
-import { conversationOpenings, repeatsWithChangedBytes } from "./invariants.js";
+import { conversationOpenings, repeatsWithChangedBytes, requestsExtendAcrossRestart } from "./invariants.js";
 import { trialLogs } from "./trial-logs.js";
 
 /** Kills of another process than the Orchestrator (each a phase of the rotation). */
@@ -173,6 +173,8 @@ export async function runCrashTrials(options: {
     stack = await startStack("process", {
       repoRoot: options.repoRoot,
       workflowsDir: options.workflowsDir,
+      // The Harness keeps its state beside (a restart rebuilds its conversations, ADR-0175).
+      harnessEnv: { JR2_HARNESS_DATA_DIR: join(dataDir, "harness") },
       orchestratorEnv: {
         JR2_DATA_DIR: dataDir,
         // A restarted instance keeps its id (its port), so it adopts its own leases at once.
@@ -504,8 +506,10 @@ async function trial(
   }
   const trialRequests: RecordedRequest[] = (await plan.sim.requests()).slice(seqStart);
   const recorded = trialRequests.filter((r) => r.status === 200);
+  // A Turn cut by a Harness kill is admitted once more on its kept conversation (ADR-0175,
+  // the `readmitted` notice): its prompt may reach the model twice, as in the admit-sent window.
   const window =
-    killAt === "admit-sent" || killAt === "random"
+    killAt === "admit-sent" || killAt === "random" || killAt === "harness-kill"
       ? "admit-sent"
       : isOtherKill(killAt)
         ? "pick-delivered"
@@ -527,6 +531,9 @@ async function trial(
       );
   }
   if (killAt === "endpoint-kill") violations.push(...repeatsWithChangedBytes(trialRequests));
+  // The Harness keeps its conversations (ADR-0175): a continued conversation's first request
+  // after the restart extends the last request before it byte for byte; nothing is doubled.
+  if (killAt === "harness-kill") violations.push(...requestsExtendAcrossRestart(trialRequests));
   return { workflow, killAt, nth, killed, finalValue, duplicates, violations };
 }
 

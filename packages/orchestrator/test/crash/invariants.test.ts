@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../../conformance/src/index.js";
-import { CONVERSATION_NEW_LINE, conversationOpenings, repeatsWithChangedBytes } from "./invariants.js";
+import {
+  CONVERSATION_NEW_LINE,
+  conversationOpenings,
+  repeatsWithChangedBytes,
+  requestsExtendAcrossRestart,
+} from "./invariants.js";
 
 let seq = 0;
 const request = (
@@ -64,5 +69,29 @@ describe("repeats with changed bytes (the endpoint-kill rule)", () => {
     ).toHaveLength(1);
     const resent = request("coder", [system, task, { role: "user", content: "The stream was cut; again." }]);
     expect(repeatsWithChangedBytes([first, resent])[0]).toContain("where the model's answer belongs");
+  });
+});
+
+describe("requests extend across a Harness restart (ADR-0175)", () => {
+  const next = { role: "user", content: "Fix it." };
+  it("passes a conversation whose every request extends its previous, a byte-identical retry too", () => {
+    const a = request("coder", [system, task]);
+    const b = request("coder", [system, task, answer, result, next]);
+    const retry = { ...b, seq: ++seq };
+    expect(requestsExtendAcrossRestart([a, b, retry])).toEqual([]);
+  });
+
+  it("fails a request that rewrites its history (a conversation rebuilt with other bytes)", () => {
+    const a = request("coder", [system, task, answer, result]);
+    const b = request("coder", [system, task, { ...answer, content: "calling  finish" }, result, next]);
+    const violations = requestsExtendAcrossRestart([a, b]);
+    expect(violations).toHaveLength(1);
+    expect(violations[0]).toContain(`request ${b.seq} (coder) does not extend request ${a.seq}`);
+  });
+
+  it("fails a request whose other fields changed (a tools block rebuilt differently)", () => {
+    const a = request("coder", [system, task], `,"tools":[{"name":"finish"}]`);
+    const b = request("coder", [system, task, answer, result, next], `,"tools":[{"name":"finish","x":1}]`);
+    expect(requestsExtendAcrossRestart([a, b])).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@
  * The crash harness's checks on the model's side, from the endpoint's byte-exact request log
  * (see crash-trials.ts's header for which phase holds to which).
  */
-import type { RecordedRequest } from "../../../conformance/src/index.js";
+import { extendsPrevious, type RecordedRequest } from "../../../conformance/src/index.js";
 import { noticeLine } from "../../../harness/src/presenters/menu.js";
 
 /** The line the Harness renders for a `conversation-new` notice (§5.3). */
@@ -91,6 +91,35 @@ export function repeatsWithChangedBytes(requests: readonly RecordedRequest[]): s
       if (next.role !== "assistant")
         violations.push(
           `request ${b.seq} sends request ${a.seq}'s history again with a ${next.role} message where the model's answer belongs`,
+        );
+    }
+  return violations;
+}
+
+/**
+ * After a Harness kill (issue 27, ADR-0175): a conversation's every request extends its
+ * previous one byte for byte — in particular its first request after the restart extends the
+ * last one before it (the Harness rebuilt it from its store; nothing of it was sent anew or
+ * rewritten). A conversation is told by its model and first user message; a request repeated
+ * with the same bytes (an endpoint retry) extends its previous too. Returns the violations.
+ */
+export function requestsExtendAcrossRestart(requests: readonly RecordedRequest[]): string[] {
+  const conversations = new Map<string, RecordedRequest[]>();
+  for (const r of [...requests].filter((q) => q.status === 200).sort((a, b) => a.seq - b.seq)) {
+    const first = parse(r)?.messages.find((m) => m.role === "user");
+    if (!first) continue;
+    const key = `${r.model}\u0000${first.full}`;
+    conversations.set(key, [...(conversations.get(key) ?? []), r]);
+  }
+  const violations: string[] = [];
+  for (const list of conversations.values())
+    for (const [i, next] of list.entries()) {
+      const previous = list[i - 1];
+      if (!previous) continue;
+      const verdict = extendsPrevious(previous.raw, next.raw);
+      if (!verdict.ok)
+        violations.push(
+          `request ${next.seq} (${next.model}) does not extend request ${previous.seq}: ${verdict.reason}`,
         );
     }
   return violations;

@@ -35,6 +35,11 @@ export interface Seat extends Engine<RunRequest> {
   messages(): AgentMessage[];
   /** Queues a user message for pi to send before its next model request (a run in flight only). */
   steer(text: string, part: "restatement" | "continue"): void;
+  /**
+   * Replays a stored conversation's messages (issue 27, ADR-0175), before the seat's first run:
+   * pi then sends them as they were, and their tool-call ids stay taken.
+   */
+  restore(messages: readonly unknown[]): void;
 }
 
 /**
@@ -76,6 +81,11 @@ export function createSeat(cfg: SeatConfig): Seat {
     messages: () => agent.state.messages,
     steer(text, part) {
       if (current) agent.steer(userMessage(current, text, { part }));
+    },
+    restore(messages) {
+      agent.state.messages = messages as AgentMessage[];
+      for (const m of agent.state.messages)
+        if (m.role === "assistant") for (const c of m.content) if (c.type === "toolCall") callIds.add(c.id);
     },
   };
 }

@@ -1,9 +1,9 @@
 /**
  * Where a working set is kept across a Harness restart (issue 30 Rules; COMMON.md's port rule):
  * the members of each endpoint's set and when each entered. The lower `provider/` layer may not
- * import the conversations store, so it defines this port; the in-memory implementation is the
- * default and the tests', and the lead wires the SQLite store's generic records to it
- * (`kind = "kv-working-set"`, `key = endpoint`).
+ * import the conversations store, so it defines this port; the in-memory implementation serves
+ * tests and library use, and the Harness backs it with the durable store's generic records
+ * (`kind = "kv-working-set"`, `key = endpoint`; wire/durable-ports.ts).
  * @see docs/adr/0430-kv-scheduling.md
  */
 

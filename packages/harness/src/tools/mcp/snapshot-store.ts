@@ -2,7 +2,7 @@ import type { McpSnapshot } from "./canonical.js";
 
 /**
  * Where a conversation's MCP snapshot is kept (issue 29 item 3): the Harness's durable state
- * (i27's `conversations/store/`, wired by the lead through `harness_records` kind `mcp-snapshot`)
+ * (`conversations/store/`'s `harness_records`, kind `mcp-snapshot`, wired in wire/durable-ports.ts)
  * or memory. `tools/` sits below `conversations/` (ADR-0160), so this folder defines the port and
  * the store implements it. A rebuild after a restart reads the stored snapshot and reuses it.
  * Secrets never reach it: a snapshot holds tool names, descriptions and schemas only.

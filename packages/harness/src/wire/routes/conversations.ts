@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { extractTraceparent } from "@jr2/telemetry";
 import {
   AbortAnswer,
@@ -26,6 +27,8 @@ export interface ConversationRoutesOptions {
   token: string;
   /** This Harness's version, named when it refuses a definition key it does not know. */
   version: string;
+  /** The Harness's data dir (ADR-0175): refused as, inside or around a working directory. */
+  dataDir?: string;
 }
 
 /**
@@ -58,11 +61,13 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
         if (model !== undefined && !modelEntry(models, model))
           throw new Jr2Error("JR2_ERR_MODEL_UNKNOWN", { model, known: known(), field });
       }
-      const reason = body.cwd === undefined ? undefined : cwdProblem(body.cwd);
+      const reason =
+        body.cwd === undefined ? undefined : (cwdProblem(body.cwd) ?? dataDirProblem(body.cwd, opts.dataDir));
       if (reason) throw new Jr2Error("JR2_ERR_CWD_INVALID", { cwd: body.cwd, reason, field: "cwd" });
       // The Turn's trace continues here: the admission's `traceparent` parents the Submission span.
       const admitted = conversations.admit(iid, body, { trace: extractTraceparent(request.headers) });
-      if (!admitted) throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_FOUND", { iid });
+      if ("lost" in admitted)
+        throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_REBUILT", { iid, why: admitted.lost });
       return {
         submissionId: admitted.submissionId,
         offset: admitted.offset,
@@ -110,3 +115,18 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
     },
   );
 };
+
+/**
+ * Why `cwd` may not be a working directory because of the Harness's own data dir: a sandbox
+ * binds its run's directory, so that directory must neither be, contain nor lie inside the
+ * store (ADR-0175). `undefined` when fine or no data dir.
+ */
+export function dataDirProblem(cwd: string, dataDir: string | undefined): string | undefined {
+  if (dataDir === undefined) return undefined;
+  const dir = resolve(dataDir);
+  const at = resolve(cwd);
+  const within = (a: string, b: string) => a === b || a.startsWith(b.endsWith("/") ? b : `${b}/`);
+  if (within(dir, at) || within(at, dir))
+    return `it holds or lies inside the Harness's data dir ${dir} (JR2_HARNESS_DATA_DIR), which no run may see`;
+  return undefined;
+}
