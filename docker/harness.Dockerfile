@@ -8,6 +8,25 @@
 # `pnpm deploy --prod` output (dist + production node_modules), fd is docker/fd-compat.sh.
 # BASE_IMAGE: the official Node 22 slim image by default; jr2-base:bookworm-node22 offline.
 ARG BASE_IMAGE=node:22-bookworm-slim
+
+# --- build: compile better-sqlite3 (native; the Harness's durable state, ADR-0175) against this
+# image's Node, as the Orchestrator image does (ADR-0100): pnpm deploy ran with --ignore-scripts.
+FROM ${BASE_IMAGE} AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY app /app
+# Headers ship under /usr/local/include/node in both bases, so node-gyp needs no download.
+RUN set -eu; \
+    if [ -d /usr/local/include/node ]; then export npm_config_nodedir=/usr/local; fi; \
+    cd "$(readlink -f /app/harness/node_modules/better-sqlite3)"; \
+    node /usr/local/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js rebuild --release --jobs=max; \
+    cp build/Release/better_sqlite3.node /tmp/; \
+    rm -rf build deps src; \
+    mkdir -p build/Release && mv /tmp/better_sqlite3.node build/Release/; \
+    cd /app/harness && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
+
+# --- runtime ------------------------------------------------------------------------------
 FROM ${BASE_IMAGE}
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
@@ -19,7 +38,7 @@ RUN chmod 755 /usr/local/bin/fd \
  && mkdir -p /work /var/lib/jr2-harness && chown 10001:10001 /work /var/lib/jr2-harness \
  && fd --glob --color=never --hidden --no-require-git --max-results 1 -- 'passwd' /etc >/dev/null \
  && rg --version >/dev/null && git --version >/dev/null && bwrap --version >/dev/null && prlimit --version >/dev/null
-COPY app /app
+COPY --from=build /app /app
 RUN printf '#!/bin/sh\nexec node /app/harness/dist/main.js "$@"\n' >/usr/local/bin/jr2-harness \
  && chmod 755 /usr/local/bin/jr2-harness
 ENV NODE_ENV=production \
