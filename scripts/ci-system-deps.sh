@@ -24,6 +24,10 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 # escape suites call both through real tool calls, so CI installs them as the Harness image does.
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
 command -v fdfind >/dev/null 2>&1 || command -v fd >/dev/null 2>&1 || need+=(fd-find)
+# Repo Slots (issue 28): real git (its http-backend serves the https remote) and openssl, which
+# makes that remote's throwaway certificate.
+command -v git >/dev/null 2>&1 || need+=(git)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -eq 0 ]; then
   echo "system deps: present (chromium $(chromium --version 2>/dev/null | awk '{print $2}'), postgresql $(ls /usr/lib/postgresql | sort -V | tail -1), $(bwrap --version))"
   exit 0
