@@ -39,11 +39,12 @@ const transcript: TurnTranscript = {
 };
 
 describe("jr2 transcript's MCP snapshot", () => {
-  it("prints each tool on one line with ESC and controls stripped and a newline shown as \\n", () => {
+  it("prints each tool on one line with ESC, BEL, CR and newline shown as visible escapes", () => {
     const text = formatTranscript(transcript);
     expect(text).toContain("MCP tools frozen for this conversation · sha256 abababababababab…");
-    expect(text).toContain("  mcp__gh__evil___31m_x  (gh/evil\\n[31m[10:00:02] user · prompt)");
-    expect(text).toContain("  down: fs: exited\\nwith 1");
+    // The server's own name goes through escapeModelText (ADR-0405): ESC and BEL as visible escapes.
+    expect(text).toContain("  mcp__gh__evil___31m_x  (gh/evil\\n\\x1b[31m[10:00:02] user · prompt\\x07)");
+    expect(text).toContain("  down: fs: exited\\r\\nwith 1");
     expect(text.includes("\u001b") || text.includes("\u0007")).toBe(false);
     expect(text.split("\n").filter((l) => l.includes("user · prompt"))).toHaveLength(1);
   });
