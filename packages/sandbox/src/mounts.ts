@@ -118,8 +118,6 @@ export function bwrapArguments(
   ];
   if (x.network === "host") args.push("--share-net");
   args.push(...systemArguments());
-  const node = nodePrefix();
-  for (const p of [...(node ? [node] : []), ...(m.readOnly ?? [])]) args.push("--ro-bind-try", p, p);
   // No /proc of its own (a masked container, see features.ts): an empty one, nothing visible.
   args.push(...(features.ownProc ? ["--proc", "/proc"] : ["--dir", "/proc"]));
   // Each private tmpfs sized (bwrap >= 0.8's --size): unsized, each is half the host's RAM, and a
@@ -130,6 +128,10 @@ export function bwrapArguments(
   args.push(...tmpfs("/tmp", TMPFS_BYTES.tmp), ...tmpfs("/run", TMPFS_BYTES.run));
   args.push(...tmpfs("/home", TMPFS_BYTES.home));
   args.push("--dir", SANDBOX_HOME);
+  // Node and the read-only paths (an MCP server's install) after the tmpfs mounts: a checkout
+  // under /tmp or /home, or node under ~/.nvm, would otherwise be hidden by them.
+  const node = nodePrefix();
+  for (const p of [...(node ? [node] : []), ...(m.readOnly ?? [])]) args.push("--ro-bind-try", p, p);
   if (x.helperDir) args.push("--ro-bind", x.helperDir, HELPER_DIR);
   if (x.egressSocket) args.push("--bind", x.egressSocket, EGRESS_SOCKET);
   // The run's directory last: it may live under /tmp or /home, which the tmpfs above replaced.

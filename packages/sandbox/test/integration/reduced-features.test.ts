@@ -4,32 +4,14 @@
  * process of anyone's is visible, the Harness's environment least of all. The features are
  * forced off here; on this machine both are present, so the real probe reports nothing reduced.
  */
-import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bwrapBinary } from "../../src/bwrap-binary.js";
 import { featureReductions, sandboxFeatures } from "../../src/features.js";
 import { bwrapArguments } from "../../src/mounts.js";
-import { ownForSandbox, sandboxUser } from "../../src/user.js";
-import { noSandbox } from "./runs.js";
-
-function runIn(args: string[], script: string): Promise<{ code: number | null; out: string }> {
-  const user = sandboxUser();
-  const self = process.getuid?.();
-  return new Promise((resolve) => {
-    const child = spawn(bwrapBinary(), [...args, "--", "bash", "-c", script], {
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin", JR2_CANARY: "canary-must-not-leak" },
-      stdio: ["ignore", "pipe", "pipe"],
-      ...(self !== user.uid ? { uid: user.uid, gid: user.gid } : {}),
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    child.once("close", (code) => resolve({ code, out }));
-  });
-}
+import { ownForSandbox } from "../../src/user.js";
+import { noSandbox, runInBwrap as runIn } from "./runs.js";
 
 describe.skipIf(noSandbox)("a sandbox without its own /proc or --disable-userns", () => {
   let base: string;

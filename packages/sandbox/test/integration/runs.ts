@@ -2,10 +2,13 @@
  * Test fixtures: two runs' directories side by side (as /work/<run> is in production), owned by
  * the sandbox's uid, and the rule that a missing bwrap fails under CI=true instead of skipping.
  */
+import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bwrapBinary } from "../../src/bwrap-binary.js";
 import { ownForSandbox, probeSandbox, type SandboxProbe } from "../../src/index.js";
+import { sandboxUser } from "../../src/user.js";
 
 export const probe: SandboxProbe = await probeSandbox();
 if (!probe.ok && process.env.CI === "true") {
@@ -43,3 +46,20 @@ export async function twoRuns(): Promise<TwoRuns> {
 
 /** A minimal tool environment (what a scrubbed one looks like). */
 export const TOOL_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8" };
+
+/** Runs `script` under bash in a sandbox built from `args` (as the sandbox's uid), with a canary in its env. */
+export function runInBwrap(args: string[], script: string): Promise<{ code: number | null; out: string }> {
+  const user = sandboxUser();
+  const self = process.getuid?.();
+  return new Promise((resolve) => {
+    const child = spawn(bwrapBinary(), [...args, "--", "bash", "-c", script], {
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", JR2_CANARY: "canary-must-not-leak" },
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(self !== user.uid ? { uid: user.uid, gid: user.gid } : {}),
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.once("close", (code) => resolve({ code, out }));
+  });
+}
