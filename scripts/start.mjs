@@ -342,6 +342,19 @@ const workflows = await fetch(`${urls.orchestrator}/workflows`)
   .then((list) => list.map((w) => w.name))
   .catch(() => []);
 
+/**
+ * The banner's "Start a run" line: a command that works as printed (newcomer, session 7: the
+ * first workflow by name was review-repo, which needs its repository as input). review-repo
+ * gets the sample repository and its bare remote (made once); else review; else the first.
+ */
+function startLine() {
+  if (workflows.includes("review-repo")) {
+    const sample = ensureSampleRepo(repoRoot);
+    return `pnpm jr2 run review-repo --input '${JSON.stringify({ repo: sample.repo, pushUrl: sample.remote })}' --follow`;
+  }
+  return `pnpm jr2 run ${workflows.includes("review") ? "review" : (workflows[0] ?? "<workflow>")} --follow`;
+}
+
 writeFileSync(
   join(dataDir, "jr2.env"),
   `JR2_URL=${urls.orchestrator}\nJR2_INSTANCE_TOKEN=${instanceToken}\n`,
@@ -355,7 +368,7 @@ console.log(`jr2 is up.
 
   Workflows     ${workflows.join(", ") || "(none loaded: see orchestrator.log)"}
 
-Start a run:    pnpm jr2 run ${workflows[0] ?? "<workflow>"} --follow
+Start a run:    ${startLine()}
 Answer a Gate:  pnpm jr2 gate <runId> <gateId> <event>
 List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
 (from another shell with JR2_DATA_DIR=${dataDir} if you set it)

@@ -25,7 +25,7 @@ import { quickTurns, until } from "./host-on-fake-harness.js";
 
 const finish = defineEvent({ name: "finish", description: "Done.", input: z.object({}), audience: "agent" });
 
-function workflow() {
+function workflow(routed = false) {
   const body = jr2Setup({
     events: [finish],
     actors: { coder: agent({ model: "m", instructions: "code", workspace: "write" }) },
@@ -48,11 +48,38 @@ function workflow() {
   }).createMachine({
     id: "repo",
     initial: "running",
-    states: { running: { invoke: { src: "code", onDone: "done" } }, done: { type: "final" } },
+    states: {
+      running: { invoke: { src: "code", onDone: "done", ...(routed ? { onError: "failed" } : {}) } },
+      done: { type: "final" },
+      failed: { type: "final" },
+    },
   });
 }
 
 describe("Repo Slots on an older Harness", () => {
+  it("say why on the run's log when the workflow routes the workspace's error (review-repo's onError)", async () => {
+    const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
+    const host = createRunHost({
+      workflows: new Map([["w", workflow(true)]]),
+      placement: {
+        provider: staticWorkspaceProvider(fake.url, "sb"),
+        workRoot: "/work",
+        allowExplicitEndpoints: false,
+        repoSlots: createRepoSlotClient({ token: "t" }),
+      },
+      turnDriver: createHarnessTurnDriver({ harnessToken: "t", config: quickTurns }),
+    });
+    const { runId } = await host.startRun("w", {});
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+    expect((await host.getRun(runId)).status).toBe("done");
+    const warnings = (await host.feedOf(runId)).since().filter((e) => e.type === "warning");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ child: "workspace:code" });
+    expect((warnings[0] as { message: string }).message).toContain("JR2_ERR_WORKSPACE_HARNESS_TOO_OLD");
+    await host.close();
+    await fake.close();
+  });
+
   it("fault the run at start with JR2_ERR_WORKSPACE_HARNESS_TOO_OLD naming the Harness and its version", async () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
     const host = createRunHost({

@@ -32,9 +32,13 @@ export async function attachRunRepos(
       .catch((error: unknown) => {
         // The run's fault reason carries the code (a person greps for it; a tool branches on it).
         const code = (error as { code?: unknown }).code;
-        throw new Error(
-          `${typeof code === "string" ? `${code}: ` : ""}Repo Slot \`${slot}\`: ${(error as Error).message}`,
-        );
+        const message = `${typeof code === "string" ? `${code}: ` : ""}Repo Slot \`${slot}\`: ${(error as Error).message}`;
+        // Said on the run's log before it is thrown: a workflow that routes the workspace's
+        // error (`onError: "failed"`, as review-repo does) would otherwise end the run with no
+        // word of why (newcomer, session 7: a mistyped repository path ended "failed", silent).
+        if (run.status === "running")
+          run.feed.append({ type: "warning", child: `workspace:${request.workspace}`, message });
+        throw new Error(message);
       });
     out[slot] = { path: h.path, branch: h.branch, base: h.base };
     run.repoSlots.set(`${request.workspace}/${slot}`, { workspace: request.workspace, slot, ...out[slot] });
