@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's quickstart, one command: installs pnpm if needed, installs and builds jr2, then
-# runs the `review` workflow end to end (against model-sim unless JR2_MODELS maps its models to a real
+# runs the `review-repo` workflow (a coder and a reviewer on a sample repository; `review` if given as $1) end to end (against model-sim unless JR2_MODELS maps its models to a real
 # endpoint) and stops the stack when the run settles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
