@@ -301,7 +301,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     get: lookup,
     admit(iid, req, admitOpts) {
       // A store that cannot commit admits nothing: the answer would name an offset it cannot keep.
+      // What is queued is committed first, so a disk that just filled refuses before anything runs.
       refuseWhileFailing(store);
+      flushOrRefuse(store);
       let conv = lookup(iid);
       if (!conv && req.kept) {
         const rebuilt = fromHistory(iid, req);
