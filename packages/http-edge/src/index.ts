@@ -16,7 +16,13 @@ import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { guardConnections } from "./connection-guard.js";
 
-export { type ConnectionGuardStats, guardConnections, SILENT_MS } from "./connection-guard.js";
+export {
+  type ConnectionGuardStats,
+  guardConnections,
+  proveConnection,
+  SILENT_MS,
+  UNPROVEN_REQUEST_MS,
+} from "./connection-guard.js";
 
 /** How the edge bounds slow and numerous clients. Every value is in ms except `maxConnections`. */
 export interface HttpEdgeLimits {

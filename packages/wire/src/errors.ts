@@ -80,6 +80,16 @@ export const errorCodes = {
     message: "the run store is not accepting writes ({detail}); nothing was saved — retry in {retryAfter} s",
   },
   /**
+   * The Harness's durable store refuses writes (a full disk, an I/O error under
+   * `JR2_HARNESS_DATA_DIR`): the Submission was not admitted. Writes already queued are kept and
+   * retried; the Harness admits again once a commit succeeds (ADR-0177). Sent with `Retry-After`.
+   */
+  JR2_ERR_HARNESS_STORE_FAILING: {
+    status: 503,
+    message:
+      "the Harness store in {dataDir} is not accepting writes ({detail}); free space there (JR2_HARNESS_DATA_DIR) — retry in {retryAfter} s",
+  },
+  /**
    * This instance let go of the run (ADR-0280): another instance adopted it, or this one's lease
    * on it lapsed. Nothing was decided or saved here; send the request to the run's owner (the
    * next URL of a comma-separated list).

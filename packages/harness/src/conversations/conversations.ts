@@ -16,6 +16,7 @@ import {
   syncMessages,
 } from "./durable-conversation.js";
 import type { HarnessStore } from "./store/harness-store.js";
+import { flushOrRefuse, refuseWhileFailing } from "./store/store-failing.js";
 
 /**
  * Conversations held by this Harness process (§7.1): per conversation a FIFO of Submissions
@@ -299,6 +300,10 @@ export function createConversations(opts: ConversationsOptions): Conversations {
   return {
     get: lookup,
     admit(iid, req, admitOpts) {
+      // A store that cannot commit admits nothing: the answer would name an offset it cannot keep.
+      // What is queued is committed first, so a disk that just filled refuses before anything runs.
+      refuseWhileFailing(store);
+      flushOrRefuse(store);
       let conv = lookup(iid);
       if (!conv && req.kept) {
         const rebuilt = fromHistory(iid, req);
@@ -323,8 +328,8 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       store.admit(iid, sub.id, conv.lastActive);
       store.touch(iid, conv.lastActive);
       pump(conv);
-      // Durable before the Orchestrator ledgers the offset (§5.4).
-      store.flush();
+      // Durable before the Orchestrator ledgers the offset (§5.4); else 503 (the writes stay queued).
+      flushOrRefuse(store);
       return { conversation: conv, submissionId: sub.id, offset };
     },
     async read(conv, offset, waitMs) {
@@ -344,7 +349,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
         });
       }
       // Nothing is read that a SIGKILL could take back (ADR-0175).
-      store.flush();
+      flushOrRefuse(store);
       return { events: conv.events.slice(from), nextOffset: String(conv.events.length) };
     },
     abort(iid) {
@@ -368,7 +373,15 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     close: () => {
       clearInterval(timer);
       for (const conv of all.values()) void conv.slot.mcp?.close();
-      store.flush();
+      try {
+        store.flush();
+      } catch (err) {
+        // A failing store (ADR-0177) loses what it could not commit; closing goes on.
+        (deps.error ?? deps.log)("the Harness store could not commit its last writes at close", {
+          path: store.path,
+          detail: err instanceof Error ? err.message : String(err),
+        });
+      }
       void deps.egress?.closeAll();
     },
   };

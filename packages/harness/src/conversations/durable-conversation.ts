@@ -81,8 +81,11 @@ export function syncMessages(
   store.appendMessages(slot.iid, submissionId, durable.persisted, json);
   durable.persisted = upto;
   // A step's messages are committed when the step is complete, with the events queued before:
-  // a receipt the Orchestrator delivered is in the store a moment later (ADR-0175).
-  store.flush();
+  // a receipt the Orchestrator delivered is in the store a moment later (ADR-0175). A failing
+  // store keeps them queued and retries (ADR-0177): the running Turn goes on.
+  try {
+    store.flush();
+  } catch {}
 }
 
 /** The length of the longest prefix of `messages` in which every tool call has its result. */

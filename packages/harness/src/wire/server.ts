@@ -19,6 +19,7 @@ import {
 } from "../conversations/conversations.js";
 import { settleInterrupted } from "../conversations/durable-conversation.js";
 import { openHarnessStore } from "../conversations/store/sqlite-harness-store.js";
+import { harnessStoreFailing } from "../conversations/store/store-failing.js";
 import { createOrchestratorClient } from "../orchestrator/orchestrator-client.js";
 import { createRunStateClient } from "../orchestrator/run-state-client.js";
 import { createEndpointLimiter } from "../provider/limiter.js";
@@ -171,7 +172,20 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   const limiter = createEndpointLimiter(opts.endpointConcurrency ?? 4);
   // KV scheduling per model endpoint (issue 30): on for entries with kvTokens, said at start.
   const dataDir = opts.dataDir ?? ":memory:";
-  const store = openHarnessStore(dataDir);
+  const store = openHarnessStore(dataDir, {
+    warn: (msg, fields) => app.log.warn(fields, msg),
+    // Said once per failing spell, naming the path and the fix (ADR-0177).
+    onFailing: (f) =>
+      app.log.error(
+        { path: store.path, detail: f.detail },
+        `the Harness store at ${store.path} cannot commit (${f.detail}): new Submissions answer 503 JR2_ERR_HARNESS_STORE_FAILING until it can; free space in JR2_HARNESS_DATA_DIR`,
+      ),
+    onRecovered: (f) =>
+      app.log.warn(
+        { path: store.path, failingMs: Date.now() - f.since },
+        "the Harness store commits again: admitting Submissions",
+      ),
+  });
   const kv = createKvScheduling({
     models: opts.models,
     notice: (msg, fields) => app.log.info(fields ?? {}, msg),
@@ -255,7 +269,11 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
   app.addHook("onClose", async () => {
     kv.close();
     conversations.close();
-    store.close();
+    try {
+      store.close();
+    } catch (err) {
+      app.log.error({ err, path: store.path }, "the Harness store could not commit its last writes at close");
+    }
   });
   // Random per process: a peer that sees a new bootId knows this Harness restarted (issue 16).
   const bootId = randomUUID();
@@ -269,11 +287,33 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
             version: z.string(),
             bootId: z.string(),
             endpoints: z.record(z.string(), z.object({ running: z.number(), queued: z.number() })),
+            /** Present while the store refuses writes (ADR-0177); the Harness stays up (200). */
+            store: z
+              .object({ failing: z.literal(true), code: z.string(), error: z.string(), since: z.string() })
+              .optional(),
           }),
         },
       },
     },
-    async () => ({ ok: true, version: HARNESS_VERSION, bootId, endpoints: redactedDepth(limiter.depth()) }),
+    async () => {
+      const failure = store.failing();
+      return {
+        ok: true,
+        version: HARNESS_VERSION,
+        bootId,
+        endpoints: redactedDepth(limiter.depth()),
+        ...(failure
+          ? {
+              store: {
+                failing: true as const,
+                code: "JR2_ERR_HARNESS_STORE_FAILING",
+                error: harnessStoreFailing(store, failure.detail).message,
+                since: new Date(failure.since).toISOString(),
+              },
+            }
+          : {}),
+      };
+    },
   );
   // Open like /healthz unless JR2_METRICS_TOKEN is set; never behind the Harness's bearer (ADR-0420).
   app.register(metricsRoute, { metrics, token: opts.metricsToken });

@@ -1,4 +1,5 @@
 import type { ConversationHistory, StreamEvent } from "@jr2/wire";
+import type { StoreFailure } from "./write-queue.js";
 
 /**
  * The Harness's durable state (issue 27, ADR-0175): per conversation its stream log (offsets
@@ -65,8 +66,13 @@ export interface HarnessStore {
   deleteRecord(kind: string, key: string): void;
   /** Every record of `kind`, by key order. */
   listRecords(kind: string): HarnessRecord[];
-  /** Commits every queued write now (one transaction). */
+  /**
+   * Commits every queued write now (one transaction). When the commit fails (a full disk) the
+   * writes stay queued and are retried with backoff, and the error is thrown (ADR-0177).
+   */
   flush(): void;
-  /** Flushes and closes the file. */
+  /** Why the store refuses writes since when; undefined while commits succeed (ADR-0177). */
+  failing(): StoreFailure | undefined;
+  /** Flushes and closes the file (throws when the last flush fails; the file is closed anyway). */
   close(): void;
 }

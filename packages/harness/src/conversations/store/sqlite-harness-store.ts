@@ -1,38 +1,67 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { StreamEvent } from "@jr2/wire";
 import Database from "better-sqlite3";
 import type { HarnessRecord, HarnessStore, StoredConversation } from "./harness-store.js";
 import { chainHash, HISTORY_SHA256_START, historyOfRows } from "./history-hash.js";
 import { migrateHarnessStore } from "./store-migrations.js";
+import { createWriteQueue, type WriteQueueEvents } from "./write-queue.js";
 
 /** The store's file name inside `JR2_HARNESS_DATA_DIR`. */
 export const HARNESS_STORE_FILE = "harness.sqlite";
 
+/** What the Harness hears from its store: a warning at open, a failing spell and its end. */
+export interface HarnessStoreOptions extends WriteQueueEvents {
+  warn?(message: string, fields: Record<string, unknown>): void;
+}
+
 /**
  * Opens the Harness store (issue 27, ADR-0175): `<dir>/harness.sqlite`, made with its directory
- * when missing, WAL and `synchronous=NORMAL`, migrated; `dir` `:memory:` keeps it in memory
- * (tests, a library user; lost with the process).
- * @throws Error naming the path when the file cannot be opened or is from a newer Harness.
- * @see docs/adr/0175-harness-durable-state.md
+ * when missing (file mode 600, directory 700), WAL and `synchronous=NORMAL`, checked
+ * (`PRAGMA quick_check`), migrated; `dir` `:memory:` keeps it in memory (tests, a library user;
+ * lost with the process). An existing 0-byte file opens as an empty store with a warning.
+ * Writes that fail to commit stay queued and are retried (ADR-0177): `opts.onFailing` hears the
+ * first failure, `opts.onRecovered` the commit that ended it.
+ * @throws Error naming the path and the fix when the file cannot be opened, is damaged, or is
+ *   from a newer Harness.
+ * @see docs/adr/0175-harness-durable-state.md, docs/adr/0177-harness-store-failing.md
  */
-export function openHarnessStore(dir: string): HarnessStore {
+export function openHarnessStore(dir: string, opts: HarnessStoreOptions = {}): HarnessStore {
   const path = dir === ":memory:" ? ":memory:" : join(dir, HARNESS_STORE_FILE);
   let db: Database.Database;
   try {
-    if (dir !== ":memory:") mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (dir !== ":memory:") {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+      else if (statSync(path).size === 0)
+        opts.warn?.(
+          `the Harness store at ${path} was an empty (0-byte) file: starting with no conversations; if it held state, restore it from a backup`,
+          { path },
+        );
+    }
     db = new Database(path);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
+    checkIntact(db, path);
     migrateHarnessStore(db, path);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`cannot use the Harness store at ${path}: ${why} (JR2_HARNESS_DATA_DIR)`, { cause: err });
+    throw new Error(
+      `cannot use the Harness store at ${path}: ${why} (JR2_HARNESS_DATA_DIR; if the file is damaged, move it aside to start empty or restore it from a backup)`,
+      { cause: err },
+    );
   }
-  return sqliteHarnessStore(db, path);
+  return sqliteHarnessStore(db, path, opts);
 }
 
-function sqliteHarnessStore(db: Database.Database, path: string): HarnessStore {
+/** Smashed pages open fine and fail later with no path: find them at start instead. */
+function checkIntact(db: Database.Database, path: string): void {
+  if (path === ":memory:") return;
+  const verdict = db.pragma("quick_check", { simple: true });
+  if (verdict !== "ok") throw new Error(`the file is damaged (quick_check: ${String(verdict)})`);
+}
+
+function sqliteHarnessStore(db: Database.Database, path: string, opts: HarnessStoreOptions): HarnessStore {
   const q = {
     create: db.prepare("INSERT OR IGNORE INTO conversations (iid, seat, touched_at) VALUES (?, NULL, ?)"),
     touch: db.prepare("UPDATE conversations SET touched_at = ? WHERE iid = ?"),
@@ -65,27 +94,12 @@ function sqliteHarnessStore(db: Database.Database, path: string): HarnessStore {
     db.prepare(`DELETE FROM ${t} WHERE iid = ?`),
   );
 
-  /** Writes queued since the last flush, committed together. */
-  let queued: Array<() => void> = [];
-  let scheduled = false;
   const commit = db.transaction((ops: Array<() => void>) => {
     for (const op of ops) op();
   });
-  const flush = () => {
-    if (queued.length === 0) return;
-    const ops = queued;
-    queued = [];
-    commit(ops);
-  };
-  const enqueue = (op: () => void) => {
-    queued.push(op);
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      if (db.open) flush();
-    });
-  };
+  const writes = createWriteQueue(commit, () => db.open, opts);
+  const { flush } = writes;
+  const enqueue = writes.enqueue;
 
   return {
     path,
@@ -164,10 +178,15 @@ function sqliteHarnessStore(db: Database.Database, path: string): HarnessStore {
       }));
     },
     flush,
+    failing: writes.failing,
     close() {
       if (!db.open) return;
-      flush();
-      db.close();
+      writes.stop();
+      try {
+        flush();
+      } finally {
+        db.close();
+      }
     },
   };
 }

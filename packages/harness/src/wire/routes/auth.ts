@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { proveConnection } from "@jr2/http-edge";
 import { Jr2Error } from "@jr2/wire";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
@@ -27,6 +28,8 @@ export function bearerCheck(token: string) {
     if (given === "missing") throw new Jr2Error("JR2_ERR_AUTH_MISSING");
     if (given === "invalid" || !timingSafeEqual(digest(given.token), expected))
       throw new Jr2Error("JR2_ERR_AUTH_INVALID");
+    // Only an authenticated request earns its socket a place the connection guard keeps (ADR-0287).
+    proveConnection(request.raw.socket);
   };
 }
 

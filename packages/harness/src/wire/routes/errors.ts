@@ -16,7 +16,10 @@ export function registerErrorHandler(app: FastifyInstance, bodyLimit: number): v
     const e = toJr2Error(err, request, bodyLimit);
     // A body refused mid-upload is read to its end, so the client can read the 413 (ADR-0156).
     if (e.statusCode === 413) drainRefusedBody(request, reply);
-    if (e.statusCode >= 500) request.log.error({ err }, "unhandled error");
+    if (e.statusCode >= 500 && e.statusCode !== 503) request.log.error({ err }, "unhandled error");
+    // A 503 that says when to come back (JR2_ERR_HARNESS_STORE_FAILING) says it in the header too.
+    if (e.statusCode === 503 && typeof e.fields.retryAfter === "number")
+      reply.header("retry-after", String(e.fields.retryAfter));
     return reply.code(e.statusCode).send(e.toBody());
   });
   app.setNotFoundHandler((request, reply) =>

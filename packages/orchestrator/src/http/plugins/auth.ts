@@ -1,3 +1,4 @@
+import { proveConnection } from "@jr2/http-edge";
 import { Jr2Error } from "@jr2/wire";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
@@ -43,6 +44,8 @@ export const authPlugin = fp(
         from === undefined ? bearerCaller(request.headers.authorization, keys) : peerCaller(request, keys);
       if (need === "instance" && caller.kind !== "instance") throw new Jr2Error("JR2_ERR_AUTH_INVALID");
       request.caller = caller;
+      // Only an authenticated request earns its socket a place the connection guard keeps (ADR-0287).
+      proveConnection(request.raw.socket);
     });
   },
   { name: "jr2-auth", fastify: "5.x" },
