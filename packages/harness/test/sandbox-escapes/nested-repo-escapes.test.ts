@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -145,5 +146,54 @@ describe("git escapes: a nested repository in the Worktree never runs anything",
     expect(kept).not.toContain("vendor/lib/f");
     await ws.remove({ runId: slot.runId });
     expect(markers(marker)).toEqual([]);
+  });
+
+  it("the adversary's flow (adv/commit-escape.mjs): planted from inside real bubblewrap, then two picks and a retry, runs nothing", async () => {
+    const h = await ws.attach({ ...slot, url: fx.app });
+    const run = join(fx.workRoot, slot.runId);
+    const pwned = join(fx.dir, "PWNED-outside-sandbox");
+    const plant = `set -e; cd '${h.path}'; mkdir sub; cd sub; git init -q; echo x > f; git add f
+git -c user.name=x -c user.email=x@x commit -qm x
+printf '[filter "evil"]\\n\\tprocess = "sh -c \\\\"id > ${pwned}\\\\"; false"\\n' >> .git/config
+echo '* filter=evil' > .gitattributes`;
+    execFileSync(
+      "/usr/bin/bwrap",
+      [
+        ...[
+          "--unshare-all",
+          "--die-with-parent",
+          "--ro-bind",
+          "/usr",
+          "/usr",
+          "--symlink",
+          "usr/bin",
+          "/bin",
+        ],
+        ...["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--ro-bind", "/etc", "/etc"],
+        ...[
+          "--dev",
+          "/dev",
+          "--proc",
+          "/proc",
+          "--tmpfs",
+          "/tmp",
+          "--bind",
+          run,
+          run,
+          "--setenv",
+          "HOME",
+          "/tmp",
+        ],
+        ...["sh", "-c", plant],
+      ],
+      { encoding: "utf8" },
+    );
+    expect(readFileSync(join(h.path, "sub", ".git", "config"), "utf8")).toContain(pwned); // the plant is there
+    const first = await ws.commit({ ...slot, agent: "coder", state: "s", pick: "one" });
+    writeFileSync(join(h.path, "sub", "f"), "y\n");
+    await ws.commit({ ...slot, agent: "coder", state: "s", pick: "two" });
+    await ws.diff(slot);
+    await ws.checkoutAt({ ...slot, commit: first.commit });
+    expect(existsSync(pwned)).toBe(false);
   });
 });
