@@ -76,6 +76,10 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
       ["/etc", "repo-roots"],
       [fx.workRoot, "work-root"],
       ["https://user:secret@example.com/app.git", "credentials-in-url"],
+      ["https://example.com/app.git?access_token=ghp_secretvalue", "credentials-in-url"],
+      ["https://example.com/app.git?x=1&Token=ghp_secretvalue", "credentials-in-url"],
+      ["https://example.com/app .git", "whitespace"],
+      ["https://example.com/app.git\t", "whitespace"],
       ["--upload-pack=touch /tmp/x", "option"],
       ["relative/path", "relative-path"],
     ];
@@ -84,6 +88,12 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
         code: "JR2_ERR_WORKSPACE_URL_REFUSED",
         fields: { rule },
       });
+    // The refusal never repeats the token (messages and logs carry the redacted URL).
+    const tokenInQuery = await ws
+      .attach({ ...slot("run-1"), url: "https://example.com/app.git?access_token=ghp_secretvalue" })
+      .catch((e: unknown) => e);
+    expect(JSON.stringify(tokenInQuery)).not.toContain("ghp_secretvalue");
+    expect(String((tokenInQuery as Error).message)).not.toContain("ghp_secretvalue");
     const refused = await ws
       .attach({ ...slot("run-1"), url: "https://user:secret@example.com/a.git" })
       .catch((e) => e);
