@@ -47,8 +47,15 @@ export const CommitRequest = SlotRef.extend({
 });
 export type CommitRequest = z.infer<typeof CommitRequest>;
 
-/** The branch's head after the commit, and whether a commit was made. */
-export const CommitAnswer = z.object({ commit: CommitId, created: z.boolean() });
+/**
+ * The branch's head after the commit, and whether a commit was made. `skipped`: nested git
+ * repositories in the Worktree that were left out of the commit (ADR-0211; absent from an older Harness).
+ */
+export const CommitAnswer = z.object({
+  commit: CommitId,
+  created: z.boolean(),
+  skipped: z.array(z.string()).optional(),
+});
 export type CommitAnswer = z.infer<typeof CommitAnswer>;
 
 /**

@@ -204,6 +204,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     opts.workspaces ??
     createWorkspaces(readWorkspaceConfig(opts.environment ?? process.env), {
       registry: durableWorkspaceRegistry(store),
+      warn: (msg, fields) => app.log.warn(fields ?? {}, msg),
     });
   // The Submissions that died with the last process settle now: their Turns are admitted again (§5.6).
   const interrupted = settleInterrupted(store);

@@ -23,8 +23,9 @@ export interface UrlRules {
  * and `ssh://` (or scp-like `user@host:path`) remotes, and a local path or `file://` URL whose
  * real path (symlinks followed) lies under one of `JR2_REPO_ROOTS`. Refused, each naming its
  * rule: `ext::` and any other `<transport>::` form (`command-transport`), `http://`, `git://`
- * and unknown schemes (`scheme`), credentials in the URL (`credentials-in-url`: name a token
- * file instead), a local path not under a listed root (`repo-roots`), anything under the work
+ * and unknown schemes (`scheme`), credentials in the URL (`credentials-in-url`: a password, an
+ * https user, or a credential-like query parameter such as `access_token=`; name a token file
+ * instead), whitespace in an https or ssh URL (`whitespace`), a local path not under a listed root (`repo-roots`), anything under the work
  * root (`work-root`: another run's repository), an option-looking URL (`option`).
  * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ url, rule, fix }`
  */
@@ -48,6 +49,14 @@ export function acceptUrl(url: string, rules: UrlRules): AcceptedUrl {
     } catch {
       return refuse("malformed", "give a well-formed URL");
     }
+    if (/\s/.test(url))
+      refuse("whitespace", "remove the spaces or tabs from the URL (percent-encode a space as %20)");
+    const secret = [...parsed.searchParams.keys()].find((k) => CREDENTIAL_PARAM.test(k));
+    if (secret !== undefined)
+      refuse(
+        "credentials-in-url",
+        `remove the \`${secret}=\` query parameter from the URL; name a credential file (JR2_GIT_TOKEN_FILE)`,
+      );
     if (parsed.password)
       refuse(
         "credentials-in-url",
@@ -79,6 +88,10 @@ export function acceptUrl(url: string, rules: UrlRules): AcceptedUrl {
   if (!isAbsolute(url)) refuse("relative-path", "give an absolute local path, under one of JR2_REPO_ROOTS");
   return { source: localUnderRoots(url, url, rules, refuse), kind: "local" };
 }
+
+/** Query parameter names that carry a credential (adversary L3): refused, never handed to git or logged. */
+const CREDENTIAL_PARAM =
+  /^(access[_-]?token|token|private[_-]?token|oauth[_-]?token|auth|authorization|password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|key|sig|signature|x-amz-signature|x-amz-credential|x-goog-signature|x-goog-credential)$/i;
 
 function localUnderRoots(
   path: string,
@@ -121,11 +134,13 @@ function under(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-/** The URL with any password or token replaced by `***`, for messages and logs. */
+/** The URL with any password or token, and every query value, replaced by `***`, for messages and logs. */
 export function redactUrl(url: string): string {
-  return url.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@/i,
-    (_m, scheme: string, user: string) =>
-      `${scheme}${user.includes(":") ? `${user.split(":")[0]}:***` : "***"}@`,
-  );
+  return url
+    .replace(/([?&][^=&#]*=)[^&#]*/g, "$1***")
+    .replace(
+      /^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@/i,
+      (_m, scheme: string, user: string) =>
+        `${scheme}${user.includes(":") ? `${user.split(":")[0]}:***` : "***"}@`,
+    );
 }

@@ -4,6 +4,7 @@ import { Jr2Error } from "@jr2/wire";
 import { credentialEnv } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
+import { nestedReposOf } from "./git/nested-repos.js";
 import { type Pushed, pushBranch } from "./git/publish.js";
 import {
   branchHead,
@@ -44,7 +45,7 @@ export interface Workspaces {
   /** Commits the Worktree if it changed (author `jr2 <agent>`, message naming run, state, Agent, pick). */
   commit(
     req: SlotRef & { agent: string; state: string; pick?: string },
-  ): Promise<{ commit: string; created: boolean }>;
+  ): Promise<{ commit: string; created: boolean; skipped?: string[] }>;
   /** Retry: rescues, then resets the run's branch and Worktree to `commit` (recreating a removed Worktree). */
   checkoutAt(req: SlotRef & { commit: string }): Promise<SlotHandle>;
   /** Fork: a new run's repository and Worktree on `jr2/<workflow>/<runId>` at `commit` of the source run. */
@@ -79,7 +80,13 @@ export interface Workspaces {
  */
 export function createWorkspaces(
   config: WorkspaceConfig,
-  opts: { registry?: WorkspaceRegistryStore; mirrors?: Mirrors; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    registry?: WorkspaceRegistryStore;
+    mirrors?: Mirrors;
+    env?: NodeJS.ProcessEnv;
+    /** A warn line (e.g. nested repositories a commit left out, ADR-0211). */
+    warn?: (msg: string, fields?: Record<string, unknown>) => void;
+  } = {},
 ): Workspaces {
   const registry = opts.registry ?? createMemoryWorkspaceRegistry();
   const mirrors =
@@ -156,7 +163,14 @@ export function createWorkspaces(
         const r = await need(req);
         if (!(await exists(r.worktree))) throw new Jr2Error("JR2_ERR_WORKSPACE_LOST", { path: r.worktree });
         const message = `jr2: ${req.agent} in ${req.state}${req.pick ? ` picked ${req.pick}` : ""}\n\nrun ${r.runId}, state ${req.state}, Agent ${req.agent}${req.pick ? `, pick ${req.pick}` : ""}\n`;
-        return commitWorktree(pathsOf(r), req.agent, message);
+        const { skipped, ...done } = await commitWorktree(pathsOf(r), req.agent, message);
+        if (skipped.length === 0) return done;
+        opts.warn?.("nested git repositories in the Worktree were not committed (ADR-0211)", {
+          slot: slotKey(req),
+          paths: skipped.slice(0, 20),
+          count: skipped.length,
+        });
+        return { ...done, skipped };
       }),
     checkoutAt: (req) =>
       serial(slotKey(req), async () => {
@@ -166,7 +180,8 @@ export function createWorkspaces(
         await nextRescue(r, "retry");
         await git({ gitDir: r.repo }, ["update-ref", `refs/heads/${r.branch}`, req.commit]);
         await checkoutWorktree(pathsOf(r));
-        await git(placeOf(pathsOf(r)), ["clean", "-f", "-d", "-q", "--", "."]);
+        const nested = await nestedReposOf(r.worktree);
+        await git(placeOf(pathsOf(r)), ["clean", "-f", "-d", "-q", "--", ...nested.pathspec]);
         delete r.removedAt;
         await registry.put(slotKey(r), r);
         return handle(r);

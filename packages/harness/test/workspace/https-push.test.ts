@@ -32,6 +32,8 @@ describe("publish over https with a token (issue 28 §5, credentials from operat
         JR2_WORK_ROOT: fx.workRoot,
         JR2_REPO_ROOTS: fx.repoRoot,
         JR2_GIT_TOKEN_FILE: tokenFile,
+        // The token is keyed to the listed origin (adversary L5): this server's host:port.
+        JR2_GIT_TOKEN_HOSTS: `forge.example.com, ${new URL(server.url).host}`,
         JR2_GIT_CA_FILE: server.caFile,
       }),
     );
@@ -59,6 +61,24 @@ describe("publish over https with a token (issue 28 §5, credentials from operat
     );
     const url = `${server.url}app.git`;
     await expect(ws.attach({ ...slot, url })).rejects.toMatchObject({
+      code: "JR2_ERR_WORKSPACE_FETCH_FAILED",
+    });
+    expect(server.refused).toBeGreaterThan(0);
+  });
+
+  it("JR2_GIT_TOKEN_HOSTS not listing the URL's host: the token is not sent, the server refuses (JR2_ERR_WORKSPACE_FETCH_FAILED)", async () => {
+    const tokenFile = join(fx.dir, "token");
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const ws = createWorkspaces(
+      readWorkspaceConfig({
+        JR2_WORK_ROOT: fx.workRoot,
+        JR2_REPO_ROOTS: fx.repoRoot,
+        JR2_GIT_TOKEN_FILE: tokenFile,
+        JR2_GIT_TOKEN_HOSTS: "forge.example.com",
+        JR2_GIT_CA_FILE: server.caFile,
+      }),
+    );
+    await expect(ws.attach({ ...slot, url: `${server.url}app.git` })).rejects.toMatchObject({
       code: "JR2_ERR_WORKSPACE_FETCH_FAILED",
     });
     expect(server.refused).toBeGreaterThan(0);

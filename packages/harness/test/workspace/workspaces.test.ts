@@ -76,6 +76,10 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
       ["/etc", "repo-roots"],
       [fx.workRoot, "work-root"],
       ["https://user:secret@example.com/app.git", "credentials-in-url"],
+      ["https://example.com/app.git?access_token=ghp_secretvalue", "credentials-in-url"],
+      ["https://example.com/app.git?x=1&Token=ghp_secretvalue", "credentials-in-url"],
+      ["https://example.com/app .git", "whitespace"],
+      ["https://example.com/app.git\t", "whitespace"],
       ["--upload-pack=touch /tmp/x", "option"],
       ["relative/path", "relative-path"],
     ];
@@ -84,6 +88,12 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
         code: "JR2_ERR_WORKSPACE_URL_REFUSED",
         fields: { rule },
       });
+    // The refusal never repeats the token (messages and logs carry the redacted URL).
+    const tokenInQuery = await ws
+      .attach({ ...slot("run-1"), url: "https://example.com/app.git?access_token=ghp_secretvalue" })
+      .catch((e: unknown) => e);
+    expect(JSON.stringify(tokenInQuery)).not.toContain("ghp_secretvalue");
+    expect(String((tokenInQuery as Error).message)).not.toContain("ghp_secretvalue");
     const refused = await ws
       .attach({ ...slot("run-1"), url: "https://user:secret@example.com/a.git" })
       .catch((e) => e);
@@ -181,7 +191,9 @@ describe("the diff and the push (issue 28 §4, §5)", () => {
       cut.text.slice(cut.text.lastIndexOf("[jr2:")),
     ];
     expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(2048);
-    expect(line).toMatch(/^\[jr2: diff cut at 2048 bytes \(JR2_DIFF_MAX_BYTES\): \d+ more bytes left out/);
+    expect(line).toMatch(
+      /^\[jr2: diff cut at 2048 bytes \(JR2_DIFF_MAX_BYTES\): the rest left out \(git stopped\), 2 of 2 files not shown or shown in part/,
+    );
   });
 
   it("pushes the run's branch to the slot's pushUrl (a bare remote) from the credential-holding repository", async () => {

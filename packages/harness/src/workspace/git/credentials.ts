@@ -6,7 +6,8 @@ import { Jr2Error } from "@jr2/wire";
  * names in the Harness's environment. None of them is ever in a Working tool's environment
  * (the Harness's tool environment is built from an allow list) or on a git command line.
  * - `JR2_GIT_TOKEN_FILE` (a file holding an HTTPS token) or `JR2_GIT_TOKEN_ENV` (the name of a
- *   variable holding one); `JR2_GIT_TOKEN_USER` the user sent with it (default `x-access-token`).
+ *   variable holding one); `JR2_GIT_TOKEN_USER` the user sent with it (default `x-access-token`);
+ *   `JR2_GIT_TOKEN_HOSTS` the hosts it is sent to (default every https host).
  * - `JR2_GIT_SSH_KEY_FILE`: a private key for `ssh://` remotes (`JR2_GIT_SSH_KNOWN_HOSTS`:
  *   the known-hosts file; default strict checking against the system's).
  * - `JR2_GIT_CA_FILE`: a CA bundle for an HTTPS forge with a private certificate.
@@ -15,6 +16,8 @@ export interface GitCredentialConfig {
   tokenFile?: string;
   tokenEnv?: string;
   tokenUser: string;
+  /** `JR2_GIT_TOKEN_HOSTS`: hosts (`host` or `host:port`, lower case) the token goes to; absent: every https host. */
+  tokenHosts?: string[];
   sshKeyFile?: string;
   sshKnownHosts?: string;
   caFile?: string;
@@ -29,6 +32,13 @@ export function readGitCredentialConfig(env: NodeJS.ProcessEnv): GitCredentialCo
   };
   set("tokenFile", pick("JR2_GIT_TOKEN_FILE"));
   set("tokenEnv", pick("JR2_GIT_TOKEN_ENV"));
+  set(
+    "tokenHosts",
+    pick("JR2_GIT_TOKEN_HOSTS")
+      ?.split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
   set("sshKeyFile", pick("JR2_GIT_SSH_KEY_FILE"));
   set("sshKnownHosts", pick("JR2_GIT_SSH_KNOWN_HOSTS"));
   set("caFile", pick("JR2_GIT_CA_FILE"));
@@ -50,10 +60,12 @@ export async function credentialEnv(
   const out: Record<string, string> = {};
   if (/^https:\/\//i.test(url)) {
     if (config.caFile) pairs.push(["http.sslCAInfo", config.caFile]);
-    const token = await readToken(config, env);
+    const origin = tokenOrigin(config, url);
+    const token = origin === undefined ? undefined : await readToken(config, env);
     if (token) {
       const basic = Buffer.from(`${config.tokenUser}:${token}`).toString("base64");
-      pairs.push(["http.extraHeader", `Authorization: Basic ${basic}`]);
+      // Keyed to the URL's origin (adversary L5): git sends it only to that scheme, host and port.
+      pairs.push([`http.${origin}/.extraHeader`, `Authorization: Basic ${basic}`]);
     }
   } else if (/^ssh:\/\//i.test(url) || /^[^/:]+@[^/:]+:/.test(url)) {
     const ssh = ["ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"];
@@ -69,6 +81,27 @@ export async function credentialEnv(
     });
   }
   return out;
+}
+
+/**
+ * The `https://host[:port]` the token may be sent to for `url`, or undefined when
+ * `JR2_GIT_TOKEN_HOSTS` is set and does not list the URL's host.
+ */
+function tokenOrigin(config: GitCredentialConfig, url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = parsed.host.toLowerCase();
+  if (
+    config.tokenHosts &&
+    !config.tokenHosts.includes(host) &&
+    !config.tokenHosts.includes(parsed.hostname.toLowerCase())
+  )
+    return undefined;
+  return `https://${host}`;
 }
 
 async function readToken(config: GitCredentialConfig, env: NodeJS.ProcessEnv): Promise<string | undefined> {

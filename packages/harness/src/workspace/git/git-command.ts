@@ -70,6 +70,8 @@ export interface GitOptions {
   okCodes?: readonly number[];
   /** Maximum bytes of stdout kept (default 64 MiB); more fails the call. */
   maxBuffer?: number;
+  /** Further `-c` options for this call only (after HARDENED_CONFIG; e.g. the nested-repository excludes file). */
+  config?: readonly string[];
 }
 
 /** What a git call printed and how it ended. */
@@ -86,18 +88,13 @@ export interface GitResult {
  * @throws Jr2Error `JR2_ERR_WORKSPACE_GIT_FAILED` naming the git subcommand, its exit code and stderr
  */
 export function git(place: GitPlace, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
-  const argv: string[] = [];
-  for (const c of HARDENED_CONFIG) argv.push("-c", c);
-  if (place.gitDir) argv.push(`--git-dir=${place.gitDir}`);
-  if (place.workTree) argv.push(`--work-tree=${place.workTree}`);
-  argv.push(...args);
+  const argv = gitArgv(place, args, options.config);
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
       argv,
       {
-        // Pathspecs are relative to the cwd, so the Worktree when it is there (a removed one: the repository).
-        cwd: place.workTree && existsSync(place.workTree) ? place.workTree : (place.gitDir ?? "/"),
+        cwd: gitCwd(place),
         env: gitEnvironment(options.env),
         timeout: options.timeoutMs ?? 120_000,
         maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
@@ -125,6 +122,22 @@ export function git(place: GitPlace, args: readonly string[], options: GitOption
     if (options.input !== undefined) child.stdin?.end(options.input);
     else child.stdin?.end();
   });
+}
+
+/** git's argv for a call: {@link HARDENED_CONFIG} and `extra` as `-c`, then the explicit places, then `args`. */
+export function gitArgv(place: GitPlace, args: readonly string[], extra: readonly string[] = []): string[] {
+  const argv: string[] = [];
+  for (const c of HARDENED_CONFIG) argv.push("-c", c);
+  for (const c of extra) argv.push("-c", c);
+  if (place.gitDir) argv.push(`--git-dir=${place.gitDir}`);
+  if (place.workTree) argv.push(`--work-tree=${place.workTree}`);
+  argv.push(...args);
+  return argv;
+}
+
+/** A git call's cwd: pathspecs are relative to it, so the Worktree when it is there (a removed one: the repository). */
+export function gitCwd(place: GitPlace): string {
+  return place.workTree && existsSync(place.workTree) ? place.workTree : (place.gitDir ?? "/");
 }
 
 /** The first line of a git answer, trimmed (a commit id, a ref). */

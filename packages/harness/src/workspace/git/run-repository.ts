@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import type { SlotPaths } from "../slot-paths.js";
 import { type GitPlace, git, gitLine } from "./git-command.js";
+import { nestedReposOf } from "./nested-repos.js";
 
 /**
  * Makes the run's own repository for a slot: a git directory that borrows every object of the
@@ -100,24 +101,32 @@ export function authorEnv(agent: string): Record<string, string> {
 
 /**
  * Commits the Worktree if it changed (tracked changes and untracked files not ignored):
- * `add -A`, then a commit with the Agent as author. Returns the branch's head after, and
- * whether a commit was made.
+ * `add -A` into the index, then `write-tree`/`commit-tree`/`update-ref` with the Agent as
+ * author (plumbing: no porcelain `commit` refreshing the index). Nested repositories the tool
+ * made are kept out ({@link nestedReposOf}, ADR-0211): jr2's git never enters them and their
+ * files are not committed; `skipped` names them. Returns the branch's head after, whether a
+ * commit was made, and the skipped paths.
  */
 export async function commitWorktree(
   paths: SlotPaths,
   agent: string,
   message: string,
-): Promise<{ commit: string; created: boolean }> {
+): Promise<{ commit: string; created: boolean; skipped: string[] }> {
   const place = placeOf(paths);
-  await git(place, ["add", "-A", "--", "."]);
-  const { code } = await git(place, ["diff", "--cached", "--quiet", "--no-ext-diff"], { okCodes: [1] });
-  if (code === 1) {
-    await git(place, ["commit", "--quiet", "--no-verify", "--allow-empty-message", "-F", "-"], {
+  const nested = await nestedReposOf(paths.worktree);
+  await git(place, ["add", "-A", "--", ...nested.pathspec]);
+  const head = await gitLine(place, ["rev-parse", "HEAD"]);
+  const tree = await gitLine(place, ["write-tree"]);
+  const created = tree !== (await gitLine(place, ["rev-parse", "HEAD^{tree}"]));
+  let commit = head;
+  if (created) {
+    commit = await gitLine(place, ["commit-tree", tree, "-p", head, "-F", "-"], {
       env: authorEnv(agent),
       input: message,
     });
+    await git(place, ["update-ref", "-m", "jr2: commit", `refs/heads/${paths.branch}`, commit, head]);
   }
-  return { commit: await gitLine(place, ["rev-parse", "HEAD"]), created: code === 1 };
+  return { commit, created, skipped: nested.paths };
 }
 
 /**
@@ -125,7 +134,7 @@ export async function commitWorktree(
  * not ignored go into a commit on top of the branch's head, through a private index (the
  * Worktree's own index is not touched); the ref `refs/jr2/<runId>/before-<op>-<n>` points at it,
  * or at the head itself when nothing changed, so every commit the branch held stays reachable.
- * Ignored files are not kept. Returns the ref made.
+ * Ignored files are not kept, nor nested repositories (never entered, ADR-0211). Returns the ref made.
  */
 export async function rescue(paths: SlotPaths, runId: string, op: string, n: number): Promise<string> {
   const place = placeOf(paths);
@@ -136,7 +145,8 @@ export async function rescue(paths: SlotPaths, runId: string, op: string, n: num
     const env = { GIT_INDEX_FILE: index };
     try {
       await git(place, ["read-tree", "HEAD"], { env });
-      await git(place, ["add", "-A", "--", "."], { env });
+      const nested = await nestedReposOf(paths.worktree);
+      await git(place, ["add", "-A", "--", ...nested.pathspec], { env });
       const tree = await gitLine(place, ["write-tree"], { env });
       const headTree = await gitLine(place, ["rev-parse", "HEAD^{tree}"]);
       if (tree !== headTree)

@@ -1,5 +1,5 @@
-import type { GitPlace } from "./git-command.js";
-import { git } from "./git-command.js";
+import { gitBounded } from "./git-bounded.js";
+import { type GitPlace, git } from "./git-command.js";
 
 /** A slot's diff from its base to its branch's head, bounded. */
 export interface BoundedDiff {
@@ -7,7 +7,7 @@ export interface BoundedDiff {
   text: string;
   /** Whether bytes were left out (the text then ends with the cut line). */
   cut: boolean;
-  /** Bytes of the whole diff. */
+  /** Bytes of the diff git wrote: the whole diff when not cut; when cut, `maxBytes + 1` (git was stopped there). */
   bytes: number;
   /** `git diff --stat`'s summary line (e.g. `2 files changed, 3 insertions(+)`), or "" for none. */
   summary: string;
@@ -18,8 +18,9 @@ export interface BoundedDiff {
 /**
  * The committed diff of a slot, `base..head` (issue 28 §4): what `{{diff repos.<slot>}}`
  * expands to. No external diff program, no textconv (HARDENED_CONFIG and the flags below),
- * no colour. Over `maxBytes` (`JR2_DIFF_MAX_BYTES`), it is cut at the last whole line that fits
- * and a cut line says how much was left out and how to see it all.
+ * no colour. git's output is read only up to `maxBytes` (`JR2_DIFF_MAX_BYTES`): past it git is
+ * stopped (ADR-0212), the text is cut at the last whole line that fits and a cut line says so
+ * and how to see it all. The file list comes from `--numstat`, whole, whatever the cut.
  */
 export async function slotDiff(
   place: GitPlace,
@@ -28,24 +29,22 @@ export async function slotDiff(
   maxBytes: number,
 ): Promise<BoundedDiff> {
   const flags = ["--no-color", "--no-ext-diff", "--no-textconv", "--find-renames"];
-  const [{ stdout: full }, { stdout: numstat }, { stdout: stat }] = await Promise.all([
-    git(place, ["diff", ...flags, base, head, "--"]),
+  const [{ stdout: raw, stopped }, { stdout: numstat }, { stdout: stat }] = await Promise.all([
+    gitBounded(place, ["diff", ...flags, base, head, "--"], maxBytes),
     git(place, ["diff", "--numstat", "-z", ...flags, base, head, "--"]),
     git(place, ["diff", "--shortstat", ...flags, base, head, "--"]),
   ]);
-  const bytes = Buffer.byteLength(full);
   const files = parseNumstat(numstat);
-  if (bytes <= maxBytes) return { text: full, cut: false, bytes, summary: stat.trim(), files };
-  const kept = cutAtLine(full, maxBytes);
-  const leftBytes = bytes - Buffer.byteLength(kept);
+  if (!stopped)
+    return { text: raw.toString("utf8"), cut: false, bytes: raw.length, summary: stat.trim(), files };
+  const kept = cutAtLine(raw, maxBytes);
   const shownFiles = (kept.match(/^diff --git /gm) ?? []).length;
-  const line = `[jr2: diff cut at ${maxBytes} bytes (JR2_DIFF_MAX_BYTES): ${leftBytes} more bytes left out, ${files.length - shownFiles + (kept.endsWith("\n") ? 0 : 1)} of ${files.length} files not shown or shown in part; \`git diff ${base.slice(0, 12)}..${head.slice(0, 12)}\` in the Worktree shows all]\n`;
-  return { text: kept + line, cut: true, bytes, summary: stat.trim(), files };
+  const line = `[jr2: diff cut at ${maxBytes} bytes (JR2_DIFF_MAX_BYTES): the rest left out (git stopped), ${files.length - Math.max(0, shownFiles - 1)} of ${files.length} files not shown or shown in part; \`git diff ${base.slice(0, 12)}..${head.slice(0, 12)}\` in the Worktree shows all]\n`;
+  return { text: kept + line, cut: true, bytes: raw.length, summary: stat.trim(), files };
 }
 
-/** The longest prefix of whole lines of `text` within `maxBytes` bytes of UTF-8. */
-function cutAtLine(text: string, maxBytes: number): string {
-  const buf = Buffer.from(text);
+/** The longest prefix of whole lines of `buf` within `maxBytes` bytes, as UTF-8 text. */
+function cutAtLine(buf: Buffer, maxBytes: number): string {
   let end = Math.min(maxBytes, buf.length);
   const nl = buf.lastIndexOf(0x0a, end - 1);
   end = nl >= 0 ? nl + 1 : 0;
