@@ -60,7 +60,11 @@ const harness = () => {
     },
   });
   return harnessFor(model, orch, {
-    environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+    environment: {
+      GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`,
+      JR2_MCP_SECRETS: "GLOSSARY_MCP_TOKEN",
+      PATH: process.env.PATH,
+    },
     logger: { level: "info", stream: sink } as never,
   });
 };
@@ -184,7 +188,11 @@ describe("MCP tools on an Agent", () => {
     chmodSync(cwd, 0o755); // the sandbox's user enters the Worktree
     const h = harnessFor(model, orch, {
       sandbox,
-      environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+      environment: {
+        GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`,
+        JR2_MCP_SECRETS: "GLOSSARY_MCP_TOKEN",
+        PATH: process.env.PATH,
+      },
     });
     orch.answer = () => answer({ allowed: [], turnComplete: true });
     model.script([
