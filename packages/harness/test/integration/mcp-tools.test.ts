@@ -191,6 +191,9 @@ describe("MCP tools on an Agent", () => {
       environment: {
         GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`,
         JR2_MCP_SECRETS: "GLOSSARY_MCP_TOKEN",
+        // The work root is the Harness's (default /work); this checkout may live under /work,
+        // and a server installed inside the work root is refused its bind (ADR-0235).
+        JR2_WORK_ROOT: mkdtempSync(join(tmpdir(), "jr2-mcp-work-")),
         PATH: process.env.PATH,
       },
     });
