@@ -16,9 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MCP_TOOLS_PER_SERVER_MAX } from "../../src/tools/mcp/listing-bounds.js";
+import { MCP_TOOLS_PER_SERVER_MAX } from "../../src/tools/mcp/bounds/listing-bounds.js";
+import { MCP_MESSAGE_MAX_BYTES } from "../../src/tools/mcp/bounds/message-bound.js";
 import { openMcpSession } from "../../src/tools/mcp/mcp-session.js";
-import { MCP_MESSAGE_MAX_BYTES } from "../../src/tools/mcp/message-bound.js";
 import { memorySnapshotStore } from "../../src/tools/mcp/snapshot-store.js";
 import { createRedactor } from "../../src/tools/secret-redaction.js";
 

@@ -4,9 +4,9 @@
  * small events passes whole however long it runs.
  */
 import { describe, expect, it } from "vitest";
-import { boundedFetch } from "../../src/tools/mcp/bounded-fetch.js";
-import { LineFramer } from "../../src/tools/mcp/line-framer.js";
-import { McpServerDown } from "../../src/tools/mcp/message-bound.js";
+import { boundedFetch } from "../../src/tools/mcp/bounds/bounded-fetch.js";
+import { LineFramer } from "../../src/tools/mcp/bounds/line-framer.js";
+import { McpServerDown } from "../../src/tools/mcp/bounds/message-bound.js";
 
 const serve = (body: string, type: string) => async () =>
   new Response(body, { headers: { "content-type": type } });

@@ -2,8 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { LineFramer } from "./line-framer.js";
-import { McpServerDown, oversizeReason } from "./message-bound.js";
+import { LineFramer } from "./bounds/line-framer.js";
+import { McpServerDown, oversizeReason } from "./bounds/message-bound.js";
 
 /**
  * The SDK's stdio framing over a process the Harness already started (in the run's sandbox,

@@ -8,12 +8,12 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import type { WorkingSandbox } from "../sandbox/working-sandbox.js";
 import type { Redactor } from "../secret-redaction.js";
 import { scrubEnvironment } from "../working-environment.js";
-import { boundedFetch } from "./bounded-fetch.js";
+import { boundedFetch } from "./bounds/bounded-fetch.js";
+import { listAllPages } from "./bounds/listing-bounds.js";
+import { MCP_MESSAGE_MAX_BYTES, McpServerDown } from "./bounds/message-bound.js";
 import type { ListedTool } from "./canonical.js";
 import { ChildProcessTransport } from "./child-transport.js";
 import { installAtStartProblem } from "./install-at-start.js";
-import { listAllPages } from "./listing-bounds.js";
-import { MCP_MESSAGE_MAX_BYTES, McpServerDown } from "./message-bound.js";
 import { secretHeaderProblem } from "./secret-policy.js";
 import { bindGuard, stdioBinds } from "./stdio-binds.js";
 

@@ -2,6 +2,9 @@ import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServers } from "@jr2/wire";
+import { withinBlock } from "./bounds/listing-bounds.js";
+import { McpServerDown } from "./bounds/message-bound.js";
+import { relistGate } from "./bounds/relist-gate.js";
 import {
   type CanonicalTool,
   canonicalTools,
@@ -9,10 +12,7 @@ import {
   type NameCollision,
   snapshotOf,
 } from "./canonical.js";
-import { withinBlock } from "./listing-bounds.js";
 import { connectMcp, type McpConnectContext, type McpConnection } from "./mcp-connection.js";
-import { McpServerDown } from "./message-bound.js";
-import { relistGate } from "./relist-gate.js";
 import type { McpSnapshotStore } from "./snapshot-store.js";
 
 /** Bounds of the MCP client (ms), from the Harness's config; tests lower them. */

@@ -1,6 +1,6 @@
 import type { McpServers } from "@jr2/wire";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CanonicalTool, ListedTool } from "./canonical.js";
+import type { CanonicalTool, ListedTool } from "../canonical.js";
 
 /**
  * Bounds of one server's `tools/list` (ADR-0233): a hostile or broken server may page forever
