@@ -23,7 +23,8 @@ import { buildHarness, HARNESS_VERSION } from "./wire/server.js";
  * JR2_BWRAP (the bwrap binary; default `bwrap` on PATH), JR2_KV_IDLE_LEAVE_MS (30 000: a
  * conversation idle this long leaves its endpoint's KV working set, issue 30); JR2_HARNESS_DATA_DIR
  * (the durable state, ADR-0175: conversations survive a restart; unset or `:memory:` keeps them in
- * memory, said at start).
+ * memory, said at start); JR2_MCP_SECRETS (comma-separated variable names an Agent's MCP
+ * `{ secret }` headers may read; unset: none, ADR-0234).
  * Exits 2 when a secret, a limit, the model table or a telemetry setting is refused (config.ts,
  * models.ts, @jr2/telemetry).
  */

@@ -54,6 +54,27 @@ describe("agent({ mcp }) at load", () => {
     expect(said).not.toContain(value);
   });
   it.each([
+    ["the Harness's own bearer", "https://mcp.example/mcp", "JR2_HARNESS_TOKEN", /one of the Harness's own/],
+    ["git's credential plumbing", "https://mcp.example/mcp", "GIT_ASKPASS", /one of the Harness's own/],
+    [
+      "a secret over plain http",
+      "http://mcp.example/mcp",
+      "GH_MCP_TOKEN",
+      /neither https nor loopback; use https/,
+    ],
+  ])(
+    "refuses a { secret } naming %s (ADR-0234), naming the server, the variable or the URL",
+    (_w, url, name, why) => {
+      const said = codeOf(() =>
+        agent({ ...base, mcp: { gh: { url, headers: { Authorization: { secret: name } } } } }),
+      );
+      expect(said).toMatch(
+        /^JR2_ERR_SETUP_AGENT_MCP_SECRET_REFUSED: Agent MCP server `gh` may not carry that secret: /,
+      );
+      expect(said).toMatch(why);
+    },
+  );
+  it.each([
     ["a server name with `_`", { my_fs: { command: "x" } }, "my_fs"],
     ["neither command nor url", { fs: { args: ["x"] } }, "fs"],
     [

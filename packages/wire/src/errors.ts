@@ -303,6 +303,10 @@ export const errorCodes = {
     message:
       'Agent MCP server `{server}` header `{header}` holds a literal value that looks like a secret ({reason}); name it instead as `{ secret: "ENV_NAME" }`, set in the Harness\'s environment',
   },
+  JR2_ERR_SETUP_AGENT_MCP_SECRET_REFUSED: {
+    status: 500,
+    message: "Agent MCP server `{server}` may not carry that secret: {reason}",
+  },
   // Repo Slots: the Harness's git (issue 28, ADR-0210)
   JR2_ERR_WORKSPACE_URL_REFUSED: {
     status: 400,

@@ -35,6 +35,7 @@ export {
 } from "./harness.js";
 export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
 export {
+  isSecretSafeUrl,
   isStdioServer,
   literalSecretProblem,
   MCP_SERVER_NAME_PATTERN,
@@ -46,6 +47,7 @@ export {
   McpServers,
   McpStdioServer,
   SECRET_NAME_PATTERN,
+  secretRefProblem,
 } from "./mcp.js";
 export { McpSnapshotEntry } from "./mcp-snapshot.js";
 export { escapeModelText } from "./model-text.js";

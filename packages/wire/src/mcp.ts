@@ -86,3 +86,39 @@ export function literalSecretProblem(header: string, value: string): string | un
       return `its value holds a key-like run of ${run.length} characters`;
   return undefined;
 }
+
+/**
+ * Variables a `{ secret }` header may never name, whatever the operator allows (ADR-0234): the
+ * Harness's own configuration and credentials (`JR2_*`: its bearer, its sandbox token, the model
+ * table, the git token's file or variable) and git's credential plumbing (`GIT_ASKPASS`,
+ * `GIT_CONFIG_*`, `GIT_SSH_COMMAND`, …).
+ */
+const REFUSED_SECRET_NAMES = /^JR2_|^GIT_(ASKPASS|CONFIG_|SSH|TOKEN|PASSWORD|CREDENTIAL)/i;
+
+/** True when `url` is `https:`, or `http:` to a loopback host (127.0.0.0/8, ::1, localhost). */
+export function isSecretSafeUrl(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.protocol === "https:") return true;
+  if (u.protocol !== "http:") return false;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Why header `header` of a server at `url` may not carry `{ secret: name }`, or `undefined`
+ * (ADR-0234; checked at load by the Orchestrator and again by the Harness): the name is one of
+ * the Harness's own or git's credential variables, or the URL would send the secret in clear
+ * text (plain `http:` to a host other than loopback).
+ */
+export function secretRefProblem(header: string, name: string, url: string): string | undefined {
+  if (REFUSED_SECRET_NAMES.test(name))
+    return `header \`${header}\` names \`${name}\`, one of the Harness's own or git's credential variables; name a variable meant for this server`;
+  if (!isSecretSafeUrl(url))
+    return `header \`${header}\` carries a secret to \`${url}\`, which is neither https nor loopback; use https`;
+  return undefined;
+}

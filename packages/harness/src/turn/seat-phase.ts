@@ -9,7 +9,7 @@ import {
   mcpToolGoneReceipt,
 } from "../presenters/menu.js";
 import { modelEntry } from "../provider/models.js";
-import { headerSecretValues } from "../tools/mcp/header-secrets.js";
+import { gitTokenValues, headerSecretValues } from "../tools/mcp/header-secrets.js";
 import { type McpSession, openMcpSession } from "../tools/mcp/mcp-session.js";
 import { type McpTexts, mcpAgentTools } from "../tools/mcp/mcp-tools.js";
 import { memorySnapshotStore } from "../tools/mcp/snapshot-store.js";
@@ -142,8 +142,12 @@ async function mcpPhase(
   const servers = req.definition.mcp;
   if (!servers || Object.keys(servers).length === 0) return { kind: "ok", tools: [] };
   const environment = deps.mcp?.environment ?? {};
-  // Header secrets are redacted from every MCP result and reason whatever their names say.
-  const secrets = withSecretValues(deps.secrets, headerSecretValues(servers, environment));
+  // Header secrets are redacted from every MCP result and reason whatever their names say; so
+  // is the git token, which a server's stderr must never carry into a warn line (ADR-0235).
+  const secrets = withSecretValues(deps.secrets, [
+    ...headerSecretValues(servers, environment),
+    ...gitTokenValues(environment),
+  ]);
   const session = await openMcpSession({
     iid: slot.iid,
     servers,

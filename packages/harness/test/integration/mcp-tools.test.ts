@@ -60,7 +60,11 @@ const harness = () => {
     },
   });
   return harnessFor(model, orch, {
-    environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+    environment: {
+      GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`,
+      JR2_MCP_SECRETS: "GLOSSARY_MCP_TOKEN",
+      PATH: process.env.PATH,
+    },
     logger: { level: "info", stream: sink } as never,
   });
 };
@@ -184,7 +188,14 @@ describe("MCP tools on an Agent", () => {
     chmodSync(cwd, 0o755); // the sandbox's user enters the Worktree
     const h = harnessFor(model, orch, {
       sandbox,
-      environment: { GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`, PATH: process.env.PATH },
+      environment: {
+        GLOSSARY_MCP_TOKEN: `Bearer ${SECRET}`,
+        JR2_MCP_SECRETS: "GLOSSARY_MCP_TOKEN",
+        // The work root is the Harness's (default /work); this checkout may live under /work,
+        // and a server installed inside the work root is refused its bind (ADR-0235).
+        JR2_WORK_ROOT: mkdtempSync(join(tmpdir(), "jr2-mcp-work-")),
+        PATH: process.env.PATH,
+      },
     });
     orch.answer = () => answer({ allowed: [], turnComplete: true });
     model.script([

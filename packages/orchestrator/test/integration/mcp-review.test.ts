@@ -42,7 +42,7 @@ describe.skipIf(missing.length > 0)(
         repoRoot,
         workflowsDir,
         orchestratorEnv: { JR2_DATA_DIR: dataDir, JR2_TEST_MCP_URL: docs.url },
-        harnessEnv: { DOCS_MCP_TOKEN: `Bearer ${SECRET}` },
+        harnessEnv: { DOCS_MCP_TOKEN: `Bearer ${SECRET}`, JR2_MCP_SECRETS: "DOCS_MCP_TOKEN" },
         models: (base) => ({ coder: entry(base, "worker:1"), reviewer: entry(base, "worker:4") }),
       });
     }, 120_000);

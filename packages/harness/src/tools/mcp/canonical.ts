@@ -65,11 +65,33 @@ export function canonicalTools(server: string, listed: readonly ListedTool[]): C
     name: canonicalToolName(server, t.name),
     server,
     tool: t.name,
-    description: t.description ?? "",
+    description: cleanDescription(t.description ?? ""),
     inputSchema: stableKeys(
       typeof t.inputSchema === "object" && t.inputSchema !== null ? t.inputSchema : { type: "object" },
     ) as Record<string, unknown>,
   }));
+}
+
+/**
+ * C0 and C1 controls except tab and newline, DEL, and the bidi controls (embeddings, overrides,
+ * isolates, marks): a description is words for the model, and these only hide or reorder what
+ * a person reading the transcript sees (an ANSI clear-screen, a right-to-left override).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+const HIDING = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** ANSI escape sequences: CSI (`ESC [ … letter`) and OSC (`ESC ] … BEL|ST`), removed whole. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+const ANSI = /\u001B\[[0-?]*[ -/]*[@-~]|\u001B\][^\u0007\u001B]*(\u0007|\u001B\\)?/g;
+
+/**
+ * A tool's description as the tools block carries it (ADR-0236): ANSI escape sequences removed
+ * whole, then every other control and bidi character (see {@link HIDING}), `\r\n` made `\n`.
+ * Newlines stay (descriptions are paragraphs); nothing else changes, so a clean server's
+ * description — and the request bytes — are unchanged.
+ */
+export function cleanDescription(text: string): string {
+  return text.replace(/\r\n?/g, "\n").replace(ANSI, "").replace(HIDING, "");
 }
 
 /** Two tools whose canonical names are equal (`a.b` and `a_b`): decided at listing (ADR-0230). */

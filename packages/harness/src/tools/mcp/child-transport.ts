@@ -1,20 +1,29 @@
 import type { ChildProcess } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { LineFramer } from "./bounds/line-framer.js";
+import { McpServerDown, oversizeReason } from "./bounds/message-bound.js";
 
 /**
  * The SDK's stdio framing over a process the Harness already started (in the run's sandbox,
  * through @jr2/sandbox's `spawnService`): the SDK's own `StdioClientTransport` spawns its
  * process itself, which would bypass bwrap. Framing is the SDK's (`ReadBuffer`,
  * `serializeMessage`); only who owns the process differs. Closing kills the process (`stop`).
+ * Reading is bounded per message (line-framer.ts, ADR-0232): an oversized message closes the
+ * connection, `downReason` says why, and nothing is thrown in the stream's handler.
  */
 export class ChildProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
+  /** Why this connection was closed by the Harness (an oversized message), else `undefined`. */
+  downReason: string | undefined;
   private closed = false;
+  private readonly framer = new LineFramer(
+    (line) => this.deliver(line),
+    (bytes) => this.oversize(bytes),
+  );
 
   constructor(
     private readonly child: ChildProcess,
@@ -25,18 +34,7 @@ export class ChildProcessTransport implements Transport {
     const { stdout, stdin } = this.child;
     if (!stdout || !stdin) throw new Error("the MCP server process has no stdio pipes");
     stdout.on("data", (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (;;) {
-        let message: JSONRPCMessage | null;
-        try {
-          message = this.buffer.readMessage();
-        } catch (err) {
-          this.onerror?.(err as Error);
-          continue;
-        }
-        if (message === null) break;
-        this.onmessage?.(message);
-      }
+      if (!this.closed) this.framer.push(chunk);
     });
     stdin.on("error", (err) => this.onerror?.(err));
     this.child.once("close", () => this.finish());
@@ -55,10 +53,30 @@ export class ChildProcessTransport implements Transport {
     this.finish();
   }
 
+  private deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (err) {
+      this.onerror?.(err as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private oversize(bytes: number): void {
+    if (this.downReason) return;
+    this.downReason = oversizeReason(bytes);
+    this.onerror?.(new McpServerDown(this.downReason));
+    // The pending request is answered "Connection closed" by the SDK's Client; the session
+    // reads `downReason` and marks the server down (no reconnect: it would answer the same).
+    this.close().catch(() => this.finish());
+  }
+
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.buffer.clear();
+    this.framer.clear();
     this.onclose?.();
   }
 }

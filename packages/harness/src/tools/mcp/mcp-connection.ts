@@ -1,6 +1,4 @@
 import { spawn } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { spawnService } from "@jr2/sandbox";
 import { isStdioServer, type McpServer } from "@jr2/wire";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,9 +8,14 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import type { WorkingSandbox } from "../sandbox/working-sandbox.js";
 import type { Redactor } from "../secret-redaction.js";
 import { scrubEnvironment } from "../working-environment.js";
+import { boundedFetch } from "./bounds/bounded-fetch.js";
+import { listAllPages } from "./bounds/listing-bounds.js";
+import { MCP_MESSAGE_MAX_BYTES, McpServerDown } from "./bounds/message-bound.js";
 import type { ListedTool } from "./canonical.js";
 import { ChildProcessTransport } from "./child-transport.js";
 import { installAtStartProblem } from "./install-at-start.js";
+import { secretHeaderProblem } from "./secret-policy.js";
+import { bindGuard, stdioBinds } from "./stdio-binds.js";
 
 /** A connected MCP server: list, call, close (the official SDK's `Client` underneath). */
 export interface McpConnection {
@@ -34,6 +37,8 @@ export interface McpConnectContext {
   sandbox?: WorkingSandbox;
   /** The sandbox's root (the Worktree, or an empty private directory for `none`). */
   root: string;
+  /** The run's own Worktree (`read`/`write`), which an argument may name; absent for `none`. */
+  worktree?: string;
   access: "read" | "write";
   /** The Harness's environment: stdio servers get it scrubbed; `{ secret }` headers read it. */
   environment: Readonly<Record<string, string | undefined>>;
@@ -53,7 +58,10 @@ export class McpStartRefused extends Error {}
  * command names, so an installed server's files are reachable) or, with the sandbox off, as a
  * child of the Harness with the scrubbed environment. HTTP: Streamable HTTP with `{ secret }`
  * headers resolved from the Harness's environment (an unset name is a start failure naming it).
- * @throws McpStartRefused (install-at-start, unset secret); the SDK's errors on connect
+ * A message over {@link MCP_MESSAGE_MAX_BYTES} (either transport) closes the connection: every
+ * pending and later call throws {@link McpServerDown} with the reason (ADR-0232).
+ * @throws McpStartRefused (install-at-start, unset or refused secret, plain-http URL carrying a
+ *   secret); the SDK's errors on connect; McpServerDown after an oversized message
  */
 export async function connectMcp(
   server: string,
@@ -61,38 +69,55 @@ export async function connectMcp(
   ctx: McpConnectContext,
   timeoutMs: number,
 ): Promise<McpConnection> {
-  const transport = isStdioServer(spec) ? await stdioTransport(spec, ctx) : httpTransport(spec, ctx);
-  const client = new Client({ name: "jr2-harness", version: "0.1.0" }, { capabilities: {} });
-  client.onerror = (err) => ctx.onTrouble?.(ctx.secrets.redact(err.message));
-  await client.connect(transport, { timeout: timeoutMs });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => ctx.onListChanged?.());
+  let downReason: string | undefined;
+  let client: Client | undefined;
+  const markDown = (reason: string) => {
+    if (downReason) return;
+    downReason = reason;
+    void client?.close().catch(() => undefined);
+  };
+  const transport = isStdioServer(spec)
+    ? await stdioTransport(spec, ctx)
+    : httpTransport(spec, ctx, markDown);
+  client = new Client({ name: "jr2-harness", version: "0.1.0" }, { capabilities: {} });
+  const c = client;
+  c.onerror = (err) => {
+    if (transport instanceof ChildProcessTransport && transport.downReason) markDown(transport.downReason);
+    ctx.onTrouble?.(ctx.secrets.redact(err.message));
+  };
+  /** Runs `work`; once the connection was closed for an oversized message, says so instead. */
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (downReason) throw new McpServerDown(downReason);
+    try {
+      return await work();
+    } catch (err) {
+      const reason =
+        downReason ?? (transport instanceof ChildProcessTransport ? transport.downReason : undefined);
+      if (reason) throw new McpServerDown(reason);
+      throw err;
+    }
+  };
+  await guarded(() => c.connect(transport, { timeout: timeoutMs }));
+  c.setNotificationHandler(ToolListChangedNotificationSchema, () => ctx.onListChanged?.());
   return {
     server,
-    listTools: async (t) => {
-      const tools: ListedTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: t });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return tools;
-    },
-    callTool: async (tool, args, t, signal) => {
-      const result = await client.callTool(
-        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
-        undefined,
-        { timeout: t, ...(signal ? { signal } : {}) },
-      );
-      const parts = Array.isArray(result.content) ? result.content : [];
-      const text = parts
-        .map((p: { type: string; text?: string }) =>
-          p.type === "text" ? (p.text ?? "") : `[${p.type} content]`,
-        )
-        .join("\n");
-      return { text, isError: result.isError === true };
-    },
-    close: () => client.close(),
+    listTools: (t) => guarded(() => listAllPages(c, t)),
+    callTool: (tool, args, t, signal) =>
+      guarded(async () => {
+        const result = await c.callTool(
+          { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
+          undefined,
+          { timeout: t, ...(signal ? { signal } : {}) },
+        );
+        const parts = Array.isArray(result.content) ? result.content : [];
+        const text = parts
+          .map((p: { type: string; text?: string }) =>
+            p.type === "text" ? (p.text ?? "") : `[${p.type} content]`,
+          )
+          .join("\n");
+        return { text, isError: result.isError === true };
+      }),
+    close: () => c.close(),
   };
 }
 
@@ -105,13 +130,15 @@ async function stdioTransport(
   if (refused) throw new McpStartRefused(refused);
   const env = scrubEnvironment({ ...ctx.environment }, ctx.secrets);
   if (ctx.sandbox?.mode === "on") {
+    const binds = stdioBinds([spec.command, ...args], bindGuard(ctx.environment, ctx.worktree));
+    if ("refused" in binds) throw new McpStartRefused(binds.refused);
     const service = await spawnService(
       {
         argv: [spec.command, ...args],
         env,
         root: ctx.root,
         access: ctx.access,
-        readOnly: installedPaths([spec.command, ...args]),
+        readOnly: binds.binds,
         user: ctx.sandbox.user,
         stdin: "pipe",
       },
@@ -131,32 +158,18 @@ async function stdioTransport(
   });
 }
 
-/**
- * The host paths a stdio command names (absolute arguments that exist), bound read-only in the
- * sandbox: a path inside a `node_modules` binds that whole `node_modules` (pnpm's links resolve
- * inside it). Everything else the server needs must be in the image (/usr, /etc are bound).
- */
-function installedPaths(argv: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const a of argv) {
-    if (!isAbsolute(a) || !existsSync(a)) continue;
-    for (const p of [a, realpathSync(a)]) {
-      const i = p.indexOf("/node_modules/");
-      out.add(i >= 0 ? p.slice(0, i + "/node_modules".length) : p);
-    }
-  }
-  return [...out];
-}
-
 function httpTransport(
   spec: { url: string; headers?: Record<string, unknown> },
   ctx: McpConnectContext,
+  onOversize: (reason: string) => void,
 ): Transport {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(spec.headers ?? {})) {
     if (typeof value === "string") headers[name] = value;
     else {
       const ref = (value as { secret: string }).secret;
+      const refused = secretHeaderProblem(name, ref, spec.url, ctx.environment);
+      if (refused) throw new McpStartRefused(refused);
       const resolved = ctx.environment[ref];
       if (resolved === undefined || resolved === "")
         throw new McpStartRefused(
@@ -165,5 +178,8 @@ function httpTransport(
       headers[name] = resolved;
     }
   }
-  return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers } });
+  return new StreamableHTTPClientTransport(new URL(spec.url), {
+    requestInit: { headers },
+    fetch: boundedFetch(onOversize),
+  });
 }

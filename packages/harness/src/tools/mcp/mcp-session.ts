@@ -2,6 +2,9 @@ import { chmod, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServers } from "@jr2/wire";
+import { withinBlock } from "./bounds/listing-bounds.js";
+import { McpServerDown } from "./bounds/message-bound.js";
+import { relistGate } from "./bounds/relist-gate.js";
 import {
   type CanonicalTool,
   canonicalTools,
@@ -16,7 +19,7 @@ import type { McpSnapshotStore } from "./snapshot-store.js";
 export interface McpTimeouts {
   /** Connect + initialize. Default 15 000. */
   startMs: number;
-  /** One `tools/list` (all pages). Default 10 000. */
+  /** One `tools/list`, all its pages within this one deadline. Default 10 000. */
   listMs: number;
   /** One `tools/call`. Default 120 000. */
   callMs: number;
@@ -68,7 +71,7 @@ export interface OpenMcpOptions {
   /** The Worktree (read/write access); absent for `none`: an empty private directory. */
   cwd: string | undefined;
   access: "none" | "read" | "write";
-  context: Omit<McpConnectContext, "root" | "access" | "onListChanged">;
+  context: Omit<McpConnectContext, "root" | "access" | "worktree" | "onListChanged">;
   store: McpSnapshotStore;
   timeouts?: Partial<McpTimeouts>;
   /** A server announced `tools/list_changed` (logged; the snapshot stays). */
@@ -90,6 +93,8 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
   const connections = new Map<string, McpConnection>();
   const live = new Map<string, Set<string>>();
   const down: ServerDown[] = [];
+  /** Servers closed for what they sent (an oversized message): down for the conversation. */
+  const dead = new Map<string, string>();
 
   const relist = async (server: string, conn: McpConnection) => {
     const tools = await conn.listTools(t.listMs);
@@ -98,37 +103,45 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
   };
   const connect = async (server: string): Promise<McpConnection> => {
     const spec = opts.servers[server]!;
-    const conn = await connectMcp(
+    let self: McpConnection | undefined;
+    // Only the live names change on `list_changed`: the snapshot is frozen (new conversations
+    // list again). A storm of notifications re-lists at most once per interval, one listing at
+    // a time (relist-gate.ts), and is logged as often.
+    const gate = relistGate(async () => {
+      opts.onListChanged?.(server);
+      if (self && connections.get(server) === self) await relist(server, self).catch(() => undefined);
+    });
+    self = await connectMcp(
       server,
       spec,
       {
         ...opts.context,
         root,
         access,
+        ...(opts.cwd ? { worktree: opts.cwd } : {}),
         onListChanged: () => {
           changes++;
-          opts.onListChanged?.(server);
-          // Only the live names change: the snapshot is frozen (new conversations list again).
-          relist(server, conn).catch(() => undefined);
+          gate();
         },
       },
       t.startMs,
     );
-    connections.set(server, conn);
-    return conn;
+    connections.set(server, self);
+    return self;
   };
 
-  const listed: CanonicalTool[] = [];
+  const perServer = new Map<string, CanonicalTool[]>();
   await Promise.all(
     Object.entries(opts.servers).map(async ([server, spec]) => {
       try {
         const conn = await connect(server);
-        listed.push(...canonicalTools(server, await relist(server, conn)));
+        perServer.set(server, canonicalTools(server, await relist(server, conn)));
       } catch (err) {
         down.push({ server, reason: reasonOf(err), required: spec.required === true });
       }
     }),
   );
+  const listed = withinBlock(perServer, opts.servers, down);
   const stored = await opts.store.get(opts.iid);
   const fresh = snapshotOf(listed);
   const snapshot = stored ?? fresh.snapshot;
@@ -146,6 +159,8 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
     call: async (tool, args, signal) => {
       let conn = connections.get(tool.server);
       for (let attempt = 0; attempt < 2; attempt++) {
+        const gone = dead.get(tool.server);
+        if (gone) return { kind: "down", reason: gone };
         try {
           if (!conn) conn = await connect(tool.server);
           if (!live.has(tool.server) || attempt > 0) await relist(tool.server, conn);
@@ -154,6 +169,13 @@ export async function openMcpSession(opts: OpenMcpOptions): Promise<McpSession> 
           return { kind: "result", ...r };
         } catch (err) {
           if (signal?.aborted) return { kind: "failed", message: "aborted" };
+          if (err instanceof McpServerDown) {
+            // Never reconnected: it would ask the same question and get the same answer.
+            dead.set(tool.server, err.message);
+            connections.delete(tool.server);
+            await conn?.close().catch(() => undefined);
+            return { kind: "down", reason: err.message };
+          }
           if (attempt === 0 && isDropped(err)) {
             // A dropped connection (a server restart, a network blip): reconnect once, re-list.
             await conn?.close().catch(() => undefined);
