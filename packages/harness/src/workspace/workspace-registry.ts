@@ -27,9 +27,9 @@ export interface SlotRecord {
 }
 
 /**
- * The port the `workspace/` room keeps its records through (COMMON.md "Persistence across the
- * Harness"): the Harness's durable store (conversations/store/, a `harness_records` kind
- * `repo-slot`) implements it above this folder; {@link createMemoryWorkspaceRegistry} is the
+ * The port the `workspace/` room keeps its records through (a lower folder's port, ADR-0160's layers):
+ * the Harness's durable store (conversations/store/, a `harness_records` kind `repo-slot`, wired
+ * in wire/durable-ports.ts) implements it above this folder; {@link createMemoryWorkspaceRegistry} is the
  * default and the tests'. Keys are `<runId>/<workspace>/<slot>` (slot-paths.ts `slotKey`).
  */
 export interface WorkspaceRegistryStore {

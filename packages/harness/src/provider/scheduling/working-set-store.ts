@@ -1,5 +1,5 @@
 /**
- * Where a working set is kept across a Harness restart (issue 30 Rules; COMMON.md's port rule):
+ * Where a working set is kept across a Harness restart (issue 30 Rules; a lower folder's port, ADR-0160's layers):
  * the members of each endpoint's set and when each entered. The lower `provider/` layer may not
  * import the conversations store, so it defines this port; the in-memory implementation serves
  * tests and library use, and the Harness backs it with the durable store's generic records
