@@ -25,7 +25,7 @@ describe.skipIf(noSandbox)("what the sandbox's adversary tried", () => {
     ).output.toString("utf8");
   beforeAll(async () => {
     runs = await twoRuns();
-    loopback = createServer((s) => s.end("hello from the Harness's port\n"));
+    loopback = createServer((s) => s.on("error", () => {}).end("hello from the Harness's port\n"));
     await new Promise<void>((ok) => loopback.listen(0, "127.0.0.1", ok));
     port = (loopback.address() as { port: number }).port;
   });
