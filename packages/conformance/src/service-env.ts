@@ -83,6 +83,11 @@ export function serviceEnv(
       JR2_HARNESS_URL: `http://127.0.0.1:${ports.harness}`,
       JR2_HARNESS_TOKEN: secrets.harness,
       JR2_LOG_LEVEL: "info",
+      // A CI box running suites side by side lags past `jr2 serve`'s 1 s bound without this stack
+      // being overloaded; a shed request there fails a test for the box's sake (the crash run's
+      // trial 19 was called lost by a shed `GET /runs`). Shedding itself is tested by
+      // overload-shed.test.ts and bench:cluster; a test may lay its own bound over this one.
+      JR2_SHED_LAG_MS: "15000",
       ...extra,
     },
     harness: {

@@ -122,17 +122,23 @@ function logLines(text: string): LogLine[] {
 }
 
 async function http(stack: Stack, path: string, init: RequestInit = {}) {
-  try {
-    const res = await fetch(`${stack.orchestratorUrl}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
-    });
-    return {
-      status: res.status,
-      body: (await res.json().catch(() => null)) as Record<string, unknown> | null,
-    };
-  } catch {
-    return { status: 0, body: null }; // the Orchestrator is down
+  // A loaded box makes the Orchestrator shed load (ADR-0286: 503 with Retry-After): a person's
+  // client waits and asks again, so the harness does too — an unanswered list is not "no run".
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await fetch(`${stack.orchestratorUrl}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
+      });
+      const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+      if (res.status === 503 && body?.code === "JR2_ERR_SERVICE_OVERLOADED" && attempt < 20) {
+        await sleep(1000 * Math.min(5, Number(res.headers.get("retry-after") ?? 1) || 1));
+        continue;
+      }
+      return { status: res.status, body };
+    } catch {
+      return { status: 0, body: null }; // the Orchestrator is down
+    }
   }
 }
 
@@ -566,10 +572,11 @@ async function runIds(stack: Stack): Promise<string[]> {
     const res = await http(stack, "/runs");
     if (res.status === 200)
       return ((res.body as unknown as Array<{ runId: string }>) ?? []).map((r) => r.runId);
-    if (res.status !== 0) return [];
+    if (res.status !== 0) throw new Error(`GET /runs answered ${res.status}: ${JSON.stringify(res.body)}`);
     await sleep(30);
   }
-  return [];
+  // Not a verdict on the run: a trial must not call a run lost because the list never answered.
+  throw new Error("GET /runs did not answer for 3 s after a restart");
 }
 
 async function answerGates(stack: Stack, workflow: Workflow, runId: string, body: Record<string, unknown>) {
