@@ -1,4 +1,4 @@
-import { estimateKvTokens, jsonLength } from "./kv-estimate.js";
+import { estimateKvTokens, jsonLength, sharedPrefixOf } from "./kv-estimate.js";
 import type { EnterOutcome, QueuedNotice, WorkingSet } from "./working-set.js";
 
 /**
@@ -38,6 +38,7 @@ export function conversationKv(
         estimateKvTokens(context, maxTokens, last),
         signal,
         onQueued,
+        sharedPrefixOf(context),
       );
       if (outcome.kind === "entered" && outcome.waitedMs > 0) onWaited(outcome.waitedMs);
       return outcome;

@@ -1,10 +1,14 @@
+import { addedTokens, heldTokens, type SharedPrefix } from "./kv-accounting.js";
 import type { AimdBudget } from "./kv-budget.js";
 import type { KeptMember, WorkingSetStore } from "./working-set-store.js";
 
 /**
  * One model endpoint's working set (issue 30 §1–2): the conversations whose KV the endpoint is
  * asked to hold at once. A conversation holds its estimated KV (its prompt + max output) while
- * it is in the set; its requests then go through the per-endpoint limiter as before. It leaves
+ * it is in the set, less the prefix it shares with another member (the system prompt + tools
+ * block of one Agent: the engine caches those blocks once, so the set counts them once); when
+ * the members grow past the budget, the idle run holding the least leaves (ADR-0431). Its
+ * requests then go through the per-endpoint limiter as before. It leaves
  * when no request of it — nor of another conversation of its run — has run for `idleLeaveMs`
  * (the run waits on a tool or an operator; waiting on the run's other Agent is not idling).
  * A conversation outside the set waits here for room: warm ones first (they left the set less
@@ -20,7 +24,7 @@ import type { KeptMember, WorkingSetStore } from "./working-set-store.js";
  * once. `tick()` (every second in the Harness, by the bench's virtual clock) does the
  * time-driven parts; the rest happens on each call.
  *
- * @see SPEC §5.6, §7.1; docs/adr/0430-kv-scheduling.md
+ * @see SPEC §5.6, §7.1; docs/adr/0430-kv-scheduling.md, docs/adr/0431-kv-shared-prefix.md
  */
 
 /** How a wait ended: the conversation entered (after `waitedMs`), or the wait was aborted. */
@@ -54,6 +58,7 @@ export interface WorkingSetOptions {
 
 interface Member {
   estimate: number;
+  prefix?: SharedPrefix | undefined;
   enteredAt: number;
   running: number;
   idleSince: number;
@@ -62,10 +67,20 @@ interface Member {
 interface Waiter {
   conversation: string;
   estimate: number;
+  prefix?: SharedPrefix | undefined;
   firstAttemptAt: number;
   warm: boolean;
   grant: (waitedMs: number) => void;
 }
+
+/**
+ * A waiter enters while the members hold at most this share of the budget; members are shed
+ * only past the whole of it. The gap is room for the members' prompts to grow (each request
+ * adds its answer and a tool result) before any is shed: admitting and shedding at one line
+ * would shed on the first growth. 0.9 keeps N = 50 at ≥ 95 % cached in bench:kv while running
+ * 1.8× the runs/h of ADR-0430's estimate; 0.8 bought 0.1 point more for 21 % fewer (ADR-0431).
+ */
+const ADMIT_SHARE = 0.9;
 
 /** A warm waiter counts as this much older than it is: warm first, yet a cold one is not starved. */
 const WARM_LEAD_MS = 60_000;
@@ -101,6 +116,7 @@ export class WorkingSet {
     for (const m of this.#store?.load(this.endpoint) ?? [])
       this.#members.set(m.conversation, {
         estimate: m.estimate,
+        prefix: m.prefix,
         enteredAt: m.enteredAt,
         running: 0,
         idleSince: this.#changedAt,
@@ -111,18 +127,23 @@ export class WorkingSet {
    * One request of `conversation` asks to run. A member runs at once (its estimate updated); any
    * other waits for room. `onQueued` is called once if it waits.
    * @param estimate - tokens: the request's prompt + max output.
+   * @param prefix - the part of that prompt other conversations may share (its system prompt +
+   *   tools block, keyed by their hash): counted once however many members carry it.
    */
   enter(
     conversation: string,
     estimate: number,
     signal?: AbortSignal,
     onQueued?: (n: QueuedNotice) => void,
+    prefix?: SharedPrefix,
   ): Promise<EnterOutcome> {
     const now = this.#opts.now();
     const member = this.#members.get(conversation);
     if (member && !this.#waiting.some((w) => w.conversation === conversation)) {
       member.estimate = estimate;
+      member.prefix = prefix;
       member.running++;
+      this.#shed(); // it grew: others may no longer fit
       return Promise.resolve({ kind: "entered", waitedMs: 0 });
     }
     if (signal?.aborted) return Promise.resolve({ kind: "aborted", waitedMs: 0 });
@@ -131,6 +152,7 @@ export class WorkingSet {
       const waiter: Waiter = {
         conversation,
         estimate,
+        prefix,
         firstAttemptAt: now,
         warm: left !== undefined && now - left < this.#opts.warmMs,
         grant: (waitedMs) => {
@@ -197,11 +219,9 @@ export class WorkingSet {
     }
   }
 
-  /** Tokens held by the members. */
+  /** Tokens held by the members, each shared prefix counted once. */
   used(): number {
-    let n = 0;
-    for (const m of this.#members.values()) n += m.estimate;
-    return n;
+    return heldTokens(this.#members.values());
   }
 
   /** What the gauges read. */
@@ -236,11 +256,12 @@ export class WorkingSet {
   }
 
   #admit(): void {
+    this.#shed();
     this.#order();
     while (this.#waiting.length > 0) {
       const head = this.#waiting[0]!;
-      const room = this.budget.current() - this.used();
-      if (this.#members.size > 0 && head.estimate > room) return;
+      const room = this.budget.current() * ADMIT_SHARE - this.used();
+      if (this.#members.size > 0 && addedTokens(this.#members.values(), head) > room) return;
       if (this.#members.size >= this.#opts.maxMembers) return;
       if (this.#members.size === 0 && head.estimate > this.budget.current())
         this.#once(
@@ -251,10 +272,51 @@ export class WorkingSet {
     }
   }
 
+  /**
+   * Members grew past the configured budget (their prompts lengthen with every request):
+   * counting a shared prefix once admits right up to the budget, so without this the members'
+   * growth overcommits the cache and the engine evicts idle members' blocks (ADR-0431). The run
+   * (or lone conversation) holding the fewest tokens — the least to re-bill when it returns —
+   * whose conversations all have no request running leaves, run by run, until the rest fit. The
+   * run that entered first is never shed; a request running is never touched; a shed
+   * conversation's next request waits, warm, in the queue (its own order unchanged). An AIMD
+   * cut only stops admission, as before: it sheds nothing.
+   */
+  #shed(): void {
+    const now = this.#opts.now();
+    while (this.used() > this.budget.configured) {
+      const runs = new Map<string, { oldest: number; idle: boolean; held: number; members: string[] }>();
+      for (const [conversation, m] of this.#members) {
+        const key = this.#opts.groupOf(conversation) ?? `\u0000${conversation}`;
+        const r = runs.get(key) ?? { oldest: Number.POSITIVE_INFINITY, idle: true, held: 0, members: [] };
+        r.oldest = Math.min(r.oldest, m.enteredAt);
+        r.idle &&= m.running === 0;
+        r.held += m.estimate;
+        r.members.push(conversation);
+        runs.set(key, r);
+      }
+      // The first to enter (ties: in the order they entered) is kept whatever it holds.
+      const [, ...others] = [...runs.values()].sort((a, b) => a.oldest - b.oldest);
+      const victim = others.filter((r) => r.idle).sort((a, b) => a.held - b.held)[0];
+      if (!victim) return;
+      for (const conversation of victim.members) {
+        this.#members.delete(conversation);
+        this.#leftAt.set(conversation, now);
+      }
+      this.#changed();
+    }
+  }
+
   #grant(w: Waiter): void {
     this.#waiting = this.#waiting.filter((x) => x !== w);
     const now = this.#opts.now();
-    this.#members.set(w.conversation, { estimate: w.estimate, enteredAt: now, running: 1, idleSince: now });
+    this.#members.set(w.conversation, {
+      estimate: w.estimate,
+      prefix: w.prefix,
+      enteredAt: now,
+      running: 1,
+      idleSince: now,
+    });
     this.#leftAt.delete(w.conversation);
     this.#changed();
     this.#waits.push(now - w.firstAttemptAt);
@@ -266,6 +328,7 @@ export class WorkingSet {
     const kept: KeptMember[] = [...this.#members].map(([conversation, m]) => ({
       conversation,
       estimate: m.estimate,
+      ...(m.prefix ? { prefix: m.prefix } : {}),
       enteredAt: m.enteredAt,
     }));
     this.#store?.save(this.endpoint, kept);
@@ -276,7 +339,7 @@ export class WorkingSet {
     const budget = Math.round(this.budget.current());
     if (this.#members.size >= this.#opts.maxMembers)
       return `${this.endpoint} serves ${this.#opts.maxMembers} conversations at once (its slots), all taken`;
-    return `KV budget of ${this.endpoint}: ${this.#members.size} conversations hold ~${used} of ${budget} tokens; this one needs ~${w.estimate}${w.warm ? " (warm: re-enters first)" : ""}`;
+    return `KV budget of ${this.endpoint}: ${this.#members.size} conversations hold ~${used} of ${budget} tokens; this one needs ~${addedTokens(this.#members.values(), w)}${w.warm ? " (warm: re-enters first)" : ""}`;
   }
 
   #once(key: string, message: string): void {
