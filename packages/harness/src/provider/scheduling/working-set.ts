@@ -18,13 +18,16 @@ import type { KeptMember, WorkingSetStore } from "./working-set-store.js";
  * conversation has at most one request waiting (its Submissions run one at a time, the seed's
  * FIFO), so a conversation's own order is never changed here.
  *
- * Nothing is refused: a request waits. If the oldest waiter has waited `maxWaitMs` and the set
- * has not changed for as long, it enters over budget (said once per endpoint). A set with no
+ * Nothing is refused: a request waits. If the head waiter has waited `maxWaitMs` since its first
+ * attempt and no member has left for as long — or, whatever left, it was passed over (another
+ * entered over budget, or from behind it) — it enters over budget (said once per endpoint), and
+ * is not shed for it; entries never restart a waiter's `maxWaitMs` (ADR-0432). A set with no
  * member admits the next conversation whatever its size (said once). An abort ends a wait at
  * once. `tick()` (every second in the Harness, by the bench's virtual clock) does the
  * time-driven parts; the rest happens on each call.
  *
- * @see SPEC §5.6, §7.1; docs/adr/0430-kv-scheduling.md, docs/adr/0431-kv-shared-prefix.md
+ * @see SPEC §5.6, §7.1; docs/adr/0430-kv-scheduling.md, docs/adr/0431-kv-shared-prefix.md,
+ *   docs/adr/0432-kv-convoy.md
  */
 
 /** How a wait ended: the conversation entered (after `waitedMs`), or the wait was aborted. */
@@ -62,6 +65,8 @@ interface Member {
   enteredAt: number;
   running: number;
   idleSince: number;
+  /** Let in over budget past `maxWaitMs`: never shed for the excess it was let in with. */
+  overBudget?: boolean;
 }
 
 interface Waiter {
@@ -70,6 +75,10 @@ interface Waiter {
   prefix?: SharedPrefix | undefined;
   firstAttemptAt: number;
   warm: boolean;
+  /** Another conversation entered past it (over budget, or from behind it) while it waited. */
+  passedOver: boolean;
+  /** It did wait (not let in within its own `enter`): only then is its wait over 0 ms. */
+  queued: boolean;
   grant: (waitedMs: number) => void;
 }
 
@@ -94,7 +103,8 @@ export class WorkingSet {
   readonly #members = new Map<string, Member>();
   readonly #leftAt = new Map<string, number>();
   #waiting: Waiter[] = [];
-  #changedAt: number;
+  /** When a member last left (room made); entries make none (ADR-0432). */
+  #roomMadeAt: number;
   readonly #said = new Set<string>();
   readonly #waits: number[] = [];
 
@@ -111,7 +121,7 @@ export class WorkingSet {
       notice: opts.notice ?? (() => {}),
     };
     this.#store = opts.store;
-    this.#changedAt = this.#opts.now();
+    this.#roomMadeAt = this.#opts.now();
     // Members kept by a Harness that restarted: they hold their place, idle from now.
     for (const m of this.#store?.load(this.endpoint) ?? [])
       this.#members.set(m.conversation, {
@@ -119,7 +129,7 @@ export class WorkingSet {
         prefix: m.prefix,
         enteredAt: m.enteredAt,
         running: 0,
-        idleSince: this.#changedAt,
+        idleSince: this.#roomMadeAt,
       });
   }
 
@@ -154,6 +164,8 @@ export class WorkingSet {
         estimate,
         prefix,
         firstAttemptAt: now,
+        passedOver: false,
+        queued: false,
         warm: left !== undefined && now - left < this.#opts.warmMs,
         grant: (waitedMs) => {
           signal?.removeEventListener("abort", onAbort);
@@ -170,7 +182,9 @@ export class WorkingSet {
       this.#order();
       this.#admit();
       const position = this.#waiting.indexOf(waiter);
-      if (position >= 0) onQueued?.({ position: position + 1, reason: this.#reason(waiter) });
+      if (position < 0) return;
+      waiter.queued = true;
+      onQueued?.({ position: position + 1, reason: this.#reason(waiter) });
     });
   }
 
@@ -186,7 +200,7 @@ export class WorkingSet {
   leave(conversation: string): void {
     if (!this.#members.delete(conversation)) return;
     this.#leftAt.set(conversation, this.#opts.now());
-    this.#changed();
+    this.#changed(true);
     this.#admit();
   }
 
@@ -203,19 +217,20 @@ export class WorkingSet {
       if (idle(m) && !active.has(this.#opts.groupOf(conversation) ?? "\u0000")) {
         this.#members.delete(conversation);
         this.#leftAt.set(conversation, now);
-        this.#changed();
+        this.#changed(true);
       }
     for (const [conversation, at] of this.#leftAt)
       if (now - at >= this.#opts.warmMs) this.#leftAt.delete(conversation);
     this.#admit();
     const head = this.#waiting[0];
     const { maxWaitMs } = this.#opts;
-    if (head && now - head.firstAttemptAt >= maxWaitMs && now - this.#changedAt >= maxWaitMs) {
+    const due = head && now - head.firstAttemptAt >= maxWaitMs;
+    if (due && (head.passedOver || now - this.#roomMadeAt >= maxWaitMs)) {
       this.#once(
         "max-wait",
-        `KV scheduling on ${this.endpoint}: a conversation waited ${maxWaitMs / 1000} s while the working set did not change; it enters over budget (said once)`,
+        `KV scheduling on ${this.endpoint}: a conversation waited ${maxWaitMs / 1000} s while no member left the working set; it enters over budget (said once). Raise kvTokens, or run fewer conversations at once, if this recurs`,
       );
-      this.#grant(head);
+      this.#grant(head, true);
     }
   }
 
@@ -285,30 +300,40 @@ export class WorkingSet {
   #shed(): void {
     const now = this.#opts.now();
     while (this.used() > this.budget.configured) {
-      const runs = new Map<string, { oldest: number; idle: boolean; held: number; members: string[] }>();
+      type Run = { oldest: number; idle: boolean; overBudget: boolean; held: number; members: string[] };
+      const runs = new Map<string, Run>();
       for (const [conversation, m] of this.#members) {
         const key = this.#opts.groupOf(conversation) ?? `\u0000${conversation}`;
-        const r = runs.get(key) ?? { oldest: Number.POSITIVE_INFINITY, idle: true, held: 0, members: [] };
+        const r = runs.get(key) ?? {
+          oldest: Number.POSITIVE_INFINITY,
+          idle: true,
+          overBudget: false,
+          held: 0,
+          members: [],
+        };
         r.oldest = Math.min(r.oldest, m.enteredAt);
         r.idle &&= m.running === 0;
+        r.overBudget ||= m.overBudget === true;
         r.held += m.estimate;
         r.members.push(conversation);
         runs.set(key, r);
       }
       // The first to enter (ties: in the order they entered) is kept whatever it holds.
       const [, ...others] = [...runs.values()].sort((a, b) => a.oldest - b.oldest);
-      const victim = others.filter((r) => r.idle).sort((a, b) => a.held - b.held)[0];
+      const victim = others.filter((r) => r.idle && !r.overBudget).sort((a, b) => a.held - b.held)[0];
       if (!victim) return;
       for (const conversation of victim.members) {
         this.#members.delete(conversation);
         this.#leftAt.set(conversation, now);
       }
-      this.#changed();
+      this.#changed(true);
     }
   }
 
-  #grant(w: Waiter): void {
+  /** `w` enters (`overBudget`: past `maxWaitMs`); the waiters it passed are marked passed over. */
+  #grant(w: Waiter, overBudget = false): void {
     this.#waiting = this.#waiting.filter((x) => x !== w);
+    for (const x of this.#waiting) if (overBudget || x.firstAttemptAt < w.firstAttemptAt) x.passedOver = true;
     const now = this.#opts.now();
     this.#members.set(w.conversation, {
       estimate: w.estimate,
@@ -316,15 +341,22 @@ export class WorkingSet {
       enteredAt: now,
       running: 1,
       idleSince: now,
+      ...(overBudget ? { overBudget } : {}),
     });
     this.#leftAt.delete(w.conversation);
     this.#changed();
-    this.#waits.push(now - w.firstAttemptAt);
-    w.grant(now - w.firstAttemptAt);
+    const waited = w.queued ? now - w.firstAttemptAt : 0; // let in at once: the clock's tick is no wait
+    this.#waits.push(waited);
+    w.grant(waited);
   }
 
-  #changed(): void {
-    this.#changedAt = this.#opts.now();
+  /**
+   * The members changed: kept in the store. `roomMade` when one left — the only change that
+   * brings a waiter nearer; an entry (in order, or over budget past `maxWaitMs`) only takes room,
+   * so it does not restart the waiters' `maxWaitMs` (the convoy of ADR-0432).
+   */
+  #changed(roomMade = false): void {
+    if (roomMade) this.#roomMadeAt = this.#opts.now();
     const kept: KeptMember[] = [...this.#members].map(([conversation, m]) => ({
       conversation,
       estimate: m.estimate,
