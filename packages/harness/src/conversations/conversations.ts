@@ -363,13 +363,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       const open = conv.queue.filter((s) => !s.settled);
       for (const sub of open) {
         sub.abort.abort();
-        const waited = kvWaitField(sub.kvWait);
-        settle(conv, sub, {
-          type: "submission-settled",
-          submissionId: sub.id,
-          outcome: "aborted",
-          ...waited,
-        });
+        // Settled at once, its wait so far included (ADR-0432): the wait's own end comes later.
+        const aborted = { type: "submission-settled", submissionId: sub.id, outcome: "aborted" } as const;
+        settle(conv, sub, { ...aborted, ...kvWaitField(sub.kvWait) });
       }
       return open.length > 0;
     },
