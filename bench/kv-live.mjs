@@ -31,13 +31,30 @@ export async function live({ n, blocks, scheduling, msPerSecond }) {
       JR2_KV_IDLE_LEAVE_MS: String(30 * msPerSecond),
     },
   });
+  const said = new Set();
   const http = async (path, init = {}) => {
     const res = await fetch(`${stack.orchestratorUrl}${path}`, {
       ...init,
       headers: { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" },
       signal: AbortSignal.timeout(30_000),
     });
-    return res.json().catch(() => null);
+    const text = await res.text();
+    // The Orchestrator sheds load on a lagging event loop (503 JR2_ERR_SERVICE_OVERLOADED, before
+    // the route runs): on a loaded box that is an answer to wait out, not a run's status.
+    if (res.status === 503 && text.includes("JR2_ERR_SERVICE_OVERLOADED")) {
+      const retryAfter = Number(JSON.parse(text).retryAfter ?? 1);
+      await sleep(Math.min(10, Math.max(1, retryAfter)) * 1000);
+      return http(path, init);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Not JSON: said once per status, read again by the caller's loop.
+      if (!said.has(res.status))
+        console.error(`${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+      said.add(res.status);
+      return null;
+    }
   };
   try {
     const started = Date.now();
@@ -54,7 +71,14 @@ export async function live({ n, blocks, scheduling, msPerSecond }) {
     while (open.size > 0) {
       for (const runId of [...open]) {
         const run = await http(`/runs/${runId}`);
-        if (run?.status !== "running") {
+        if (typeof run?.status !== "string") {
+          // An answer not about the run (said once above, or a JSON error): read again.
+          if (run && !said.has(JSON.stringify(run)))
+            console.error(`GET /runs/${runId} answered ${JSON.stringify(run).slice(0, 300)}`);
+          if (run) said.add(JSON.stringify(run));
+          continue;
+        }
+        if (run.status !== "running") {
           if (run?.status !== "done") throw new Error(`run ${runId} ended ${run?.status}`);
           open.delete(runId);
           continue;

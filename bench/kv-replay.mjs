@@ -1,6 +1,7 @@
 // bench/kv's replay driver (issue 30 §4), in VIRTUAL simulated time: concurrent review-shaped
 // runs whose requests go through the REAL scheduling module (packages/harness's WorkingSet and
-// AimdBudget, built dist) — or straight through, first come first served — into model-sim's
+// AimdBudget, built dist; each request's shared prefix — its Agent's system prompt + Menu — given
+// as the Harness gives it, ADR-0431) — or straight through, first come first served — into model-sim's
 // REAL time model (KvEngine: prefill 8,000 tok/s shared, decode 50 tok/s per running sequence,
 // vLLM-style preemption) and prefix cache (PrefixCache, LRU of 3,000 blocks of 16 tokens).
 //
@@ -72,7 +73,7 @@ export async function replay({ n, blocks, scheduling, seed = 30 }) {
     const estimate = conv.tokens.length + SHAPE.maxTokens;
     if (set) {
       conv.member = set.has(conv.id);
-      const entered = await set.enter(conv.id, estimate, undefined, () => totals.queued++);
+      const entered = await set.enter(conv.id, estimate, undefined, () => totals.queued++, conv.prefix);
       if (entered.kind !== "entered") throw new Error("a wait ended without an abort");
     }
     cache.shrinkTo(blocks - engine.decodeBlocks());
@@ -108,7 +109,14 @@ export async function replay({ n, blocks, scheduling, seed = 30 }) {
     const convs = ["implementer", "reviewer"].map((agent) => {
       const tokens = [...system[agent]];
       for (let t = 0; t < SHAPE.taskTokens; t++) tokens.push(nextToken++);
-      return { id: `run${i}/${agent}`, tokens };
+      // The Agent's system prompt + Menu, in whole blocks: what the Harness's sharedPrefixOf
+      // gives the set (ADR-0431), so the estimate counts it once across the Agent's runs as the
+      // engine caches it once.
+      const prefix = {
+        key: agent,
+        tokens: Math.floor(SHAPE.systemTokens / KV_SCENARIO.blockSize) * KV_SCENARIO.blockSize,
+      };
+      return { id: `run${i}/${agent}`, tokens, prefix };
     });
     for (let t = 0; t < SHAPE.turnsPerAgent; t++)
       for (const conv of convs) {

@@ -4,6 +4,7 @@ import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { withTraceHeaders } from "../orchestrator/orchestrator-client.js";
 import { type HarnessTelemetry, startSubmissionTrace } from "../telemetry/submission-telemetry.js";
+import { type KvWaitTally, kvWaitField, newKvWaitTally } from "../turn/kv-wait-tally.js";
 import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "../turn/turn.js";
 import {
   type ConversationParts,
@@ -68,6 +69,8 @@ interface SubmissionRecord {
   req: SubmissionRequest;
   settled: boolean;
   abort: AbortController;
+  /** Its requests' KV waits (issue 30): an abort settles it with them too (ADR-0432). */
+  kvWait: KvWaitTally;
   /** The admission's trace context (its `traceparent`): the Submission span's parent. */
   trace: Context;
 }
@@ -235,6 +238,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
             if (!next.settled || e.type === "transcript") push(conv, e);
           },
           next.abort.signal,
+          next.kvWait,
         ),
       );
       trace.end(result);
@@ -321,6 +325,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
         req,
         settled: false,
         abort: new AbortController(),
+        kvWait: newKvWaitTally(),
         trace: admitOpts?.trace ?? ROOT_CONTEXT,
       };
       const offset = String(conv.events.length);
@@ -358,7 +363,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       const open = conv.queue.filter((s) => !s.settled);
       for (const sub of open) {
         sub.abort.abort();
-        settle(conv, sub, { type: "submission-settled", submissionId: sub.id, outcome: "aborted" });
+        // Settled at once, its wait so far included (ADR-0432): the wait's own end comes later.
+        const aborted = { type: "submission-settled", submissionId: sub.id, outcome: "aborted" } as const;
+        settle(conv, sub, { ...aborted, ...kvWaitField(sub.kvWait) });
       }
       return open.length > 0;
     },

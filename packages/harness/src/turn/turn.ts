@@ -4,6 +4,7 @@ import { hooksFor } from "../engine/steer-fallback.js";
 import { type ModelEntry, modelEntry, retryPolicy, toPiModel } from "../provider/models.js";
 import { forLog } from "../provider/provider-errors.js";
 import { sandboxWarnings } from "../tools/sandbox/working-sandbox.js";
+import { type KvWaitTally, kvWaitField, newKvWaitTally, waitBegan, waitEnded } from "./kv-wait-tally.js";
 import { mcpSnapshotEvent } from "./mcp-snapshot-event.js";
 import { buildRequestPhase, seatPhase } from "./seat-phase.js";
 import { readSurfacePhase } from "./surface-phase.js";
@@ -20,8 +21,10 @@ export type { SeatSlot, Settlement, TurnDeps } from "./turn-deps.js";
  * @see SPEC §7.2, §7.5
  */
 
-/** Runs one Submission to its settlement; never throws. */
-/** Runs one Submission to its settlement; never throws. */
+/**
+ * Runs one Submission to its settlement; never throws. `waited` tallies its requests' KV waits
+ * (the settlement's `kvWaitMs`); the caller keeps it to settle an abort with it too.
+ */
 export async function runTurn(
   slot: SeatSlot,
   submissionId: string,
@@ -29,9 +32,8 @@ export async function runTurn(
   deps: TurnDeps,
   emit: (e: StreamEvent) => void,
   signal: AbortSignal,
+  waited: KvWaitTally = newKvWaitTally(),
 ): Promise<Settlement> {
-  // The Submission's requests' waits for the KV working set, in all (the settlement's kvWaitMs).
-  const waited = { ms: 0 };
   const settle = settlement(submissionId, waited);
   try {
     const surface = await readSurfacePhase(slot.iid, deps, signal);
@@ -84,7 +86,7 @@ type Settle = (
 ) => Settlement;
 
 /** The `submission-settled` event of this Submission. */
-function settlement(submissionId: string, waited: { ms: number }): Settle {
+function settlement(submissionId: string, waited: KvWaitTally): Settle {
   return (outcome, error, textCall, textCallWhere) => ({
     type: "submission-settled",
     submissionId,
@@ -92,7 +94,7 @@ function settlement(submissionId: string, waited: { ms: number }): Settle {
     ...(error ? { error } : {}),
     ...(textCall ? { textCall } : {}),
     ...(textCall && textCallWhere ? { textCallWhere } : {}),
-    ...(waited.ms > 0 ? { kvWaitMs: Math.round(waited.ms) } : {}),
+    ...kvWaitField(waited),
   });
 }
 
@@ -142,7 +144,7 @@ interface RunInput {
   entry: ModelEntry;
   thinkingLevel: string;
   /** The Submission's KV-wait total, added to as requests wait. */
-  waited?: { ms: number };
+  waited?: KvWaitTally;
 }
 
 /** Phase 4: the engine's loop over the model, with the Turn's hooks; an abort stops the seat. */
@@ -172,9 +174,12 @@ async function runPhase(
     kv: deps.kv?.conversation(
       slot.iid,
       entry,
-      ({ position, reason }) => emit({ type: "queued", submissionId, position, reason }),
+      ({ position, reason }) => {
+        if (run.waited) waitBegan(run.waited);
+        emit({ type: "queued", submissionId, position, reason });
+      },
       (ms) => {
-        if (run.waited) run.waited.ms += ms;
+        if (run.waited) waitEnded(run.waited, ms);
       },
     ),
     // pi steers, so its hooks are the Turn's as they are; an engine without steer gets the fallback.

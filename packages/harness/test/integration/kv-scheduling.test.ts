@@ -79,6 +79,8 @@ describe("KV scheduling on the Harness's wire (issue 30)", () => {
     expect(aborted.json()).toEqual({ aborted: true });
     const { settlement } = await h.settled("r2/coder/bb", submissionId, next);
     expect(settlement.outcome).toBe("aborted");
+    // The abort settles at once, yet says how long the Submission waited (ADR-0432).
+    expect(settlement.kvWaitMs).toBeTypeOf("number");
     expect(model.bodies).toHaveLength(sent);
     await h.app.close();
   });

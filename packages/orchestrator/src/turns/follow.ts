@@ -83,7 +83,8 @@ export async function follow(
       }
       if (event.type === "submission-settled" && event.submissionId === entry.submissionId) {
         // How long its requests waited for the KV working set (issue 30): `jr2 show` sums it.
-        if (event.kvWaitMs) state.ports.telemetry({ type: "queued", waitedMs: event.kvWaitMs });
+        // Told whenever present — 0 ms included: a `queued` line is always followed by the wait.
+        if (event.kvWaitMs !== undefined) state.ports.telemetry({ type: "queued", waitedMs: event.kvWaitMs });
         if (!state.stopped) return { kind: "settled", settlement: event };
         // An aborted Submission's last answer is streamed when its run ends, after the
         // settlement (ADR-0159): read on until the stream is idle (ADR-0257).

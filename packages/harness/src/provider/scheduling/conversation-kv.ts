@@ -1,4 +1,4 @@
-import { estimateKvTokens, jsonLength } from "./kv-estimate.js";
+import { estimateKvTokens, jsonLength, sharedPrefixOf } from "./kv-estimate.js";
 import type { EnterOutcome, QueuedNotice, WorkingSet } from "./working-set.js";
 
 /**
@@ -18,7 +18,12 @@ export interface ConversationKv {
 
 /**
  * @param onQueued - a request of this Submission waits (the `queued` stream event).
- * @param onWaited - a wait ended with the conversation in the set (the Turn's waited time).
+ * @param onWaited - a request that waited stopped waiting (ms, possibly 0): it entered the set,
+ *   or its wait was aborted (a cancel, the Orchestrator's abort after a pick, the deadline).
+ *   Either way the Turn waited that long, and a `queued` line on the feed must be followed by
+ *   the Turn's wait in all: before, only entered waits over 0 ms were told, so a Submission
+ *   whose only wait ended by an abort (or in the same millisecond) showed a `queued` line and
+ *   never how long it waited (fresh-clone CI, kv-scheduling.test.ts).
  */
 export function conversationKv(
   set: WorkingSet,
@@ -33,13 +38,18 @@ export function conversationKv(
     async enter(context, maxTokens, signal) {
       chars = jsonLength(context);
       continuation = set.has(conversation);
+      let queued = false;
       const outcome = await set.enter(
         conversation,
         estimateKvTokens(context, maxTokens, last),
         signal,
-        onQueued,
+        (n) => {
+          queued = true;
+          onQueued(n);
+        },
+        sharedPrefixOf(context),
       );
-      if (outcome.kind === "entered" && outcome.waitedMs > 0) onWaited(outcome.waitedMs);
+      if (queued) onWaited(outcome.waitedMs);
       return outcome;
     },
     ended: () => set.ended(conversation),

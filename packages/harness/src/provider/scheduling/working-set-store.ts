@@ -7,10 +7,16 @@
  * @see docs/adr/0430-kv-scheduling.md
  */
 
-/** One member of a working set as kept: conversation, estimated KV tokens, when it entered (ms). */
+import type { SharedPrefix } from "./kv-accounting.js";
+
+/**
+ * One member of a working set as kept: conversation, estimated KV tokens, the prefix it shares
+ * (absent in records an older Harness kept: counted whole), when it entered (ms).
+ */
 export interface KeptMember {
   conversation: string;
   estimate: number;
+  prefix?: SharedPrefix;
   enteredAt: number;
 }
 

@@ -1,10 +1,14 @@
+import { addedTokens, heldTokens, type SharedPrefix } from "./kv-accounting.js";
 import type { AimdBudget } from "./kv-budget.js";
 import type { KeptMember, WorkingSetStore } from "./working-set-store.js";
 
 /**
  * One model endpoint's working set (issue 30 §1–2): the conversations whose KV the endpoint is
  * asked to hold at once. A conversation holds its estimated KV (its prompt + max output) while
- * it is in the set; its requests then go through the per-endpoint limiter as before. It leaves
+ * it is in the set, less the prefix it shares with another member (the system prompt + tools
+ * block of one Agent: the engine caches those blocks once, so the set counts them once); when
+ * the members grow past the budget, the idle run holding the least leaves (ADR-0431). Its
+ * requests then go through the per-endpoint limiter as before. It leaves
  * when no request of it — nor of another conversation of its run — has run for `idleLeaveMs`
  * (the run waits on a tool or an operator; waiting on the run's other Agent is not idling).
  * A conversation outside the set waits here for room: warm ones first (they left the set less
@@ -14,13 +18,16 @@ import type { KeptMember, WorkingSetStore } from "./working-set-store.js";
  * conversation has at most one request waiting (its Submissions run one at a time, the seed's
  * FIFO), so a conversation's own order is never changed here.
  *
- * Nothing is refused: a request waits. If the oldest waiter has waited `maxWaitMs` and the set
- * has not changed for as long, it enters over budget (said once per endpoint). A set with no
+ * Nothing is refused: a request waits. If the head waiter has waited `maxWaitMs` since its first
+ * attempt and no member has left for as long — or, whatever left, it was passed over (another
+ * entered over budget, or from behind it) — it enters over budget (said once per endpoint), and
+ * is not shed for it; entries never restart a waiter's `maxWaitMs` (ADR-0432). A set with no
  * member admits the next conversation whatever its size (said once). An abort ends a wait at
  * once. `tick()` (every second in the Harness, by the bench's virtual clock) does the
  * time-driven parts; the rest happens on each call.
  *
- * @see SPEC §5.6, §7.1; docs/adr/0430-kv-scheduling.md
+ * @see SPEC §5.6, §7.1; docs/adr/0430-kv-scheduling.md, docs/adr/0431-kv-shared-prefix.md,
+ *   docs/adr/0432-kv-convoy.md
  */
 
 /** How a wait ended: the conversation entered (after `waitedMs`), or the wait was aborted. */
@@ -54,18 +61,35 @@ export interface WorkingSetOptions {
 
 interface Member {
   estimate: number;
+  prefix?: SharedPrefix | undefined;
   enteredAt: number;
   running: number;
   idleSince: number;
+  /** Let in over budget past `maxWaitMs`: never shed for the excess it was let in with. */
+  overBudget?: boolean;
 }
 
 interface Waiter {
   conversation: string;
   estimate: number;
+  prefix?: SharedPrefix | undefined;
   firstAttemptAt: number;
   warm: boolean;
+  /** Another conversation entered past it (over budget, or from behind it) while it waited. */
+  passedOver: boolean;
+  /** It did wait (not let in within its own `enter`): only then is its wait over 0 ms. */
+  queued: boolean;
   grant: (waitedMs: number) => void;
 }
+
+/**
+ * A waiter enters while the members hold at most this share of the budget; members are shed
+ * only past the whole of it. The gap is room for the members' prompts to grow (each request
+ * adds its answer and a tool result) before any is shed: admitting and shedding at one line
+ * would shed on the first growth. 0.9 keeps N = 50 at ≥ 95 % cached in bench:kv while running
+ * 1.8× the runs/h of ADR-0430's estimate; 0.8 bought 0.1 point more for 21 % fewer (ADR-0431).
+ */
+const ADMIT_SHARE = 0.9;
 
 /** A warm waiter counts as this much older than it is: warm first, yet a cold one is not starved. */
 const WARM_LEAD_MS = 60_000;
@@ -79,7 +103,8 @@ export class WorkingSet {
   readonly #members = new Map<string, Member>();
   readonly #leftAt = new Map<string, number>();
   #waiting: Waiter[] = [];
-  #changedAt: number;
+  /** When a member last left (room made); entries make none (ADR-0432). */
+  #roomMadeAt: number;
   readonly #said = new Set<string>();
   readonly #waits: number[] = [];
 
@@ -96,14 +121,15 @@ export class WorkingSet {
       notice: opts.notice ?? (() => {}),
     };
     this.#store = opts.store;
-    this.#changedAt = this.#opts.now();
+    this.#roomMadeAt = this.#opts.now();
     // Members kept by a Harness that restarted: they hold their place, idle from now.
     for (const m of this.#store?.load(this.endpoint) ?? [])
       this.#members.set(m.conversation, {
         estimate: m.estimate,
+        prefix: m.prefix,
         enteredAt: m.enteredAt,
         running: 0,
-        idleSince: this.#changedAt,
+        idleSince: this.#roomMadeAt,
       });
   }
 
@@ -111,18 +137,23 @@ export class WorkingSet {
    * One request of `conversation` asks to run. A member runs at once (its estimate updated); any
    * other waits for room. `onQueued` is called once if it waits.
    * @param estimate - tokens: the request's prompt + max output.
+   * @param prefix - the part of that prompt other conversations may share (its system prompt +
+   *   tools block, keyed by their hash): counted once however many members carry it.
    */
   enter(
     conversation: string,
     estimate: number,
     signal?: AbortSignal,
     onQueued?: (n: QueuedNotice) => void,
+    prefix?: SharedPrefix,
   ): Promise<EnterOutcome> {
     const now = this.#opts.now();
     const member = this.#members.get(conversation);
     if (member && !this.#waiting.some((w) => w.conversation === conversation)) {
       member.estimate = estimate;
+      member.prefix = prefix;
       member.running++;
+      this.#shed(); // it grew: others may no longer fit
       return Promise.resolve({ kind: "entered", waitedMs: 0 });
     }
     if (signal?.aborted) return Promise.resolve({ kind: "aborted", waitedMs: 0 });
@@ -131,7 +162,10 @@ export class WorkingSet {
       const waiter: Waiter = {
         conversation,
         estimate,
+        prefix,
         firstAttemptAt: now,
+        passedOver: false,
+        queued: false,
         warm: left !== undefined && now - left < this.#opts.warmMs,
         grant: (waitedMs) => {
           signal?.removeEventListener("abort", onAbort);
@@ -148,7 +182,9 @@ export class WorkingSet {
       this.#order();
       this.#admit();
       const position = this.#waiting.indexOf(waiter);
-      if (position >= 0) onQueued?.({ position: position + 1, reason: this.#reason(waiter) });
+      if (position < 0) return;
+      waiter.queued = true;
+      onQueued?.({ position: position + 1, reason: this.#reason(waiter) });
     });
   }
 
@@ -164,7 +200,7 @@ export class WorkingSet {
   leave(conversation: string): void {
     if (!this.#members.delete(conversation)) return;
     this.#leftAt.set(conversation, this.#opts.now());
-    this.#changed();
+    this.#changed(true);
     this.#admit();
   }
 
@@ -181,27 +217,26 @@ export class WorkingSet {
       if (idle(m) && !active.has(this.#opts.groupOf(conversation) ?? "\u0000")) {
         this.#members.delete(conversation);
         this.#leftAt.set(conversation, now);
-        this.#changed();
+        this.#changed(true);
       }
     for (const [conversation, at] of this.#leftAt)
       if (now - at >= this.#opts.warmMs) this.#leftAt.delete(conversation);
     this.#admit();
     const head = this.#waiting[0];
     const { maxWaitMs } = this.#opts;
-    if (head && now - head.firstAttemptAt >= maxWaitMs && now - this.#changedAt >= maxWaitMs) {
+    const due = head && now - head.firstAttemptAt >= maxWaitMs;
+    if (due && (head.passedOver || now - this.#roomMadeAt >= maxWaitMs)) {
       this.#once(
         "max-wait",
-        `KV scheduling on ${this.endpoint}: a conversation waited ${maxWaitMs / 1000} s while the working set did not change; it enters over budget (said once)`,
+        `KV scheduling on ${this.endpoint}: a conversation waited ${maxWaitMs / 1000} s while no member left the working set; it enters over budget (said once). Raise kvTokens, or run fewer conversations at once, if this recurs`,
       );
-      this.#grant(head);
+      this.#grant(head, true);
     }
   }
 
-  /** Tokens held by the members. */
+  /** Tokens held by the members, each shared prefix counted once. */
   used(): number {
-    let n = 0;
-    for (const m of this.#members.values()) n += m.estimate;
-    return n;
+    return heldTokens(this.#members.values());
   }
 
   /** What the gauges read. */
@@ -236,11 +271,12 @@ export class WorkingSet {
   }
 
   #admit(): void {
+    this.#shed();
     this.#order();
     while (this.#waiting.length > 0) {
       const head = this.#waiting[0]!;
-      const room = this.budget.current() - this.used();
-      if (this.#members.size > 0 && head.estimate > room) return;
+      const room = this.budget.current() * ADMIT_SHARE - this.used();
+      if (this.#members.size > 0 && addedTokens(this.#members.values(), head) > room) return;
       if (this.#members.size >= this.#opts.maxMembers) return;
       if (this.#members.size === 0 && head.estimate > this.budget.current())
         this.#once(
@@ -251,21 +287,80 @@ export class WorkingSet {
     }
   }
 
-  #grant(w: Waiter): void {
-    this.#waiting = this.#waiting.filter((x) => x !== w);
+  /**
+   * Members grew past the configured budget (their prompts lengthen with every request):
+   * counting a shared prefix once admits right up to the budget, so without this the members'
+   * growth overcommits the cache and the engine evicts idle members' blocks (ADR-0431). The run
+   * (or lone conversation) holding the fewest tokens — the least to re-bill when it returns —
+   * whose conversations all have no request running leaves, run by run, until the rest fit. The
+   * run that entered first is never shed; a request running is never touched; a shed
+   * conversation's next request waits, warm, in the queue (its own order unchanged). An AIMD
+   * cut only stops admission, as before: it sheds nothing.
+   */
+  #shed(): void {
     const now = this.#opts.now();
-    this.#members.set(w.conversation, { estimate: w.estimate, enteredAt: now, running: 1, idleSince: now });
-    this.#leftAt.delete(w.conversation);
-    this.#changed();
-    this.#waits.push(now - w.firstAttemptAt);
-    w.grant(now - w.firstAttemptAt);
+    while (this.used() > this.budget.configured) {
+      type Run = { oldest: number; idle: boolean; overBudget: boolean; held: number; members: string[] };
+      const runs = new Map<string, Run>();
+      for (const [conversation, m] of this.#members) {
+        const key = this.#opts.groupOf(conversation) ?? `\u0000${conversation}`;
+        const r = runs.get(key) ?? {
+          oldest: Number.POSITIVE_INFINITY,
+          idle: true,
+          overBudget: false,
+          held: 0,
+          members: [],
+        };
+        r.oldest = Math.min(r.oldest, m.enteredAt);
+        r.idle &&= m.running === 0;
+        r.overBudget ||= m.overBudget === true;
+        r.held += m.estimate;
+        r.members.push(conversation);
+        runs.set(key, r);
+      }
+      // The first to enter (ties: in the order they entered) is kept whatever it holds.
+      const [, ...others] = [...runs.values()].sort((a, b) => a.oldest - b.oldest);
+      const victim = others.filter((r) => r.idle && !r.overBudget).sort((a, b) => a.held - b.held)[0];
+      if (!victim) return;
+      for (const conversation of victim.members) {
+        this.#members.delete(conversation);
+        this.#leftAt.set(conversation, now);
+      }
+      this.#changed(true);
+    }
   }
 
-  #changed(): void {
-    this.#changedAt = this.#opts.now();
+  /** `w` enters (`overBudget`: past `maxWaitMs`); the waiters it passed are marked passed over. */
+  #grant(w: Waiter, overBudget = false): void {
+    this.#waiting = this.#waiting.filter((x) => x !== w);
+    for (const x of this.#waiting) if (overBudget || x.firstAttemptAt < w.firstAttemptAt) x.passedOver = true;
+    const now = this.#opts.now();
+    this.#members.set(w.conversation, {
+      estimate: w.estimate,
+      prefix: w.prefix,
+      enteredAt: now,
+      running: 1,
+      idleSince: now,
+      ...(overBudget ? { overBudget } : {}),
+    });
+    this.#leftAt.delete(w.conversation);
+    this.#changed();
+    const waited = w.queued ? now - w.firstAttemptAt : 0; // let in at once: the clock's tick is no wait
+    this.#waits.push(waited);
+    w.grant(waited);
+  }
+
+  /**
+   * The members changed: kept in the store. `roomMade` when one left — the only change that
+   * brings a waiter nearer; an entry (in order, or over budget past `maxWaitMs`) only takes room,
+   * so it does not restart the waiters' `maxWaitMs` (the convoy of ADR-0432).
+   */
+  #changed(roomMade = false): void {
+    if (roomMade) this.#roomMadeAt = this.#opts.now();
     const kept: KeptMember[] = [...this.#members].map(([conversation, m]) => ({
       conversation,
       estimate: m.estimate,
+      ...(m.prefix ? { prefix: m.prefix } : {}),
       enteredAt: m.enteredAt,
     }));
     this.#store?.save(this.endpoint, kept);
@@ -276,7 +371,7 @@ export class WorkingSet {
     const budget = Math.round(this.budget.current());
     if (this.#members.size >= this.#opts.maxMembers)
       return `${this.endpoint} serves ${this.#opts.maxMembers} conversations at once (its slots), all taken`;
-    return `KV budget of ${this.endpoint}: ${this.#members.size} conversations hold ~${used} of ${budget} tokens; this one needs ~${w.estimate}${w.warm ? " (warm: re-enters first)" : ""}`;
+    return `KV budget of ${this.endpoint}: ${this.#members.size} conversations hold ~${used} of ${budget} tokens; this one needs ~${addedTokens(this.#members.values(), w)}${w.warm ? " (warm: re-enters first)" : ""}`;
   }
 
   #once(key: string, message: string): void {
