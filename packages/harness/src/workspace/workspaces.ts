@@ -19,6 +19,7 @@ import {
 } from "./git/run-repository.js";
 import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
 import { acceptUrl } from "./repo-url.js";
+import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
 import type { WorkspaceConfig } from "./workspace-config.js";
 import {
@@ -70,6 +71,8 @@ export interface Workspaces {
   recordOf(runId: string, slot: string): Promise<SlotRecord | undefined>;
   /** The record whose Worktree is `path` (or holds it), for the Turn's lost-Worktree check. */
   slotAt(path: string): Promise<SlotRecord | undefined>;
+  /** What the sandbox binds read-only so a tool's own git works at `cwd` (ADR-0214); undefined: no slot. */
+  sandboxView(cwd: string): Promise<SandboxGitView | undefined>;
   readonly config: WorkspaceConfig;
 }
 
@@ -293,5 +296,13 @@ export function createWorkspaces(
       const all = await registry.list();
       return all.find((r) => path === r.worktree || path.startsWith(`${r.worktree}/`));
     },
+    sandboxView: async (cwd) =>
+      sandboxGitView(await registry.list(), cwd, (r) => {
+        try {
+          return mirrors.pathOf(acceptUrl(r.url, rules));
+        } catch {
+          return undefined;
+        }
+      }),
   };
 }
