@@ -18,7 +18,8 @@ import {
   resolveRef,
 } from "./git/run-repository.js";
 import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
-import { acceptUrl } from "./repo-url.js";
+import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
+import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
 import type { WorkspaceConfig } from "./workspace-config.js";
@@ -35,6 +36,8 @@ export interface SlotHandle {
   base: string;
   /** The branch's head now. */
   commit: string;
+  /** Submodule paths at the base, left empty (ADR-0216). */
+  submodules?: string[];
 }
 
 type SlotRef = Pick<SlotIds, "runId" | "workspace" | "slot">;
@@ -42,7 +45,9 @@ type SlotRef = Pick<SlotIds, "runId" | "workspace" | "slot">;
 /** The Harness's git, one object per Harness (issue 28 §2): every route of workspace.ts calls it. */
 export interface Workspaces {
   /** Ensures the mirror, makes the run's repository and its Worktree; idempotent per slot. */
-  attach(req: SlotIds & { url: string; ref?: string; pushUrl?: string }): Promise<SlotHandle>;
+  attach(
+    req: SlotIds & { url: string; ref?: string; pushUrl?: string; submodules?: SubmodulePolicy },
+  ): Promise<SlotHandle>;
   /** Commits the Worktree if it changed (author `jr2 <agent>`, message naming run, state, Agent, pick). */
   commit(
     req: SlotRef & { agent: string; state: string; pick?: string },
@@ -120,6 +125,7 @@ export function createWorkspaces(
     branch: r.branch,
     base: r.base,
     commit: (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base,
+    ...(r.submodules?.length ? { submodules: r.submodules } : {}),
   });
   const nextRescue = async (r: SlotRecord, op: string) => {
     r.rescues += 1;
@@ -144,6 +150,8 @@ export function createWorkspaces(
         }
         const mirror = await mirrors.ensure(url);
         const base = await resolveRef(mirror, req.ref, req.url);
+        const at = { mirror, base, slot: req.slot, url: redactUrl(req.url) };
+        const submodules = await checkSubmodules(req.submodules, at);
         await makeRunRepository(paths, mirror, base);
         await checkoutWorktree(paths);
         const record: SlotRecord = {
@@ -155,6 +163,7 @@ export function createWorkspaces(
           ...(req.pushUrl === undefined ? {} : { pushUrl: req.pushUrl }),
           ...paths,
           base,
+          ...(submodules.length ? { submodules } : {}),
           attachedAt: Date.now(),
           rescues: 0,
         };
