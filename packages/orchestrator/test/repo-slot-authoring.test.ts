@@ -16,7 +16,10 @@ describe("authored Repo Slots", () => {
 
   it("resolves the policy through to the attach request, and leaves it out when not authored", () => {
     const resolved = resolveRepos(
-      { app: { url: ({ input }) => (input as { repo: string }).repo, submodules: "refuse" }, docs: { url: "https://h/d.git" } },
+      {
+        app: { url: ({ input }) => (input as { repo: string }).repo, submodules: "refuse" },
+        docs: { url: "https://h/d.git" },
+      },
       { repo: "https://h/a.git" },
     );
     expect(resolved).toEqual({

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createMemoryStore } from "../src/durability/store/run-store.js";
 import {
   agent,
   createHarnessTurnDriver,
@@ -16,7 +17,6 @@ import {
   staticWorkspaceProvider,
   workspace,
 } from "../src/index.js";
-import { createMemoryStore } from "../src/durability/store/run-store.js";
 import { createRepoSlotClient } from "../src/turns/repo-slot-client.js";
 import { type ScriptedEvent, startFakeHarness } from "./fake-harness-server.js";
 import { quickTurns, until } from "./host-on-fake-harness.js";
@@ -44,7 +44,11 @@ function workflow(routeLost: boolean) {
           "workspace.lost": {
             target: "lost",
             actions: ({ event, context }) => {
-              (context as { lost: unknown }).lost = { slot: event.slot, path: event.path, agent: event.agent };
+              (context as { lost: unknown }).lost = {
+                slot: event.slot,
+                path: event.path,
+                agent: event.agent,
+              };
             },
           },
         },
@@ -57,7 +61,9 @@ function workflow(routeLost: boolean) {
   });
   return jr2Setup({
     events: [],
-    actors: { code: workspace(body, { name: "code", repos: { app: { url: "https://example.invalid/app.git" } } }) },
+    actors: {
+      code: workspace(body, { name: "code", repos: { app: { url: "https://example.invalid/app.git" } } }),
+    },
   }).createMachine({
     id: "repo",
     initial: "running",
@@ -146,7 +152,9 @@ describe("a Repo-Slot Turn ended by a fault", () => {
       agent: "coder",
     });
     const faults = (await routed.host.feedOf(routed.runId)).since().filter((e) => e.type === "fault");
-    expect(faults).toEqual([expect.objectContaining({ reason: "infra", cause: "workspace-lost", child: "working#coder" })]);
+    expect(faults).toEqual([
+      expect.objectContaining({ reason: "infra", cause: "workspace-lost", child: "working#coder" }),
+    ]);
     await routed.host.close();
     await routed.fake.close();
 

@@ -94,9 +94,7 @@ export async function seatPhase(
             network:
               deps.sandbox.mode === "on" ? await runNetwork(slot.iid, definition.network, deps) : "none",
             // A Repo Slot's run repository and mirror objects, read-only, for the tool's own git.
-            ...(deps.sandbox.mode === "on"
-              ? await repoSlotBinds(definition.cwd, deps)
-              : {}),
+            ...(deps.sandbox.mode === "on" ? await repoSlotBinds(definition.cwd, deps) : {}),
           },
         );
   // A rebuilt conversation's MCP tools come from its stored snapshot (issue 29, keyed by iid).

@@ -83,7 +83,12 @@ describe.skipIf(noSandbox)("a Repo Slot's git inside the sandbox (real bwrap)", 
     publish = join(publishes, readdirSync(publishes)[0] as string);
     orch = await startFakeOrchestrator();
     upstream = await startScriptedUpstream();
-    const sandbox: WorkingSandbox = { mode: "on", bwrap: probe.bwrap, user: probe.user, memory: probe.memory };
+    const sandbox: WorkingSandbox = {
+      mode: "on",
+      bwrap: probe.bwrap,
+      user: probe.user,
+      memory: probe.memory,
+    };
     h = harnessFor(upstream, orch, { sandbox, workspaces: ws });
   });
   afterAll(async () => {

@@ -52,16 +52,18 @@ export function checkRepos(repos: RepoSlots): void {
 }
 
 /** A slot as the attach step sends it to the Harness. */
-export type ResolvedRepoSlot = { url: string; ref?: string; pushUrl?: string; submodules?: "skip" | "refuse" };
+export type ResolvedRepoSlot = {
+  url: string;
+  ref?: string;
+  pushUrl?: string;
+  submodules?: "skip" | "refuse";
+};
 
 /**
  * The slots with their URLs resolved from the workspace's input (once, by the attach step).
  * @throws Error naming the slot when its url function throws or returns no string
  */
-export function resolveRepos(
-  repos: RepoSlots,
-  input: unknown,
-): Record<string, ResolvedRepoSlot> {
+export function resolveRepos(repos: RepoSlots, input: unknown): Record<string, ResolvedRepoSlot> {
   const out: Record<string, ResolvedRepoSlot> = {};
   for (const [name, slot] of Object.entries(repos)) {
     const url = typeof slot.url === "function" ? slot.url({ input }) : slot.url;

@@ -19,6 +19,7 @@ import type { TurnContext, TurnDriver } from "../turns/turn-driver.js";
 import { actorPathOf, parentOf } from "../xstate/adapter.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import type { LiveRun } from "./live-run.js";
+import { sendFault } from "./turn-fault.js";
 import {
   type RecordTurn,
   turnEnded,
@@ -29,7 +30,6 @@ import {
   turnStarted,
 } from "./turn-records.js";
 import { type TurnSeat, turnTelemetry } from "./turn-telemetry.js";
-import { sendFault } from "./turn-fault.js";
 
 /** The newest pick answer of each Turn, by its Turn actor (a Turn keeps it across a reseat). */
 const lastAnswers = new WeakMap<AnyActorRef, { pick: string; answer: PickAnswer }>();
@@ -247,7 +247,9 @@ function turnContext(
       });
       sendFault(turn, seat, live.current.iid, reason, detail, cause, placement.cwd);
     },
-    recordCommits: (commits) => Object.entries(commits).forEach(([k, c]) => run.repoCommits.set(k, c)),
+    recordCommits: (commits) => {
+      for (const [key, commit] of Object.entries(commits)) run.repoCommits.set(key, commit);
+    },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {
       // Who each Submission belongs to, the one this entry replaces too (restored from the blob).

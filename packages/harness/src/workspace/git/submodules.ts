@@ -30,7 +30,10 @@ export async function checkSubmodules(
 ): Promise<string[]> {
   const paths = await submodulesAt(at.mirror, at.base);
   if (policy === "refuse" && paths.length > 0) {
-    const shown = paths.slice(0, 10).map((p) => `\`${p}\``).join(", ");
+    const shown = paths
+      .slice(0, 10)
+      .map((p) => `\`${p}\``)
+      .join(", ");
     throw new Jr2Error("JR2_ERR_WORKSPACE_SUBMODULES_REFUSED", {
       slot: at.slot,
       url: at.url,
