@@ -6,18 +6,12 @@
  * state must) is never left with an unrouted fault.
  */
 import type { AnyActorRef, EventObject } from "xstate";
+import type { WorkspaceLostEvent } from "../authoring/workspace-lost-event.js";
 import { findWorkspace } from "../menu/marks.js";
 import { type Sender, stampSender } from "../menu/sender.js";
 
-/** The payload of `workspace.lost`: which slot (when the cwd is one), its Worktree, which Agent. */
-export interface WorkspaceLostPayload {
-  workspace: string;
-  /** The Repo Slot whose Worktree held the Turn's cwd; absent when no slot holds it. */
-  slot?: string;
-  /** The Worktree (or the Turn's cwd when no slot holds it). */
-  path: string;
-  agent: string;
-}
+/** The payload of `workspace.lost` (the event without `type` and `sender`). */
+export type WorkspaceLostPayload = Omit<WorkspaceLostEvent, "type" | "sender">;
 
 /**
  * Sends `workspace.lost` to the body of the workspace above `turnActor` (the wrapper's child
