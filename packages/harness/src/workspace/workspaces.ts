@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
+import { keyOfPath, withDiskRecords } from "./disk-records.js";
 import { credentialEnv } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
@@ -96,7 +97,8 @@ export function createWorkspaces(
     warn?: (msg: string, fields?: Record<string, unknown>) => void;
   } = {},
 ): Workspaces {
-  const registry = opts.registry ?? createMemoryWorkspaceRegistry();
+  // A copy of each record beside its repository: a restart without the store still knows its slots (ADR-0217).
+  const registry = withDiskRecords(opts.registry ?? createMemoryWorkspaceRegistry(), config.workRoot);
   const mirrors =
     opts.mirrors ??
     createMirrors({
@@ -302,8 +304,12 @@ export function createWorkspaces(
     recordOf: async (runId, slot) =>
       (await registry.list()).find((r) => r.runId === runId && r.slot === slot),
     slotAt: async (path) => {
-      const all = await registry.list();
-      return all.find((r) => path === r.worktree || path.startsWith(`${r.worktree}/`));
+      const holds = (r: SlotRecord | undefined) =>
+        r !== undefined && (path === r.worktree || path.startsWith(`${r.worktree}/`));
+      const key = keyOfPath(config.workRoot, path);
+      const byPlace = key === undefined ? undefined : await registry.get(key);
+      // A Worktree is always at its place (slot-paths.ts): no scan of every record per pick.
+      return holds(byPlace) ? byPlace : undefined;
     },
     sandboxView: async (cwd) =>
       sandboxGitView(await registry.list(), cwd, (r) => {
