@@ -66,7 +66,10 @@ export const machine = jr2Setup({
 });
 `;
 
-/** Two coder Turns around a Gate, the second unrouted on a fault (so a lost Worktree faults the run, for retry). */
+/**
+ * Two coder Turns around a Gate; the second's fault waits in `faulted` for `workspace.lost`
+ * (issue 28 §6: sent to the body after the fault), which ends the run in `lost` (outcome failed, for retry).
+ */
 const STEPS = `
 import { agent, defineEvent, jr2Setup, workspace } from "@jr2/orchestrator";
 import { z } from "zod";
@@ -85,7 +88,9 @@ const body = jr2Setup({
     implement: { invoke: { src: "coder", input: { prompt: "Implement the task.", continue: true } },
       on: { finish: "hold", "agent.fault": "failed" } },
     hold: { invoke: { src: "gate", id: "hold", input: { meta: { question: "Go on?" } } }, on: { go: "again" } },
-    again: { invoke: { src: "coder", input: { prompt: "Do more.", continue: true } }, on: { finish: "finished", "agent.fault": "failed" } },
+    again: { invoke: { src: "coder", input: { prompt: "Do more.", continue: true } }, on: { finish: "finished", "agent.fault": "faulted" } },
+    faulted: { on: { "workspace.lost": "lost" } },
+    lost: { type: "final", output: { outcome: "lost" } },
     finished: { type: "final", output: { outcome: "succeeded" } },
     failed: { type: "final", output: { outcome: "failed" } },
   },
@@ -102,9 +107,11 @@ export const machine = jr2Setup({
   initial: "working",
   states: {
     working: { invoke: { src: "work", input: ({ context }) => ({ repo: context.repo }),
-      onDone: [{ guard: ({ event }) => event.output?.outcome === "failed", target: "failed" }, { target: "done" }] } },
+      onDone: [{ guard: ({ event }) => event.output?.outcome === "failed", target: "failed" },
+        { guard: ({ event }) => event.output?.outcome === "lost", target: "lost" }, { target: "done" }] } },
     done: { type: "final", meta: { outcome: "succeeded" } },
     failed: { type: "final", meta: { outcome: "failed" } },
+    lost: { type: "final", meta: { outcome: "failed" } },
   },
 });
 `;
@@ -281,12 +288,13 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
       `refs/heads/jr2/repo-steps/${forkId}`,
     );
 
-    // The fork's Worktree deleted while its Gate waits: the next coder Turn ends workspace-lost.
+    // The fork's Worktree deleted while its Gate waits: the next coder Turn ends workspace-lost,
+    // and the body, told `workspace.lost`, routes it to its own final state.
     await gateOpen(forkId);
     rmSync(worktreeOf(forkId), { recursive: true, force: true });
     expect((await client.gateSend(forkId, "hold", { type: "go" })).status).toBe(200);
     const lost = await settled(forkId);
-    expect(lost.value).toBe("failed");
+    expect(lost.value).toBe("lost");
     const forkFeed = (await client.feed(forkId)) as Array<Record<string, unknown>>;
     expect(forkFeed.find((e) => e.type === "fault")).toMatchObject({
       reason: "infra",

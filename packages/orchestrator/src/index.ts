@@ -22,6 +22,7 @@ export type { Jr2Setup, Jr2StateMeta } from "./authoring/setup-types.js";
 export type { AuthoredTurnInput } from "./authoring/turn-input.js";
 export { TURN_INPUT_KEYS } from "./authoring/turn-input.js";
 export { workspace } from "./authoring/workspace.js";
+export type { WorkspaceLostEvent } from "./authoring/workspace-lost-event.js";
 export { readAllowedPicks } from "./menu/allowed-picks.js";
 export type { PickDecision } from "./menu/delivery.js";
 export { decidePick } from "./menu/delivery.js";

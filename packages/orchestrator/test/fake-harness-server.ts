@@ -45,6 +45,11 @@ export interface FakeHarnessOptions {
   script(admission: AdmissionSeen, n: number): AdmissionBehaviour;
   /** `false`: `/healthz` carries no bootId (an older Harness). Default true. */
   tellsBootId?: boolean;
+  /**
+   * Answers `POST /workspaces/<route>` (issue 28's Repo Slot routes) with 200 and this value;
+   * absent: 404, as an older Harness.
+   */
+  workspaces?(route: string, body: Record<string, unknown>): unknown;
 }
 
 /** Starts a fake Harness; `close()` when done. */
@@ -160,6 +165,11 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
     const parts = url.pathname.split("/").filter(Boolean);
     if (url.pathname === "/healthz") {
       json(res, 200, { ok: true, version: "fake", ...(options.tellsBootId === false ? {} : { bootId }) });
+      return;
+    }
+    if (parts[0] === "workspaces" && options.workspaces && req.method === "POST") {
+      const answer = options.workspaces;
+      void readBody(req).then((text) => json(res, 200, answer(parts[1] ?? "", JSON.parse(text))));
       return;
     }
     if (parts[0] !== "conversations" || parts.length !== 3) {

@@ -282,6 +282,11 @@ export const errorCodes = {
     status: 500,
     message: "`{command}` failed (exit {exit}): {stderr}",
   },
+  JR2_ERR_WORKSPACE_SUBMODULES_REFUSED: {
+    status: 400,
+    message:
+      'Repo Slot `{slot}` ({url} at {base}) has submodules {paths} and says `submodules: "refuse"`; jr2 never checks submodules out: vendor them into the repository, or set `submodules: "skip"` to work with them left empty',
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 /** A code of {@link errorCodes}. */

@@ -27,6 +27,13 @@ export const AttachRequest = SlotRef.extend({
   ref: z.string().min(1).max(256).optional(),
   /** Where publish pushes, when not `url`. */
   pushUrl: z.string().min(1).max(4096).optional(),
+  /**
+   * Submodules at the start commit (ADR-0216): `"skip"` (default) leaves each as an empty
+   * directory, as `git clone` without `--recurse-submodules` does; `"refuse"` fails the attach
+   * with `JR2_ERR_WORKSPACE_SUBMODULES_REFUSED` naming them. jr2 never checks a submodule out.
+   * An older Harness drops the field (it skips).
+   */
+  submodules: z.enum(["skip", "refuse"]).optional(),
 });
 export type AttachRequest = z.infer<typeof AttachRequest>;
 
@@ -36,6 +43,8 @@ export const SlotHandle = z.object({
   branch: z.string(),
   base: CommitId,
   commit: CommitId,
+  /** Submodule paths at the base left empty (`submodules: "skip"`, ADR-0216); absent: none, or an older Harness. */
+  submodules: z.array(z.string()).optional(),
 });
 export type SlotHandle = z.infer<typeof SlotHandle>;
 

@@ -29,6 +29,8 @@ export interface WorkingToolsSandbox {
   sandbox: WorkingSandbox;
   /** Default `"none"`: no network inside the sandbox. */
   network?: WorkingNetwork;
+  /** Extra read-only binds and environment (a Repo Slot's git, ADR-0214); sandbox `on` only. */
+  extra?: { readOnly: readonly string[]; env: Readonly<Record<string, string>> };
 }
 
 /**
@@ -65,6 +67,7 @@ export async function createWorkingTools(
       user: sandbox.user,
       network: confinement?.network ?? "none",
       ...(sandbox.limits ? { limits: sandbox.limits } : {}),
+      ...(confinement?.extra ? { readOnly: confinement.extra.readOnly, env: confinement.extra.env } : {}),
     });
     return names.map((n) => redactedTool(factories[n]!(cwd), secrets));
   }

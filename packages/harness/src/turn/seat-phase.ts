@@ -93,6 +93,8 @@ export async function seatPhase(
             // Unsandboxed (JR2_SANDBOX=off) tools have the host's network: no proxy to start.
             network:
               deps.sandbox.mode === "on" ? await runNetwork(slot.iid, definition.network, deps) : "none",
+            // A Repo Slot's run repository and mirror objects, read-only, for the tool's own git.
+            ...(deps.sandbox.mode === "on" ? await repoSlotBinds(definition.cwd, deps) : {}),
           },
         );
   // A rebuilt conversation's MCP tools come from its stored snapshot (issue 29, keyed by iid).
@@ -114,6 +116,12 @@ export async function seatPhase(
   slot.hasWorkingTools = working.length > 0;
   slot.cwd = definition.cwd;
   return { kind: "seated", seat: slot.seat, ...(slot.mcp ? { mcp: slot.mcp, mcpNew: true } : {}) };
+}
+
+/** The sandbox's extra binds for a Repo Slot at `cwd` (ADR-0214), or nothing for a plain workspace. */
+async function repoSlotBinds(cwd: string, deps: TurnDeps) {
+  const view = await deps.workspaces?.sandboxView(cwd);
+  return view ? { extra: view } : {};
 }
 
 /** The MCP receipts, all from menu.ts. */

@@ -1,4 +1,5 @@
 import { exists } from "./git/run-repository.js";
+import type { SandboxGitView } from "./sandbox-view.js";
 import type { Workspaces } from "./workspaces.js";
 
 /**
@@ -22,6 +23,11 @@ export interface TurnWorkspace {
    * replaced by a line saying so. Input mappers stay pure: the Harness expands at admission.
    */
   expandPrompt(prompt: string, runId: string): Promise<string>;
+  /**
+   * The read-only binds and git environment a sandboxed Turn at `cwd` needs for its own
+   * `git status`/`log`/`diff` in a Repo Slot (ADR-0214); undefined when `cwd` holds no slot.
+   */
+  sandboxView(cwd: string): Promise<SandboxGitView | undefined>;
 }
 
 /** `{{diff repos.app}}` (spaces allowed inside the braces). */
@@ -45,6 +51,7 @@ export function createTurnWorkspace(workspaces: Workspaces): TurnWorkspace {
       });
       return { [`${r.workspace}/${r.slot}`]: commit };
     },
+    sandboxView: (cwd) => workspaces.sandboxView(cwd),
     async expandPrompt(prompt, runId) {
       const wanted = [...prompt.matchAll(DIFF_PLACEHOLDER)].map((m) => m[1] as string);
       if (wanted.length === 0) return prompt;

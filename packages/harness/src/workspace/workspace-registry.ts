@@ -16,6 +16,8 @@ export interface SlotRecord {
   branch: string;
   /** The commit the branch started from. */
   base: string;
+  /** Submodule paths at `base`, left empty in the Worktree (ADR-0216). */
+  submodules?: string[];
   /** Epoch ms of the attach. */
   attachedAt: number;
   /** Epoch ms the Worktree was removed by clean-up, if it was. */

@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
+import { keyOfPath, withDiskRecords } from "./disk-records.js";
 import { credentialEnv } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
@@ -18,7 +19,9 @@ import {
   resolveRef,
 } from "./git/run-repository.js";
 import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
-import { acceptUrl } from "./repo-url.js";
+import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
+import { acceptUrl, redactUrl } from "./repo-url.js";
+import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
 import type { WorkspaceConfig } from "./workspace-config.js";
 import {
@@ -34,6 +37,8 @@ export interface SlotHandle {
   base: string;
   /** The branch's head now. */
   commit: string;
+  /** Submodule paths at the base, left empty (ADR-0216). */
+  submodules?: string[];
 }
 
 type SlotRef = Pick<SlotIds, "runId" | "workspace" | "slot">;
@@ -41,7 +46,9 @@ type SlotRef = Pick<SlotIds, "runId" | "workspace" | "slot">;
 /** The Harness's git, one object per Harness (issue 28 §2): every route of workspace.ts calls it. */
 export interface Workspaces {
   /** Ensures the mirror, makes the run's repository and its Worktree; idempotent per slot. */
-  attach(req: SlotIds & { url: string; ref?: string; pushUrl?: string }): Promise<SlotHandle>;
+  attach(
+    req: SlotIds & { url: string; ref?: string; pushUrl?: string; submodules?: SubmodulePolicy },
+  ): Promise<SlotHandle>;
   /** Commits the Worktree if it changed (author `jr2 <agent>`, message naming run, state, Agent, pick). */
   commit(
     req: SlotRef & { agent: string; state: string; pick?: string },
@@ -70,6 +77,8 @@ export interface Workspaces {
   recordOf(runId: string, slot: string): Promise<SlotRecord | undefined>;
   /** The record whose Worktree is `path` (or holds it), for the Turn's lost-Worktree check. */
   slotAt(path: string): Promise<SlotRecord | undefined>;
+  /** What the sandbox binds read-only so a tool's own git works at `cwd` (ADR-0214); undefined: no slot. */
+  sandboxView(cwd: string): Promise<SandboxGitView | undefined>;
   readonly config: WorkspaceConfig;
 }
 
@@ -88,7 +97,8 @@ export function createWorkspaces(
     warn?: (msg: string, fields?: Record<string, unknown>) => void;
   } = {},
 ): Workspaces {
-  const registry = opts.registry ?? createMemoryWorkspaceRegistry();
+  // A copy of each record beside its repository: a restart without the store still knows its slots (ADR-0217).
+  const registry = withDiskRecords(opts.registry ?? createMemoryWorkspaceRegistry(), config.workRoot);
   const mirrors =
     opts.mirrors ??
     createMirrors({
@@ -117,6 +127,7 @@ export function createWorkspaces(
     branch: r.branch,
     base: r.base,
     commit: (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base,
+    ...(r.submodules?.length ? { submodules: r.submodules } : {}),
   });
   const nextRescue = async (r: SlotRecord, op: string) => {
     r.rescues += 1;
@@ -141,6 +152,8 @@ export function createWorkspaces(
         }
         const mirror = await mirrors.ensure(url);
         const base = await resolveRef(mirror, req.ref, req.url);
+        const at = { mirror, base, slot: req.slot, url: redactUrl(req.url) };
+        const submodules = await checkSubmodules(req.submodules, at);
         await makeRunRepository(paths, mirror, base);
         await checkoutWorktree(paths);
         const record: SlotRecord = {
@@ -152,6 +165,7 @@ export function createWorkspaces(
           ...(req.pushUrl === undefined ? {} : { pushUrl: req.pushUrl }),
           ...paths,
           base,
+          ...(submodules.length ? { submodules } : {}),
           attachedAt: Date.now(),
           rescues: 0,
         };
@@ -290,8 +304,20 @@ export function createWorkspaces(
     recordOf: async (runId, slot) =>
       (await registry.list()).find((r) => r.runId === runId && r.slot === slot),
     slotAt: async (path) => {
-      const all = await registry.list();
-      return all.find((r) => path === r.worktree || path.startsWith(`${r.worktree}/`));
+      const holds = (r: SlotRecord | undefined) =>
+        r !== undefined && (path === r.worktree || path.startsWith(`${r.worktree}/`));
+      const key = keyOfPath(config.workRoot, path);
+      const byPlace = key === undefined ? undefined : await registry.get(key);
+      // A Worktree is always at its place (slot-paths.ts): no scan of every record per pick.
+      return holds(byPlace) ? byPlace : undefined;
     },
+    sandboxView: async (cwd) =>
+      sandboxGitView(await registry.list(), cwd, (r) => {
+        try {
+          return mirrors.pathOf(acceptUrl(r.url, rules));
+        } catch {
+          return undefined;
+        }
+      }),
   };
 }

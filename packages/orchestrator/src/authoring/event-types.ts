@@ -1,7 +1,7 @@
 /**
  * The events a Machine's guards, actions and mappers see, computed from its `events` (types
  * only; ADR-0010): each declared def is `{ type: name, sender } & z.infer<input>`, and jr2's
- * mechanism events join them — `agent.fault` always, an invoke's done and error events where a
+ * mechanism events join them — `agent.fault` and `workspace.lost` always, an invoke's done and error events where a
  * named guard or action may be referenced.
  * @see SPEC §3.1, §3.6, §5.6
  */
@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { EventDef } from "../menu/event-def.js";
 import type { Sender } from "../menu/sender.js";
 import type { AgentFaultEvent } from "../turns/agent-fault-event.js";
+import type { WorkspaceLostEvent } from "./workspace-lost-event.js";
 
 /** The payload fields of a def: its zod input's output type, or none. */
 type PayloadOf<TInput> = TInput extends z.ZodObject ? z.output<TInput> : unknown;
@@ -32,12 +33,12 @@ export type EventOf<TDef extends EventDef> = TDef extends EventDef
   : never;
 
 /**
- * The events a Machine routes in `on`: the declared ones and `agent.fault`. One loose def makes
+ * The events a Machine routes in `on`: the declared ones, `agent.fault` and `workspace.lost`. One loose def makes
  * the whole union loose (`AnyEventObject`), so code built from untyped defs keeps compiling.
  */
 export type MachineEventOf<TDefs extends readonly EventDef[]> = string extends TDefs[number]["name"]
   ? AnyEventObject
-  : EventOf<TDefs[number]> | AgentFaultEvent;
+  : EventOf<TDefs[number]> | AgentFaultEvent | WorkspaceLostEvent;
 
 /** Every key of every member of a union. */
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;

@@ -8,6 +8,12 @@ export interface RepoSlot {
   ref?: string;
   /** Where publish pushes (default `url`): a string, or a function of the input like `url`. */
   pushUrl?: string | ((args: { input: unknown }) => string);
+  /**
+   * Submodules at the start commit (ADR-0216): `"skip"` (default) leaves each as an empty
+   * directory, as `git clone` without `--recurse-submodules` does, and the feed names them;
+   * `"refuse"` fails the workspace at start naming them. jr2 never checks a submodule out.
+   */
+  submodules?: "skip" | "refuse";
 }
 
 /** The slots of a workspace, by slot name (`{ app: { url } }`). */
@@ -38,18 +44,27 @@ export function checkRepos(repos: RepoSlots): void {
       throw new Error(`Repo Slot \`${name}\`'s ref must be a non-empty string`);
     if (slot.pushUrl !== undefined && typeof slot.pushUrl !== "string" && typeof slot.pushUrl !== "function")
       throw new Error(`Repo Slot \`${name}\`'s pushUrl must be a string or ({ input }) => string`);
+    if (slot.submodules !== undefined && slot.submodules !== "skip" && slot.submodules !== "refuse")
+      throw new Error(
+        `Repo Slot \`${name}\`'s submodules must be "skip" or "refuse", got ${JSON.stringify(slot.submodules)}`,
+      );
   }
 }
+
+/** A slot as the attach step sends it to the Harness. */
+export type ResolvedRepoSlot = {
+  url: string;
+  ref?: string;
+  pushUrl?: string;
+  submodules?: "skip" | "refuse";
+};
 
 /**
  * The slots with their URLs resolved from the workspace's input (once, by the attach step).
  * @throws Error naming the slot when its url function throws or returns no string
  */
-export function resolveRepos(
-  repos: RepoSlots,
-  input: unknown,
-): Record<string, { url: string; ref?: string; pushUrl?: string }> {
-  const out: Record<string, { url: string; ref?: string; pushUrl?: string }> = {};
+export function resolveRepos(repos: RepoSlots, input: unknown): Record<string, ResolvedRepoSlot> {
+  const out: Record<string, ResolvedRepoSlot> = {};
   for (const [name, slot] of Object.entries(repos)) {
     const url = typeof slot.url === "function" ? slot.url({ input }) : slot.url;
     if (typeof url !== "string" || url === "")
@@ -60,6 +75,7 @@ export function resolveRepos(
     out[name] = {
       url,
       ...(slot.ref === undefined ? {} : { ref: slot.ref }),
+      ...(slot.submodules === undefined ? {} : { submodules: slot.submodules }),
       // A function answering undefined or "" means: push to `url`.
       ...(typeof pushUrl === "string" && pushUrl !== "" ? { pushUrl } : {}),
     };

@@ -90,9 +90,16 @@ export function recordWorkspaceHandles(wrapper: AnyActorRef, handles: WorkspaceH
  * @see SPEC §5.2
  */
 export function findWorkspaceHandles(turnActor: AnyActorRef): WorkspaceHandles | undefined {
+  return findWorkspace(turnActor)?.handles;
+}
+
+/** The nearest running `workspace()` wrapper above `turnActor` and its handles (as {@link findWorkspaceHandles}). */
+export function findWorkspace(
+  turnActor: AnyActorRef,
+): { wrapper: AnyActorRef; handles: WorkspaceHandles } | undefined {
   for (let at = parentOf(turnActor); at; at = parentOf(at)) {
     const handles = handlesByWrapper.get(at);
-    if (handles) return handles;
+    if (handles) return { wrapper: at, handles };
   }
   return undefined;
 }

@@ -51,6 +51,13 @@ export async function attachRunRepos(
         branch: h.branch,
         commit: h.base,
       });
+    // Submodules stay empty directories (ADR-0216): said once, so nobody wonders where the code went.
+    if (h.submodules?.length && run.status === "running")
+      run.feed.append({
+        type: "warning",
+        child: `workspace:${request.workspace}`,
+        message: `Repo Slot \`${slot}\`: submodules left empty (jr2 never checks them out; \`submodules: "refuse"\` refuses such a repository): ${h.submodules.slice(0, 10).join(", ")}${h.submodules.length > 10 ? ` and ${h.submodules.length - 10} more` : ""}`,
+      });
   }
   return out;
 }

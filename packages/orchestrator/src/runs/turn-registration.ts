@@ -5,21 +5,21 @@
  * one file; what the Turn tells the run's feed (usage, transcripts, retries) is turn-telemetry.ts.
  */
 import { randomBytes } from "node:crypto";
-import type { FaultCause, PickAnswer } from "@jr2/wire";
+import type { PickAnswer } from "@jr2/wire";
 import type { Logger } from "pino";
-import type { AnyActorRef, EventObject } from "xstate";
+import type { AnyActorRef } from "xstate";
 import type { OwedAbort } from "../durability/owed-aborts.js";
 import type { TranscriptRow } from "../durability/transcript-rows.js";
 import type { UsageRecord } from "../durability/usage-totals.js";
 import { menuOfTurn, turnSeatOf } from "../menu/menu.js";
 import { isAtRest } from "../menu/rest.js";
-import { type Sender, stampSender } from "../menu/sender.js";
 import type { Placement } from "../turns/placement.js";
 import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "../turns/registration-table.js";
 import type { TurnContext, TurnDriver } from "../turns/turn-driver.js";
 import { actorPathOf, parentOf } from "../xstate/adapter.js";
 import type { TurnStart } from "../xstate/run-binding.js";
 import type { LiveRun } from "./live-run.js";
+import { sendFault } from "./turn-fault.js";
 import {
   type RecordTurn,
   turnEnded,
@@ -206,24 +206,6 @@ function registrationAt(
   };
 }
 
-/** Sends the Turn `agent.fault { reason, detail?, cause? }` from its Agent at `iid`. */
-function sendFault(
-  turn: TurnStart,
-  seat: TurnSeat,
-  iid: string,
-  reason: string,
-  detail?: string,
-  cause?: FaultCause,
-) {
-  const sender: Sender = { kind: "agent", name: seat.agent, iid };
-  const payload = {
-    reason,
-    ...(detail === undefined ? {} : { detail }),
-    ...(cause === undefined ? {} : { cause }),
-  };
-  turn.sendBack(stampSender("agent.fault", payload, sender) as EventObject);
-}
-
 /** The next epoch of a continued conversation's address (§5.3). */
 function bumpEpoch(run: LiveRun, address: string): number {
   const next = (run.epochs.get(address) ?? 0) + 1;
@@ -263,7 +245,10 @@ function turnContext(
         ...(cause === undefined ? {} : { cause }),
         ...(detail === undefined ? {} : { detail }),
       });
-      sendFault(turn, seat, live.current.iid, reason, detail, cause);
+      sendFault(turn, seat, live.current.iid, reason, detail, cause, placement.cwd);
+    },
+    recordCommits: (commits) => {
+      for (const [key, commit] of Object.entries(commits)) run.repoCommits.set(key, commit);
     },
     ledgerRead: (iid) => run.ledger.get(iid),
     ledgerWrite: async (iid, entry) => {

@@ -94,6 +94,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
             context.recordTranscript?.({ submissionId, position, entry });
           } else context.telemetry(toFeed(event, turn.input.agentName));
         },
+        recordCommits: (commits) => context.recordCommits?.(commits),
         fault: (reason, detail, cause) => context.fault(reason, detail, cause),
         aborted: (iid) => context.abortAcknowledged?.(iid),
         log: (level, msg, fields) => context.log[level](fields ?? {}, msg),

@@ -102,6 +102,8 @@ export async function afterSettlement(
 ): Promise<AfterSettlement> {
   const { ports } = state;
   const verdict = judgeSettlement(settlement);
+  // The Worktree the Harness committed at a fault's settlement rides the fault's version (issue 28 §3).
+  if (settlement.commit && !isOver(state)) ports.recordCommits?.(settlement.commit);
   if (verdict.kind === "fault") {
     endTurn(state, verdict.fault);
     return { kind: "ended" };

@@ -83,6 +83,8 @@ export interface TurnContext {
    * feed events. Absent: transcripts are not recorded.
    */
   recordTranscript?(event: TranscriptEvent): void;
+  /** Records a fault's settlement commits into the run (issue 28 §3; TurnPorts.recordCommits). */
+  recordCommits?(commits: Readonly<Record<string, string>>): void;
   /**
    * Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }`, stamped
    * with the Agent's sender, to the invoker. `cause` is what a workflow may route on (§5.6).

@@ -114,6 +114,11 @@ export interface TurnPorts {
   /** The byte-exact history kept of `iid`, pushed on a `kept` re-admission after a 404 (issue 27). */
   historyOf?(iid: string): ConversationHistory | undefined;
   telemetry(event: TurnTelemetry): void;
+  /**
+   * Records the Repo-Slot commits a fault's settlement carried (`{ "<workspace>/<slot>": id }`,
+   * issue 28 §3) before the fault is sent, so the version the fault makes keeps them. Absent: dropped.
+   */
+  recordCommits?(commits: Readonly<Record<string, string>>): void;
   /** Ends the Turn for the workflow: sends `agent.fault { reason, detail?, cause? }` to the invoker. */
   fault(reason: FaultReason, detail?: string, cause?: FaultCause): void;
   /** The Harness acknowledged the stop's abort of `iid`'s Submission (an owed abort paid, ADR-0280). */

@@ -88,7 +88,7 @@ export interface RunBinding {
 /** What a `workspace(body, { repos })` asks its run host to attach. */
 export interface RepoSlotsRequest {
   workspace: string;
-  repos: Record<string, { url: string; ref?: string; pushUrl?: string }>;
+  repos: Record<string, { url: string; ref?: string; pushUrl?: string; submodules?: "skip" | "refuse" }>;
 }
 
 /** A slot as the body sees it (ADR-0016 `{ repos }`). */

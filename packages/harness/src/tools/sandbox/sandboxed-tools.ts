@@ -31,6 +31,13 @@ export interface SandboxedRun {
   user: SandboxUser;
   network: WorkingNetwork;
   limits?: Partial<ToolLimits>;
+  /**
+   * Further host paths bound read-only at the same place (a Repo Slot's run repository and its
+   * mirror's objects, so the tool's own read-only git works; ADR-0214).
+   */
+  readOnly?: readonly string[];
+  /** Variables added to every tool process's environment after scrubbing (git's safe.directory). */
+  env?: Readonly<Record<string, string>>;
 }
 
 type Pi = typeof import("@mariozechner/pi-coding-agent");
@@ -44,7 +51,7 @@ type Factory = (cwd: string) => AgentTool;
  */
 export async function sandboxedFactories(pi: Pi, run: SandboxedRun): Promise<Record<string, Factory>> {
   if (run.access === "write") await ownForSandbox(run.cwd, run.user);
-  const scrub = (env: NodeJS.ProcessEnv) => scrubEnvironment(env, run.secrets);
+  const scrub = (env: NodeJS.ProcessEnv) => ({ ...scrubEnvironment(env, run.secrets), ...run.env });
   const ops = await runToolOperations({
     root: run.cwd,
     access: run.access,
@@ -52,6 +59,7 @@ export async function sandboxedFactories(pi: Pi, run: SandboxedRun): Promise<Rec
     network: run.network,
     user: run.user,
     ...(run.limits ? { limits: run.limits } : {}),
+    ...(run.readOnly?.length ? { readOnly: run.readOnly } : {}),
   });
   const tool = (t: unknown) => t as AgentTool;
   return {
