@@ -12,10 +12,10 @@ import { type CliTarget, call, resolveTarget } from "./client.js";
 import { formatValue } from "./feed-printer.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
+import { JR2 } from "./invocation.js";
 
-export const historyUsage = "jr2 history <runId> [--json] [--url URL] [--token T]";
-export const forkUsage =
-  "jr2 fork <runId> --at <version|state> [--context JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]";
+export const historyUsage = `${JR2} history <runId> [--json] [--url URL] [--token T]`;
+export const forkUsage = `${JR2} fork <runId> --at <version|state> [--context JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]`;
 
 const targetOptions = { url: { type: "string" }, token: { type: "string" } } as const;
 
@@ -30,7 +30,7 @@ export async function historyCommand(
     options: { ...targetOptions, json: { type: "boolean", default: false } },
   });
   const runId = positionals[0];
-  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${historyUsage}`);
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${historyUsage}`);
   const history = await call<RunHistory>(resolveTarget(values, process.env), "GET", historyPath(runId));
   out.write(values.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
   return 0;
@@ -60,9 +60,11 @@ export async function forkCommand(
     throw new Error("--answer-gates answers Gates while following: add --follow");
   const answers = parseGateAnswers(values["answer-gates"] ?? []);
   const runId = positionals[0];
-  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${forkUsage}`);
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${forkUsage}`);
   if (!values.at)
-    throw new Error(`missing --at <version|state>; \`jr2 history ${runId}\` lists them\nusage: ${forkUsage}`);
+    throw new Error(
+      `missing --at <version|state>; \`${JR2} history ${runId}\` lists them\nusage: ${forkUsage}`,
+    );
   const context = values.context === undefined ? undefined : parseContext(values.context);
   const target = resolveTarget(values, process.env);
   const at = await versionAt(target, runId, values.at);
@@ -83,7 +85,7 @@ export function formatFork(answer: ForkAnswer): string {
       ? `  its Repo Slots start at version ${forkedFrom.version}'s commits: ${repos.map(([slot, commit]) => `${slot} @ ${commit.slice(0, 12)}`).join(", ")}\n` +
         `  a plain workspace directory (no Repo Slot) starts empty under ${runId}\n`
       : `  it has no Repo Slots: its plain workspace directory starts empty under ${runId} (files are carried only by Repo Slots)\n`;
-  return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: jr2 follow ${runId}\n`;
+  return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: ${JR2} follow ${runId}\n`;
 }
 
 /** The history as a table: version, time, status, state value, cause. */
