@@ -12,6 +12,7 @@ import { type CliTarget, call, resolveTarget } from "./client.js";
 import { formatValue } from "./feed-printer.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
+import { stateLine } from "./history-states.js";
 import { JR2 } from "./invocation.js";
 
 export const historyUsage = `${JR2} history <runId> [--json] [--url URL] [--token T]`;
@@ -31,9 +32,31 @@ export async function historyCommand(
   });
   const runId = positionals[0];
   if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${historyUsage}`);
-  const history = await call<RunHistory>(resolveTarget(values, process.env), "GET", historyPath(runId));
-  out.write(values.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
+  const target = resolveTarget(values, process.env);
+  const history = await call<RunHistory>(target, "GET", historyPath(runId));
+  if (values.json) out.write(`${JSON.stringify(history, null, 2)}\n`);
+  else out.write(formatHistory(history, await versionStates(target, history)));
   return 0;
+}
+
+/**
+ * Each version's state with its nested Machines' (`working › implement`): the list carries the
+ * root's value only, so each version is read whole (a few at a time). A version gone meanwhile
+ * (folded as the run settled) keeps the root's value.
+ */
+async function versionStates(target: CliTarget, history: RunHistory): Promise<Map<number, string>> {
+  const states = new Map<number, string>();
+  const queue = [...history.versions];
+  const reader = async () => {
+    for (let v = queue.shift(); v; v = queue.shift()) {
+      const whole = await call<RunVersion>(target, "GET", `${historyPath(history.runId)}/${v.version}`).catch(
+        () => undefined,
+      );
+      if (whole) states.set(v.version, stateLine(v.value, whole.snapshot));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, queue.length) }, reader));
+  return states;
 }
 
 /**
@@ -88,12 +111,15 @@ export function formatFork(answer: ForkAnswer): string {
   return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: ${JR2} follow ${runId}\n`;
 }
 
-/** The history as a table: version, time, status, state value, cause. */
-export function formatHistory(history: RunHistory): string {
+/**
+ * The history as a table: version, time, status, state, cause. `states`: each version's state with
+ * its nested Machines' ({@link stateLine}); a version missing from it shows the root's value.
+ */
+export function formatHistory(history: RunHistory, states: ReadonlyMap<number, string> = new Map()): string {
   const head = `${history.runId}: ${history.versions.length} version${history.versions.length === 1 ? "" : "s"} kept\n`;
   const rows = history.versions.map(
     (v) =>
-      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${formatValue(v.value).padEnd(24)} ${formatCause(v.cause)}`,
+      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${(states.get(v.version) ?? formatValue(v.value)).padEnd(24)} ${formatCause(v.cause)}`,
   );
   return `${head}${rows.length > 0 ? `     v  at        status    state                    cause\n${rows.join("\n")}\n` : ""}`;
 }
