@@ -50,7 +50,7 @@ describe("jr2 history and jr2 fork", () => {
       states: { working: { invoke: { id: "work", src: workspace(body, { name: "review" }) } } },
     });
     const actor = createActor(root).start();
-    const snapshot = actor.getPersistedSnapshot() as { value: unknown };
+    const snapshot = actor.getPersistedSnapshot() as unknown as { value: unknown };
     actor.stop();
     const history = {
       runId: "run-1",
