@@ -5,13 +5,13 @@
 // and the store's size on disk. Not a test: it asserts nothing, prints the verdicts, writes
 // bench/results/soak.json. Never in .ci/run.
 // Knobs: SOAK_RUNS (5000), SOAK_EVERY (500), SOAK_CONCURRENCY (8), BENCH_VERBOSE=1.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { printTable, ROOT, writeResults } from "./lib.mjs";
+import { memoryOf, startService, stop } from "./soak-services.mjs";
+import { perWorkflowStore, storeSize } from "./soak-store.mjs";
 
 const RUNS = Number(process.env.SOAK_RUNS ?? 5000);
 const EVERY = Number(process.env.SOAK_EVERY ?? 500);
@@ -23,142 +23,7 @@ const WORKFLOWS = {
 };
 
 const { mintSandboxToken } = await import(join(ROOT, "packages/orchestrator/dist/index.js"));
-const Database = createRequire(join(ROOT, "packages/orchestrator/package.json"))("better-sqlite3");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Spawns a built service (with the probe when `probe`) and resolves once it printed `ready`
- * (and the probe's address). Output is scanned line by line, never kept: a soak logs a lot.
- */
-function startService(label, script, args, env, ready, probe) {
-  const probeToken = randomBytes(16).toString("hex");
-  const flags = probe ? ["--expose-gc", "--require", join(ROOT, "bench/soak-probe.cjs")] : [];
-  const child = spawn(process.execPath, [...flags, join(ROOT, script), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, ...(probe ? { JR2_SOAK_PROBE_TOKEN: probeToken } : {}) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const service = { label, child, url: "", probeUrl: "", probeToken, lastLines: [], onLine: () => {} };
-  return new Promise((resolve, reject) => {
-    // A child that misses its start is killed: never left running on its port (issue 22).
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${label} did not start in 30 s (killed):\n${service.lastLines.join("\n")}`));
-    }, 30_000);
-    const check = () => {
-      if (service.url && (!probe || service.probeUrl)) {
-        clearTimeout(timer);
-        resolve(service);
-      }
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      let rest = "";
-      stream.on("data", (chunk) => {
-        const lines = (rest + chunk).split("\n");
-        rest = lines.pop() ?? "";
-        for (const line of lines) {
-          service.lastLines = [...service.lastLines.slice(-20), line];
-          if (process.env.BENCH_VERBOSE) process.stderr.write(`[${label}] ${line}\n`);
-          const up = ready.exec(line);
-          if (up && !service.url) service.url = up[1];
-          const p = /jr2 soak probe at (http:\/\/\S+)/.exec(line);
-          if (p) service.probeUrl = p[1];
-          service.onLine(line);
-          check();
-        }
-      });
-    }
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code}:\n${service.lastLines.join("\n")}`));
-    });
-  });
-}
-
-async function stop(service) {
-  if (service.child.exitCode !== null) return;
-  const exited = new Promise((r) => service.child.once("exit", r));
-  service.child.kill("SIGTERM");
-  await Promise.race([exited, sleep(5000).then(() => service.child.kill("SIGKILL"))]);
-}
-
-async function memoryOf(service) {
-  const res = await fetch(`${service.probeUrl}/memory`, {
-    headers: { authorization: `Bearer ${service.probeToken}` },
-  });
-  if (!res.ok) throw new Error(`${service.label} probe answered ${res.status}`);
-  return res.json();
-}
-
-/**
- * The store's size: its pages (`page_count × page_size`, read on a read-only connection, so the
- * WAL's committed frames count and the WAL file's high-water mark does not), and the files on disk.
- */
-function storeSize(dataDir) {
-  let disk = 0;
-  for (const name of ["jr2.sqlite", "jr2.sqlite-wal"]) {
-    try {
-      disk += statSync(join(dataDir, name)).size;
-    } catch {}
-  }
-  const db = new Database(join(dataDir, "jr2.sqlite"), { readonly: true, fileMustExist: true });
-  try {
-    const pages = db.pragma("page_count", { simple: true });
-    const pageSize = db.pragma("page_size", { simple: true });
-    return { bytes: pages * pageSize, disk };
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * Per workflow (issue 22 §4): each table's bytes of its runs (the sum of their rows' lengths,
- * `length()` of every column), per run; `store pages/run` is the workflow's share of the file's
- * pages (its rows' bytes over all rows' bytes) per run. Read on a read-only connection.
- */
-function perWorkflowStore(dataDir, runIdsByWorkflow) {
-  const db = new Database(join(dataDir, "jr2.sqlite"), { readonly: true, fileMustExist: true });
-  try {
-    const pages = db.pragma("page_count", { simple: true });
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-      .all()
-      .map((t) => ({ name: t.name, columns: db.pragma(`table_info(${t.name})`).map((c) => c.name) }))
-      .filter((t) => t.columns.includes("run_id"));
-    /** table → runId → bytes */
-    const bytes = new Map();
-    for (const t of tables) {
-      const sum = t.columns.map((c) => `COALESCE(length("${c}"), 0)`).join(" + ");
-      const rows = db
-        .prepare(`SELECT run_id AS runId, SUM(${sum}) AS n FROM "${t.name}" GROUP BY run_id`)
-        .all();
-      bytes.set(t.name, new Map(rows.map((r) => [r.runId, r.n])));
-    }
-    const total = [...bytes.values()].reduce((a, m) => a + [...m.values()].reduce((x, y) => x + y, 0), 0);
-    return Object.entries(runIdsByWorkflow).map(([workflow, runIds]) => {
-      const of = (table) => runIds.reduce((a, id) => a + (bytes.get(table)?.get(id) ?? 0), 0);
-      const all = tables.reduce((a, t) => a + of(t.name), 0);
-      const per = (n) => Math.round(n / Math.max(1, runIds.length));
-      return {
-        workflow,
-        runs: runIds.length,
-        "store pages/run": ((pages * all) / Math.max(1, total) / Math.max(1, runIds.length)).toFixed(2),
-        "row bytes/run": per(all),
-        "run_versions B/run": per(of("run_versions")),
-        "transcript B/run": per(of("transcript_entries")),
-        "run_events B/run": per(of("run_events")),
-        "versions/run": (
-          runIds.reduce(
-            (a, id) => a + db.prepare("SELECT count(*) AS n FROM run_versions WHERE run_id = ?").get(id).n,
-            0,
-          ) / Math.max(1, runIds.length)
-        ).toFixed(1),
-      };
-    });
-  } finally {
-    db.close();
-  }
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), "jr2-soak-data-"));
 const workDir = mkdtempSync(join(tmpdir(), "jr2-soak-work-"));

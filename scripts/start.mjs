@@ -19,7 +19,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createStream } from "rotating-file-stream";
-import { ensureSampleRepo, git } from "./sample-repo.mjs";
+import { followFirstRun, printBanner } from "./start-banner.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** A path the user typed, relative to where they ran `pnpm start` (pnpm runs us from the root). */
@@ -342,65 +342,17 @@ const workflows = await fetch(`${urls.orchestrator}/workflows`)
   .then((list) => list.map((w) => w.name))
   .catch(() => []);
 
-/**
- * The banner's "Start a run" line: a command that works as printed (newcomer, session 7: the
- * first workflow by name was review-repo, which needs its repository as input). review-repo
- * gets the sample repository and its bare remote (made once); else review; else the first.
- */
-function startLine() {
-  if (workflows.includes("review-repo")) {
-    const sample = ensureSampleRepo(repoRoot);
-    return `pnpm jr2 run review-repo --input '${JSON.stringify({ repo: sample.repo, pushUrl: sample.remote })}' --follow`;
-  }
-  return `pnpm jr2 run ${workflows.includes("review") ? "review" : (workflows[0] ?? "<workflow>")} --follow`;
-}
-
 writeFileSync(
   join(dataDir, "jr2.env"),
   `JR2_URL=${urls.orchestrator}\nJR2_INSTANCE_TOKEN=${instanceToken}\n`,
   { mode: 0o600 },
 );
-console.log(`jr2 is up.
-  Orchestrator  ${urls.orchestrator}   (OpenAPI: ${urls.orchestrator}/openapi.json)
-  Harness       ${urls.harness}
-  Models        ${modelLines().join("\n                ") || "(none: JR2_MODELS is empty)"}${simulated ? `\n                (model-sim is a SIMULATOR, not a model: ${urls.sim})` : ""}
-  Data          ${dataDir}   (logs: *.log; the CLI reads jr2.env from here)
+printBanner({ urls, modelLines: modelLines(), simulated, dataDir, repoRoot, workflows });
 
-  Workflows     ${workflows.join(", ") || "(none loaded: see orchestrator.log)"}
-
-Start a run:    ${startLine()}
-Answer a Gate:  pnpm jr2 gate <runId> <gateId> <event>
-List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
-(from another shell with JR2_DATA_DIR=${dataDir} if you set it)
-`);
-
-if (args.run) {
-  const cliArgs = ["run", args.run, "--follow", "--answer-gates", args.gate];
-  // review-repo with no --input: the sample repository and its bare remote (made once).
-  const sample = args.run === "review-repo" && !args.input ? ensureSampleRepo(repoRoot) : undefined;
-  if (sample) cliArgs.push("--input", JSON.stringify({ repo: sample.repo, pushUrl: sample.remote }));
-  if (args.input) cliArgs.push("--input", args.input);
-  const cli = spawn(process.execPath, [bins.orchestrator, ...cliArgs], {
-    env: { ...process.env, JR2_URL: urls.orchestrator, JR2_INSTANCE_TOKEN: instanceToken },
-    stdio: "inherit",
+if (args.run)
+  followFirstRun(args, {
+    cli: bins.orchestrator,
+    repoRoot,
+    env: { JR2_URL: urls.orchestrator, JR2_INSTANCE_TOKEN: instanceToken },
+    stop,
   });
-  cli.on("exit", (code) => {
-    if (sample) showPushed(sample.remote);
-    stop(code ?? 1);
-  });
-}
-
-/** After a review-repo run: the branches the run pushed to the sample's bare remote, and their log. */
-function showPushed(remote) {
-  try {
-    const branches = git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/jr2/")
-      .split("\n")
-      .filter(Boolean);
-    if (branches.length === 0) return console.log(`\nnothing was pushed to ${remote}`);
-    const branch = branches.at(-1);
-    console.log(`\npushed to ${remote}: ${branch}\n$ git -C ${remote} log --format='%h %an: %s' ${branch}`);
-    console.log(git(remote, "log", "--format=%h %an: %s", branch));
-  } catch (error) {
-    console.error(`jr2: reading ${remote}: ${error.message}`);
-  }
-}

@@ -50,4 +50,5 @@ export {
   RESTATEMENT_OPENING,
   turnOverReceipt,
 } from "./texts.js";
+export { fillDisk, mountTmpfs } from "./tmpfs.js";
 export type { Verdict } from "./verdict.js";

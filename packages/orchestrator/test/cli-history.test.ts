@@ -1,8 +1,11 @@
 /** `jr2 history` and `jr2 fork`'s text (ADR-0270): the version table, the causes, `--at <state>` matching, the fork lines. */
 import type { RunFeedEvent } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
+import { createActor, createMachine } from "xstate";
+import { workspace } from "../src/authoring/workspace.js";
 import { formatFeedEvent } from "../src/cli/feed-printer.js";
 import { formatCause, formatFork, formatHistory, statesOf } from "../src/cli/history-command.js";
+import { stateLine } from "../src/cli/history-states.js";
 
 const at = "2026-12-01T09:00:00.000Z";
 
@@ -36,6 +39,36 @@ describe("jr2 history and jr2 fork", () => {
     // A Machine fault in the initial macrostep, retried (ADR-0272); the run's own start stays `start`.
     expect(formatCause({ kind: "start", by: "cli" })).toBe("started again from its input (retry by cli)");
     expect(formatCause({ kind: "start" })).toBe("start");
+  });
+
+  it("show a workspace() workflow's body state beside the root's, as a nested state shows for other workflows", () => {
+    // A real persisted snapshot: the root in `working`, invoking workspace(body), the body in `implement`.
+    const body = createMachine({ id: "body", initial: "implement", states: { implement: {}, review: {} } });
+    const root = createMachine({
+      id: "review",
+      initial: "working",
+      states: { working: { invoke: { id: "work", src: workspace(body, { name: "review" }) } } },
+    });
+    const actor = createActor(root).start();
+    const snapshot = actor.getPersistedSnapshot() as unknown as { value: unknown };
+    actor.stop();
+    const history = {
+      runId: "run-1",
+      versions: [
+        {
+          version: 1,
+          at,
+          value: snapshot.value,
+          status: "running" as const,
+          cause: { kind: "start" as const },
+        },
+      ],
+    };
+    expect(formatHistory(history, new Map([[1, stateLine(snapshot.value, snapshot)]]))).toContain(
+      "     1  09:00:00  running   working › implement      start\n",
+    );
+    // Without a snapshot (a version folded meanwhile): the root's value, as before.
+    expect(formatHistory(history)).toContain("     1  09:00:00  running   working                  start\n");
   });
 
   it("match --at <state> against every state a value names, nested or dotted", () => {

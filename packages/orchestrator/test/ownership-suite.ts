@@ -8,28 +8,12 @@
 
 import { Jr2Error } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
-import { agent, defineEvent, INSTANCE_CALLER, jr2Setup, type RunStore } from "../src/index.js";
-import { type FakeHarness, startFakeHarness } from "./fake-harness-server.js";
+import { INSTANCE_CALLER } from "../src/index.js";
+import { startFakeHarness } from "./fake-harness-server.js";
 import { hostOn, until } from "./host-on-fake-harness.js";
+import { LEASE_MS, machine, runWithLiveTurn } from "./ownership-fixture.js";
 import type { SharedBackend } from "./shared-store.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "coder", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
-
-const LEASE_MS = 600;
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -52,17 +36,6 @@ async function twoHosts(backend: SharedBackend) {
   await b.restore();
   const leaseOf = (runId: string) => storeB.ownership.holder(runId);
   return { fake, reader, leaseOf, storeA, a, b };
-}
-
-/** Starts a run on `host` and waits until its Turn's admission is ledgered in the shared store. */
-async function runWithLiveTurn(host: ReturnType<typeof hostOn>, fake: FakeHarness, reader: RunStore) {
-  const { runId } = await host.startRun("w", {});
-  await until("the admission ledgered", async () => {
-    const blob = await reader.load(runId);
-    return fake.admissions.length === 1 && Object.keys(blob?.ledger ?? {}).length === 1;
-  });
-  const iid = Object.keys((await reader.load(runId))!.ledger)[0]!;
-  return { runId, iid };
 }
 
 /** The ownership tests on `backend`. */

@@ -16,98 +16,41 @@ import { fileURLToPath } from "node:url";
 import { RunDetail, type RunFeedEvent, RunHistory, TurnList } from "@jr2/wire";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  freePort,
-  type ModelEntry,
-  missingBinaries,
-  type Stack,
-  startStack,
-} from "../../../conformance/src/index.js";
-import { reviewModels } from "../../../orchestrator/test/integration/example-models.js";
+import { missingBinaries, type Stack } from "../../../conformance/src/index.js";
 import { browserMissing, launchChromium } from "./browser.js";
+import { startConsoleStack } from "./console-stack.js";
 import { FORGED_NAME, plantedTranscript, routeTurns } from "./turn-fixture.js";
+import { openWatchedPage } from "./watched-page.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-/** `review` (the example, re-exported) and `planted` (script planted in a pick, context, a Gate, a description). */
-const workflowsDir = fileURLToPath(new URL("./workflows/", import.meta.url));
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 /** Planted in review's task (the Turn's prompt, the context) and by `planted.mjs` (a pick's argument, a Gate's meta). */
 const PLANTED =
   'fix <script>window.__xss=1</script><img src=x onerror="window.__xss=2"> [link](https://example.com/x) javascript:window.__xss=3 \u202Eevil';
-/**
- * The model table: review's coder and reviewer, planted's writer (obedient: it writes the `const`
- * argument), and mend's mender at `closedPort`, where nothing listens: it waits briefly, then faults.
- */
-const models = (closedPort: number) => (baseUrl: string) => ({
-  ...reviewModels(baseUrl),
-  writer: { baseUrl, id: "obedient", contextWindow: 32768, maxTokens: 1024 },
-  mender: {
-    baseUrl: `http://127.0.0.1:${closedPort}/v1`,
-    id: "worker:1",
-    contextWindow: 32768,
-    maxTokens: 1024,
-    retry: { maxWaitMs: 1000, initialBackoffMs: 100, maxBackoffMs: 300 },
-  } as ModelEntry,
-});
-
 const missing = [...missingBinaries(repoRoot, "process"), ...(browserMissing() ? [browserMissing()] : [])];
 
 describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", () => {
   let stack: Stack;
   let browser: Browser;
   let page: Page;
-  const violations: string[] = [];
-  const foreign: string[] = [];
-  const dialogs: string[] = [];
-  const pageErrors: string[] = [];
+  let violations: string[];
+  let pageErrors: string[];
+  let nothingRanOrLoaded: () => Promise<void>;
 
   beforeAll(async () => {
-    stack = await startStack("process", { repoRoot, workflowsDir, models: models(await freePort()) });
+    stack = await startConsoleStack(repoRoot);
     browser = await launchChromium();
-    const context = await browser.newContext();
-    // Runs before any page script: the page reports every CSP violation here.
-    await context.addInitScript({
-      content: `document.addEventListener("securitypolicyviolation", (e) => {
-        (window.__csp ??= []).push(e.violatedDirective + " " + e.blockedURI);
-        console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI);
-      });`,
-    });
-    page = await context.newPage();
-    const origin = new URL(stack.orchestratorUrl).origin;
-    page.on("request", (r) => {
-      if (!r.url().startsWith(origin) && !r.url().startsWith("data:")) foreign.push(r.url());
-    });
-    page.on("console", (m) => {
-      if (m.text().startsWith("CSP violation")) violations.push(m.text());
-    });
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on("pageerror", (e) => pageErrors.push(String(e.stack ?? e)));
+    const watched = await openWatchedPage(browser, new URL(stack.orchestratorUrl).origin);
+    ({ page, nothingRanOrLoaded } = watched);
+    ({ violations, pageErrors } = watched.watch);
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await stack?.close();
   });
-
-  /** No planted script ran, no planted element exists, nothing left the origin, no CSP violation. */
-  async function nothingRanOrLoaded(): Promise<void> {
-    expect(await page.evaluate("window.__xss")).toBeUndefined();
-    expect(await page.locator("main img").count()).toBe(0);
-    expect(await page.locator("main script").count()).toBe(0);
-    expect(
-      await page.locator("main a[href^='javascript'], main a[href^='https://example.com']").count(),
-    ).toBe(0);
-    expect(dialogs).toEqual([]);
-    expect(foreign).toEqual([]);
-    expect(violations).toEqual([]);
-    expect(await page.evaluate("window.__csp ?? []")).toEqual([]);
-    expect(pageErrors).toEqual([]);
-  }
 
   const api = async (path: string) =>
     fetch(`${stack.orchestratorUrl}${path}`, { headers: { authorization: `Bearer ${stack.instanceToken}` } });

@@ -1,6 +1,7 @@
 import { escapeModelText, type PickAnswer, type RunFeedEvent, type UsageTotals } from "@jr2/wire";
 import { cachePercent } from "../durability/usage-totals.js";
 import { describeGate } from "./gate-text.js";
+import { JR2 } from "./invocation.js";
 
 /**
  * Renders one run-feed event as a line a person reads while a run goes: states entered, Turns
@@ -58,7 +59,7 @@ function feedLine(event: RunFeedEvent, runId: string): string {
       return [
         `${time}  gate      ${event.gate.id} is open${event.since ? ` (waiting since ${event.since.slice(11, 19)})` : ""}; accepts now: ${event.gate.acceptsNow.join(", ") || "none yet"}`,
         ...describeGate(event.gate, "                  "),
-        `                  answer: jr2 gate ${runId} ${event.gate.id} <${event.gate.accepts.map((a) => a.name).join("|")}> [--payload JSON]`,
+        `                  answer: ${JR2} gate ${runId} ${event.gate.id} <${event.gate.accepts.map((a) => a.name).join("|")}> [--payload JSON]`,
       ].join("\n");
     case "gate-answered":
       return `${time}  answered  ${event.gate} ← ${event.event} (by ${event.by})`;

@@ -17,6 +17,7 @@ import {
   promptGate,
   sendGateAnswer,
 } from "./gate-answers.js";
+import { JR2 } from "./invocation.js";
 
 type StatusEvent = Extract<RunFeedEvent, { type: "status" }>;
 
@@ -40,7 +41,7 @@ export async function followRun(
   const answers = autoAnswers.flatMap((a) => (typeof a === "string" ? parseGateAnswers([a]) : [a]));
   const refused = (gateId: string) => {
     out.write(
-      `run ${runId} still waits at Gate ${gateId}: the --answer-gates answer was refused; stopped following (follow it again: jr2 follow ${runId})\n`,
+      `run ${runId} still waits at Gate ${gateId}: the --answer-gates answer was refused; stopped following (follow it again: ${JR2} follow ${runId})\n`,
     );
     return EXIT.usage;
   };
@@ -117,7 +118,7 @@ async function answerGate(
     out.write(
       sent.moved
         ? `          gate      ${gate.id} ← ${chosen.event} (moved)\n`
-        : `          gate      ${gate.id} refused ${chosen.event}: ${sent.why}; answer it with: jr2 gate ${runId} ${gate.id} <event> [--payload JSON]\n`,
+        : `          gate      ${gate.id} refused ${chosen.event}: ${sent.why}; answer it with: ${JR2} gate ${runId} ${gate.id} <event> [--payload JSON]\n`,
     );
     return sent.moved ? "moved" : "refused";
   }
@@ -128,7 +129,7 @@ async function answerGate(
         ? `--answer-gates ${auto.map(formatGateAnswer).join(",")} has none of the events it accepts now (${gate.acceptsNow.join(", ") || "none yet"})`
         : "no terminal to ask at (pass --answer-gates <event> to answer it from a script)";
     out.write(
-      `          gate      ${gate.id} waits: ${why}; answer it with: jr2 gate ${runId} ${gate.id} <event>\n`,
+      `          gate      ${gate.id} waits: ${why}; answer it with: ${JR2} gate ${runId} ${gate.id} <event>\n`,
     );
     return "waits";
   }

@@ -12,10 +12,11 @@ import { type CliTarget, call, resolveTarget } from "./client.js";
 import { formatValue } from "./feed-printer.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
+import { stateLine } from "./history-states.js";
+import { JR2 } from "./invocation.js";
 
-export const historyUsage = "jr2 history <runId> [--json] [--url URL] [--token T]";
-export const forkUsage =
-  "jr2 fork <runId> --at <version|state> [--context JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]";
+export const historyUsage = `${JR2} history <runId> [--json] [--url URL] [--token T]`;
+export const forkUsage = `${JR2} fork <runId> --at <version|state> [--context JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]`;
 
 const targetOptions = { url: { type: "string" }, token: { type: "string" } } as const;
 
@@ -30,10 +31,32 @@ export async function historyCommand(
     options: { ...targetOptions, json: { type: "boolean", default: false } },
   });
   const runId = positionals[0];
-  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${historyUsage}`);
-  const history = await call<RunHistory>(resolveTarget(values, process.env), "GET", historyPath(runId));
-  out.write(values.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${historyUsage}`);
+  const target = resolveTarget(values, process.env);
+  const history = await call<RunHistory>(target, "GET", historyPath(runId));
+  if (values.json) out.write(`${JSON.stringify(history, null, 2)}\n`);
+  else out.write(formatHistory(history, await versionStates(target, history)));
   return 0;
+}
+
+/**
+ * Each version's state with its nested Machines' (`working › implement`): the list carries the
+ * root's value only, so each version is read whole (a few at a time). A version gone meanwhile
+ * (folded as the run settled) keeps the root's value.
+ */
+async function versionStates(target: CliTarget, history: RunHistory): Promise<Map<number, string>> {
+  const states = new Map<number, string>();
+  const queue = [...history.versions];
+  const reader = async () => {
+    for (let v = queue.shift(); v; v = queue.shift()) {
+      const whole = await call<RunVersion>(target, "GET", `${historyPath(history.runId)}/${v.version}`).catch(
+        () => undefined,
+      );
+      if (whole) states.set(v.version, stateLine(v.value, whole.snapshot));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, queue.length) }, reader));
+  return states;
 }
 
 /**
@@ -60,9 +83,11 @@ export async function forkCommand(
     throw new Error("--answer-gates answers Gates while following: add --follow");
   const answers = parseGateAnswers(values["answer-gates"] ?? []);
   const runId = positionals[0];
-  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${forkUsage}`);
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${forkUsage}`);
   if (!values.at)
-    throw new Error(`missing --at <version|state>; \`jr2 history ${runId}\` lists them\nusage: ${forkUsage}`);
+    throw new Error(
+      `missing --at <version|state>; \`${JR2} history ${runId}\` lists them\nusage: ${forkUsage}`,
+    );
   const context = values.context === undefined ? undefined : parseContext(values.context);
   const target = resolveTarget(values, process.env);
   const at = await versionAt(target, runId, values.at);
@@ -83,15 +108,18 @@ export function formatFork(answer: ForkAnswer): string {
       ? `  its Repo Slots start at version ${forkedFrom.version}'s commits: ${repos.map(([slot, commit]) => `${slot} @ ${commit.slice(0, 12)}`).join(", ")}\n` +
         `  a plain workspace directory (no Repo Slot) starts empty under ${runId}\n`
       : `  it has no Repo Slots: its plain workspace directory starts empty under ${runId} (files are carried only by Repo Slots)\n`;
-  return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: jr2 follow ${runId}\n`;
+  return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: ${JR2} follow ${runId}\n`;
 }
 
-/** The history as a table: version, time, status, state value, cause. */
-export function formatHistory(history: RunHistory): string {
+/**
+ * The history as a table: version, time, status, state, cause. `states`: each version's state with
+ * its nested Machines' ({@link stateLine}); a version missing from it shows the root's value.
+ */
+export function formatHistory(history: RunHistory, states: ReadonlyMap<number, string> = new Map()): string {
   const head = `${history.runId}: ${history.versions.length} version${history.versions.length === 1 ? "" : "s"} kept\n`;
   const rows = history.versions.map(
     (v) =>
-      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${formatValue(v.value).padEnd(24)} ${formatCause(v.cause)}`,
+      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${(states.get(v.version) ?? formatValue(v.value)).padEnd(24)} ${formatCause(v.cause)}`,
   );
   return `${head}${rows.length > 0 ? `     v  at        status    state                    cause\n${rows.join("\n")}\n` : ""}`;
 }

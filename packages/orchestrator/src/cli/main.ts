@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { Jr2Error } from "@jr2/wire";
+import { ORCHESTRATOR_VERSION } from "../http/server.js";
 import { readServeConfig } from "../serve/config.js";
 import { startOrchestrator } from "../serve/main.js";
 import { argsMessage } from "./args-message.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
 import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-command.js";
+import { JR2 } from "./invocation.js";
 import { printMenu } from "./menu.js";
 import { resumeRetryCommands } from "./resume-retry-commands.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
@@ -25,7 +27,7 @@ interface Command {
  */
 const commands: Record<string, Command> = {
   serve: {
-    usage: "jr2 serve [--workflows DIR] [--port N] [--host H] [--harness none|URL] [--dev] [--new-store]",
+    usage: `${JR2} serve [--workflows DIR] [--port N] [--host H] [--harness none|URL] [--dev] [--new-store]`,
     async run(args) {
       const { values } = parseArgs({
         args,
@@ -48,7 +50,7 @@ const commands: Record<string, Command> = {
       if (running.drifted > 0)
         console.log(
           `${running.drifted} run${running.drifted === 1 ? "" : "s"} drifted (the workflow changed under ${running.drifted === 1 ? "it" : "them"}): ` +
-            "list them with `jr2 runs --status drifted`; resume one (`jr2 resume <run>`) or close it (`jr2 cancel <run>`)",
+            `list them with \`${JR2} runs --status drifted\`; resume one (\`${JR2} resume <run>\`) or close it (\`${JR2} cancel <run>\`)`,
         );
       const stop = () => {
         running.close().then(
@@ -62,7 +64,7 @@ const commands: Record<string, Command> = {
     },
   },
   menu: {
-    usage: "jr2 menu <workflow-file>",
+    usage: `${JR2} menu <workflow-file>`,
     async run(args) {
       const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
       const file = positionals[0];
@@ -86,12 +88,25 @@ function usage(): string {
     .join("\n")}\n`;
 }
 
+/**
+ * Runs one `jr2` command line. `--help` prints the usage (0); `--version` prints the package's
+ * version (0); no command at all is a usage error like a wrong one: the usage on stderr, exit 2.
+ * @returns the process's exit code
+ */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const asksHelp = (a: string | undefined) => a === "--help" || a === "-h" || a === "help";
-  if (!name || asksHelp(name)) {
+  if (asksHelp(name)) {
     process.stdout.write(usage());
     return 0;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(`jr2 ${ORCHESTRATOR_VERSION}\n`);
+    return 0;
+  }
+  if (!name) {
+    process.stderr.write(`missing command (\`${JR2} --help\` lists them)\n${usage()}`);
+    return 2;
   }
   const command = commands[name];
   if (!command) {

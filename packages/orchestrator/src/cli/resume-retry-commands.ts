@@ -8,6 +8,7 @@ import { MachineFaultRetry, type ResumeAnswer, type RetryAnswer } from "@jr2/wir
 import { CliHttpError, type CliTarget, call, resolveTarget } from "./client.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
+import { JR2 } from "./invocation.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {
@@ -32,7 +33,7 @@ export const FOLLOW_FLAGS = "[--follow] [--answer-gates [GATE=]EVENT[:JSON][,…
 function parsed(args: string[]) {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
   const runId = positionals[0];
-  if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\``);
   return { runId, values, target: resolveTarget(values, process.env) };
 }
 
@@ -60,7 +61,7 @@ export function checkFollowFlags(values: { follow?: boolean | undefined; "answer
 
 export const resumeRetryCommands: Record<string, Command> = {
   resume: {
-    usage: `jr2 resume <runId> [--accept-drift] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
+    usage: `${JR2} resume <runId> [--accept-drift] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
       checkFollowFlags(values);
@@ -73,11 +74,12 @@ export const resumeRetryCommands: Record<string, Command> = {
     },
   },
   retry: {
-    usage: `jr2 retry <runId> [--yes] [--force] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
+    usage: `${JR2} retry <runId> [--yes] [--force] ${FOLLOW_FLAGS} [--url URL] [--token T]`,
     async run(args) {
       const { runId, values, target } = parsed(args);
       checkFollowFlags(values);
-      if (values["accept-drift"]) throw new Error("--accept-drift is `jr2 resume`'s; `jr2 retry` takes none");
+      if (values["accept-drift"])
+        throw new Error(`--accept-drift is \`${JR2} resume\`'s; \`${JR2} retry\` takes none`);
       // `{}` unless asked: what an Orchestrator before ADR-0272 takes (its body is strict).
       const body = { ...(values.yes ? { confirm: true } : {}), ...(values.force ? { force: true } : {}) };
       let answer: RetryAnswer;
@@ -139,7 +141,7 @@ export function formatMachineRetry(
   lines.push(
     done
       ? `status ${status ?? "running"}`
-      : `dry run, nothing changed: retry with \`jr2 retry ${runId} --yes${force ? " --force" : ""}\``,
+      : `dry run, nothing changed: retry with \`${JR2} retry ${runId} --yes${force ? " --force" : ""}\``,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -162,7 +164,7 @@ export function formatResume(a: ResumeAnswer): string {
   if (!a.resumed)
     lines.push(
       a.resumable
-        ? `dry run, nothing changed: resume with \`jr2 resume ${a.runId} --accept-drift\``
+        ? `dry run, nothing changed: resume with \`${JR2} resume ${a.runId} --accept-drift\``
         : "cannot resume: the served Machine lacks a state the run is in (MISSING above)",
     );
   else lines.push(`status ${a.status}`);

@@ -5,12 +5,12 @@ import { CliHttpError, call, resolveTarget } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { fieldText, parseGateAnswers } from "./gate-answers.js";
+import { JR2 } from "./invocation.js";
 
 export { followRun } from "./follow-run.js";
 
-export const runUsage =
-  "jr2 run <workflow> [--input JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--idempotency-key K] [--url URL] [--token T]";
-export const gateUsage = "jr2 gate <runId> <gateId> <event> [--payload JSON] [--url URL] [--token T]";
+export const runUsage = `${JR2} run <workflow> [--input JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--idempotency-key K] [--url URL] [--token T]`;
+export const gateUsage = `${JR2} gate <runId> <gateId> <event> [--payload JSON] [--url URL] [--token T]`;
 
 function parseJson(flag: string, text: string | undefined): unknown {
   if (text === undefined) return undefined;
@@ -67,7 +67,7 @@ async function startAndFollow(args: string[], out: NodeJS.WritableStream): Promi
   );
   out.write(`run ${runId} started (workflow ${workflow})\n`);
   if (!values.follow) {
-    out.write(`follow it: jr2 follow ${runId}\n`);
+    out.write(`follow it: ${JR2} follow ${runId}\n`);
     return 0;
   }
   return followRun(target, runId, answers, out);

@@ -5,6 +5,7 @@ import { EXIT, withExitCode } from "./exit-codes.js";
 import { formatValue } from "./feed-printer.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
+import { JR2 } from "./invocation.js";
 import { showCommand, showUsage } from "./show-command.js";
 import { transcriptCommand, transcriptUsage } from "./transcript-command.js";
 
@@ -22,8 +23,7 @@ const targetOptions = { url: { type: "string" }, token: { type: "string" } } as 
  */
 export const runsCommands: Record<string, Command> = {
   runs: {
-    usage:
-      "jr2 runs [--status running|done|faulted|cancelled|drifted] [--outcome succeeded|failed|faulted|cancelled] [--workflow NAME] [--limit N] [--cursor C] [--url URL] [--token T]",
+    usage: `${JR2} runs [--status running|done|faulted|cancelled|drifted] [--outcome succeeded|failed|faulted|cancelled] [--workflow NAME] [--limit N] [--cursor C] [--url URL] [--token T]`,
     async run(args) {
       const { values } = parseArgs({
         args,
@@ -47,7 +47,7 @@ export const runsCommands: Record<string, Command> = {
       for (const r of runs) process.stdout.write(`${formatSummary(r)}\n`);
       if (!Array.isArray(answer) && answer.nextCursor)
         process.stdout.write(
-          `more: jr2 runs ${[...params]
+          `more: ${JR2} runs ${[...params]
             .filter(([k]) => k !== "cursor")
             .map(([k, v]) => `--${k} ${v}`)
             .join(" ")} --cursor ${answer.nextCursor}\n`,
@@ -56,7 +56,7 @@ export const runsCommands: Record<string, Command> = {
     },
   },
   follow: {
-    usage: "jr2 follow <runId> [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]",
+    usage: `${JR2} follow <runId> [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]`,
     async run(args) {
       try {
         const { values, positionals } = parseArgs({
@@ -65,7 +65,7 @@ export const runsCommands: Record<string, Command> = {
           options: { "answer-gates": { type: "string", multiple: true }, ...targetOptions },
         });
         const runId = positionals[0];
-        if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
+        if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\``);
         const target = resolveTarget(values, process.env);
         return await followRun(target, runId, parseGateAnswers(values["answer-gates"] ?? []));
       } catch (error) {
@@ -76,11 +76,11 @@ export const runsCommands: Record<string, Command> = {
   show: { usage: showUsage, run: (args) => showCommand(args) },
   transcript: { usage: transcriptUsage, run: (args) => transcriptCommand(args) },
   cancel: {
-    usage: "jr2 cancel <runId> [--url URL] [--token T]",
+    usage: `${JR2} cancel <runId> [--url URL] [--token T]`,
     async run(args) {
       const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
       const runId = positionals[0];
-      if (!runId) throw new Error("missing <runId>; list runs with `jr2 runs`");
+      if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\``);
       const target = resolveTarget(values, process.env);
       const path = `/runs/${encodeURIComponent(runId)}`;
       // The status seen goes with the cancel: a resume that wins meanwhile is not cancelled (issue 22).

@@ -18,11 +18,12 @@ import {
 import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { cachedText, formatValue } from "./feed-printer.js";
 import { describeGate } from "./gate-text.js";
+import { JR2 } from "./invocation.js";
 
 /** A model-written text printed inside one line (issue 25 §7). */
 const m = (text: string): string => escapeModelText(text);
 
-export const showUsage = "jr2 show <runId> [--json] [--url URL] [--token T]";
+export const showUsage = `${JR2} show <runId> [--json] [--url URL] [--token T]`;
 
 /** One Turn's row: its child (`<state>#<agent>`), admissions, picks in order, tokens. */
 interface TurnRow {
@@ -77,7 +78,7 @@ export function turnTable(turns: readonly TurnSummary[], runId: string): string[
   const line = (c: string[]) =>
     `  ${c.map((v, i) => (i >= 5 ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join("  ")}`.trimEnd();
   return [
-    `turns     ${turns.length} recorded (\`jr2 transcript ${runId} --turn <turnId>\` shows one)`,
+    `turns     ${turns.length} recorded (\`${JR2} transcript ${runId} --turn <turnId>\` shows one)`,
     line(head),
     ...cols.map(line),
   ];
@@ -153,7 +154,7 @@ export function formatRun(
   for (const g of detail.gates) {
     lines.push(`  ${g.id} (state ${g.path}) accepts now: ${g.acceptsNow.join(", ") || "none yet"}`);
     lines.push(...describeGate(g, "    "));
-    lines.push(`    answer: jr2 gate ${detail.runId} ${g.id} <event> [--payload JSON]`);
+    lines.push(`    answer: ${JR2} gate ${detail.runId} ${g.id} <event> [--payload JSON]`);
   }
   const u = detail.usage;
   lines.push(
@@ -210,7 +211,7 @@ export async function showCommand(
     },
   });
   const runId = positionals[0];
-  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${showUsage}`);
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${showUsage}`);
   const target = resolveTarget(values, process.env);
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
   if (values.json) {

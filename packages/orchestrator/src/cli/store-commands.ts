@@ -5,6 +5,7 @@ import { Jr2Error } from "@jr2/wire";
 import { backupStore, checkStore } from "../durability/store/maintenance.js";
 import { isPostgresUrl } from "../durability/store/postgres-connection.js";
 import { STORE_FILE } from "../durability/store/sqlite.js";
+import { JR2 } from "./invocation.js";
 
 /** A `jr2` command: usage line and body (exit code). */
 interface Command {
@@ -12,7 +13,7 @@ interface Command {
   run(args: string[]): Promise<number>;
 }
 
-const usage = "jr2 store check [--data-dir DIR | --file FILE]  |  jr2 store backup <file> [--data-dir DIR]";
+const usage = `${JR2} store check [--data-dir DIR | --file FILE]  |  ${JR2} store backup <file> [--data-dir DIR]`;
 
 /**
  * The store file: `--file`, else `<--data-dir, JR2_DATA_DIR or ./.data>/jr2.sqlite` — the same
@@ -26,7 +27,7 @@ function storePath(values: { "data-dir"?: string | undefined; file?: string | un
   if (values["data-dir"] === undefined && isPostgresUrl(process.env.JR2_STORE_URL))
     throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
       detail:
-        "JR2_STORE_URL names a PostgreSQL store: `jr2 store check` and `jr2 store backup` are for the SQLite store. " +
+        `JR2_STORE_URL names a PostgreSQL store: \`${JR2} store check\` and \`${JR2} store backup\` are for the SQLite store. ` +
         "Back up PostgreSQL with its own tools (`pg_dump --format=custom`; restore with `pg_restore`), " +
         "or pass --data-dir DIR / --file FILE for a SQLite store",
     });
@@ -71,7 +72,9 @@ export const storeCommands: Record<string, Command> = {
       }
       if (sub === "backup") {
         if (!target)
-          throw new Jr2Error("JR2_ERR_CONFIG_INVALID", { detail: "missing <file>: jr2 store backup <file>" });
+          throw new Jr2Error("JR2_ERR_CONFIG_INVALID", {
+            detail: `missing <file>: ${JR2} store backup <file>`,
+          });
         const from = storePath(values);
         const { runs } = await backupStore(from, target);
         process.stdout.write(`backed up ${runs} runs from ${from} to ${target} (mode 0600)\n`);

@@ -8,10 +8,10 @@
 import { parseArgs } from "node:util";
 import type { TurnList, TurnTranscript } from "@jr2/wire";
 import { call, resolveTarget } from "./client.js";
+import { JR2 } from "./invocation.js";
 import { formatTranscript } from "./transcript-text.js";
 
-export const transcriptUsage =
-  "jr2 transcript <runId> [--turn <turnId> | --agent <name>] [--json] [--url URL] [--token T]";
+export const transcriptUsage = `${JR2} transcript <runId> [--turn <turnId> | --agent <name>] [--json] [--url URL] [--token T]`;
 
 /** `jr2 transcript`. @returns 0 (1 when no Turn matched), or throws (main prints it) */
 export async function transcriptCommand(
@@ -30,7 +30,7 @@ export async function transcriptCommand(
     },
   });
   const runId = positionals[0];
-  if (!runId) throw new Error(`missing <runId>; list runs with \`jr2 runs\`\nusage: ${transcriptUsage}`);
+  if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${transcriptUsage}`);
   if (values.turn && values.agent)
     throw new Error(`give --turn or --agent, not both\nusage: ${transcriptUsage}`);
   const target = resolveTarget(values, process.env);

@@ -4,7 +4,8 @@
  * registers its surface again and its Turn driver re-attaches to the ledgered admission of
  * its own turnId (§5.4); Gates re-open with the same ids (path-derived or authored); saved
  * `after` timers and delayed sends are re-armed from the RunBlob. A run whose Machine changed
- * shape is marked `drifted`, never restored blindly. Decisions: ADR-0251.
+ * shape is marked `drifted`, never restored blindly; one marked so whose fingerprints match the
+ * served Machine again at a later start is restored as `running`. Decisions: ADR-0251.
  * @see SPEC §5.4, §6, §8, §13 "Restore"
  */
 import type { Logger } from "pino";
@@ -102,6 +103,7 @@ export async function restoreRuns<R extends RestorableRun>(
       continue;
     }
     if (!blob) continue;
+    if (blob.status === "drifted") blob = await driftCleared(blob, deps);
     if (blob.status !== "running") {
       // Totals from the recorded rows (ADR-0255); a blob saved before usage rows keeps its own.
       const usage = await deps.store.usage(blob.runId);
@@ -203,6 +205,27 @@ export function driftReason(blob: RunBlob, served: ServedMachine | undefined): s
     return `${which} changed shape (fingerprint ${saved.slice(0, 12)} → ${served.slice(0, 12)})`;
   }
   return undefined;
+}
+
+/**
+ * The drift verdict follows the fingerprints served now: a run marked `drifted` at an earlier
+ * start whose saved fingerprints match the served Machine again (a start with the wrong
+ * workflows folder, then the right one) is `running` again — re-saved so, its drift reason
+ * dropped — and restored as any live run. Before, one wrong start left it drifted for good.
+ * A run that still drifts is returned as it is.
+ * @throws what the store throws when re-saving the blob
+ */
+async function driftCleared(blob: RunBlob, deps: RestoreDeps<RestorableRun>): Promise<RunBlob> {
+  const served = deps.machineOf(blob.workflow);
+  if (!served || driftReason(blob, served) !== undefined) return blob;
+  const { fault, ...rest } = blob;
+  const running: RunBlob = { ...rest, status: "running" };
+  await deps.store.save(running, [], [], [], undefined, { ifStatus: "drifted" });
+  deps.log.info(
+    { runId: blob.runId, workflow: blob.workflow, was: fault?.reason },
+    "drift cleared: the served Machine matches the run's saved fingerprints again; restoring it",
+  );
+  return running;
 }
 
 /** Recreates the run (not started) and re-seeds its ledger, epochs and recorded usage. */

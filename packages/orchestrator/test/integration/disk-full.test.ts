@@ -8,20 +8,11 @@
  * The variant without root (`PRAGMA max_page_count`) is test/regressions/store-failing.test.ts.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fillDisk, mountTmpfs } from "../../../conformance/src/index.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
 type Json = Record<string, any>;
@@ -32,41 +23,8 @@ const workflowsDir = fileURLToPath(new URL("../regressions/fixtures/notes/", imp
 const bin = `${packageDir}dist/cli/main.js`;
 const TOKEN = "disk-full-token-7c2e90a4b1d35f";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-const isRoot = process.getuid?.() === 0;
 
-/** Mounts a small tmpfs; undefined when mounting is not possible here. */
-function mountTmpfs(): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-tmpfs-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", dir], { stdio: "pipe" });
-    return dir;
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    if (process.env.CI === "true")
-      throw new Error(`CI runs as root but cannot mount a tmpfs: ${String(error)}`);
-    return undefined;
-  }
-}
-
-/** Fills the file system holding `dir` to the last byte; returns the filler's path. */
-function fill(dir: string): string {
-  const filler = join(dir, "filler");
-  const fd = openSync(filler, "w");
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch {
-    // ENOSPC: full. Smaller writes take the last partial blocks too.
-    try {
-      for (;;) writeSync(fd, chunk.subarray(0, 512));
-    } catch {}
-  } finally {
-    closeSync(fd);
-  }
-  return filler;
-}
-
-const mount = isRoot ? mountTmpfs() : undefined;
+const mount = mountTmpfs("jr2-tmpfs-", "8m");
 
 describe.skipIf(!mount)("a full disk under jr2 serve (real tmpfs, issue 16 item 1)", () => {
   let child: ChildProcess;
@@ -135,7 +93,7 @@ describe.skipIf(!mount)("a full disk under jr2 serve (real tmpfs, issue 16 item 
     expect(expected.status).toBe("done");
 
     const { runId, picks } = await startNotes();
-    const filler = fill(mount!);
+    const filler = fillDisk(mount!);
     const refused = await call("POST", picks, note);
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe("JR2_ERR_STORE_FAILING");

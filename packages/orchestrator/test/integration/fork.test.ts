@@ -162,6 +162,8 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
     expect(history).toMatch(new RegExp(`^${sourceId}: \\d+ versions kept`));
     expect(history).toMatch(/pick (approve|request_changes|finish) \(/);
     expect(history).toContain("← merge (by http)");
+    // The workspace() body's state shows beside the root's (before: only `working`).
+    expect(history).toMatch(/ working › (implement|review|fix) /);
     const forkHistory = (await promisify(execFile)("node", [cli, "history", forkId], { env })).stdout;
     expect(forkHistory).toContain(`forked from ${sourceId}@${at.version} (by cli)`);
   }, 240_000);

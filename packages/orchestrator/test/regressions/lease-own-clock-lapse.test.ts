@@ -13,30 +13,14 @@
  * On the shared-store double and on PostgreSQL (skipped without `JR2_TEST_PG_URL`).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { agent, defineEvent, INSTANCE_CALLER, jr2Setup, type RunStore } from "../../src/index.js";
-import { type FakeHarness, startFakeHarness } from "../fake-harness-server.js";
+import { INSTANCE_CALLER } from "../../src/index.js";
+import { startFakeHarness } from "../fake-harness-server.js";
 import { hostOn, until } from "../host-on-fake-harness.js";
+import { LEASE_MS, machine, runWithLiveTurn } from "../ownership-fixture.js";
 import { pgAdminUrl } from "../pg.js";
 import { pgBackend } from "../pg-shared-backend.js";
 import { doubleBackend, type SharedBackend } from "../shared-store.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "coder", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
-
-const LEASE_MS = 600;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -58,21 +42,12 @@ async function open(backend: SharedBackend) {
   return { fake, reader, storeA, storeB, a };
 }
 
-async function liveTurn(host: ReturnType<typeof hostOn>, fake: FakeHarness, reader: RunStore) {
-  const { runId } = await host.startRun("w", {});
-  await until("the admission ledgered", async () => {
-    const blob = await reader.load(runId);
-    return fake.admissions.length === 1 && Object.keys(blob?.ledger ?? {}).length === 1;
-  });
-  return { runId, iid: Object.keys((await reader.load(runId))!.ledger)[0]! };
-}
-
 const backends = [doubleBackend, ...(pgAdminUrl() ? [pgBackend] : [])];
 
 describe.each(backends)("a lapsed clock check on $name (ADR-0283)", (backend) => {
   it("keeps the run when the database still names this instance: no let-go, no re-adoption, no conflict", async () => {
     const { fake, reader, storeA, storeB, a } = await open(backend);
-    const { runId, iid } = await liveTurn(a, fake, reader);
+    const { runId, iid } = await runWithLiveTurn(a, fake, reader);
     expect(await storeB.ownership.holder(runId)).toMatchObject({ instanceId: "A", epoch: 1 });
 
     // Paused past its lease (a stalled event loop): its own clock says the lease ran out, the
@@ -112,7 +87,7 @@ describe.each(backends)("a lapsed clock check on $name (ADR-0283)", (backend) =>
 
   it("a run let go of is not adopted again by the same process within a lease, then is when nobody took it", async () => {
     const { fake, reader, storeA, storeB, a } = await open(backend);
-    const { runId } = await liveTurn(a, fake, reader);
+    const { runId } = await runWithLiveTurn(a, fake, reader);
     storeA.pause(); // A stalls; B (a store without a host) takes the run once the lease ran out
     await sleep(LEASE_MS + 100);
     expect((await storeB.ownership.adopt(["w"])).adopted.map((b) => b.runId)).toEqual([runId]);

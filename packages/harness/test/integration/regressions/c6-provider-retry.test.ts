@@ -1,20 +1,5 @@
-/**
- * Regression (issue 10 §3, case C6): a model request that failed before its answer was complete
- * — vLLM's engine abort (`finish_reason: "abort"`), a socket cut after the first bytes, a stream
- * with no finish reason, an endpoint down or loading (refused, 503, 429) — faulted the Turn at
- * once (`infra`, "Connection error."), after the OpenAI client's two silent retries. Root cause:
- * no retry of our own, and nothing read the wire to tell the failures apart. Fixed: the same
- * request bytes are retried (bounded attempts; a bounded wait with backoff for an endpoint that
- * is down), each retry is a `retry` stream event and a warn line, nothing partial is delivered.
- * vLLM's abort chunk is written by hand from vLLM's documentation (not recorded here: no GPU).
- */
-import type { StreamEvent } from "@jr2/wire";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type FakeOrchestrator,
-  answer as pickAnswer,
-  startFakeOrchestrator,
-} from "../../fixtures/fake-orchestrator.js";
+import { describe, expect, it } from "vitest";
+import type { FakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
 import { auth } from "../../fixtures/harness.js";
 import {
   answer,
@@ -23,22 +8,11 @@ import {
   startScriptedUpstream,
 } from "../../fixtures/scripted-upstream.js";
 import { upstreamHarness } from "../../fixtures/upstream-harness.js";
+import { approve, retries, upstreamPerTest } from "../../fixtures/upstream-per-test.js";
 
 let upstream: ScriptedUpstream;
 let orch: FakeOrchestrator;
-beforeEach(async () => {
-  upstream = await startScriptedUpstream();
-  orch = await startFakeOrchestrator();
-  orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
-});
-afterEach(async () => {
-  await upstream.close();
-  await orch.close();
-});
-
-const approve = { toolCalls: [{ name: "approve", arguments: '{"summary":"ok"}' }] };
-const retries = (events: StreamEvent[]) =>
-  events.filter((e): e is Extract<StreamEvent, { type: "retry" }> => e.type === "retry");
+upstreamPerTest((pair) => ({ upstream, orch } = pair));
 
 describe("mid-stream failures are retried with the same bytes", () => {
   it('finish_reason "abort" (vLLM engine abort, hand-written): retried, identical bytes, then the answer; the partial text is never delivered', async () => {

@@ -7,31 +7,15 @@
  * `cached_tokens` is absent. llama-server streams are recorded; vLLM's C8 chunk is hand-written.
  */
 import { readUsage, type StreamEvent } from "@jr2/wire";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type FakeOrchestrator,
-  answer as pickAnswer,
-  startFakeOrchestrator,
-} from "../../fixtures/fake-orchestrator.js";
-import {
-  answer,
-  chunk,
-  type ScriptedUpstream,
-  startScriptedUpstream,
-} from "../../fixtures/scripted-upstream.js";
+import { describe, expect, it } from "vitest";
+import type { FakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
+import { answer, chunk, type ScriptedUpstream } from "../../fixtures/scripted-upstream.js";
 import { upstreamHarness } from "../../fixtures/upstream-harness.js";
+import { upstreamPerTest } from "../../fixtures/upstream-per-test.js";
 
 let upstream: ScriptedUpstream;
 let orch: FakeOrchestrator;
-beforeEach(async () => {
-  upstream = await startScriptedUpstream();
-  orch = await startFakeOrchestrator();
-  orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
-});
-afterEach(async () => {
-  await upstream.close();
-  await orch.close();
-});
+upstreamPerTest((pair) => ({ upstream, orch } = pair));
 
 const usageEvents = (events: StreamEvent[]) =>
   events.filter((e): e is Extract<StreamEvent, { type: "usage" }> => e.type === "usage");

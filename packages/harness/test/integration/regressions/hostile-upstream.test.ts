@@ -31,32 +31,16 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { StreamEvent } from "@jr2/wire";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  type FakeOrchestrator,
-  answer as pickAnswer,
-  startFakeOrchestrator,
-} from "../../fixtures/fake-orchestrator.js";
+import { describe, expect, it, vi } from "vitest";
+import { type FakeOrchestrator, answer as pickAnswer } from "../../fixtures/fake-orchestrator.js";
 import { auth } from "../../fixtures/harness.js";
-import {
-  answer,
-  chunk,
-  type ScriptedUpstream,
-  startScriptedUpstream,
-} from "../../fixtures/scripted-upstream.js";
+import { answer, chunk, type ScriptedUpstream } from "../../fixtures/scripted-upstream.js";
 import { messagesOf, upstreamHarness } from "../../fixtures/upstream-harness.js";
+import { upstreamPerTest } from "../../fixtures/upstream-per-test.js";
 
 let upstream: ScriptedUpstream;
 let orch: FakeOrchestrator;
-beforeEach(async () => {
-  upstream = await startScriptedUpstream();
-  orch = await startFakeOrchestrator();
-  orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
-});
-afterEach(async () => {
-  await upstream.close();
-  await orch.close();
-});
+upstreamPerTest((pair) => ({ upstream, orch } = pair));
 
 const retries = (events: StreamEvent[]) =>
   events.filter((e): e is Extract<StreamEvent, { type: "retry" }> => e.type === "retry");

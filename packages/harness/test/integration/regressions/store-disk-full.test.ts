@@ -10,47 +10,15 @@
  * mount fails.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { fillDisk, mountTmpfs } from "../../../../conformance/src/index.js";
 import type { HarnessStore } from "../../../src/conversations/store/harness-store.js";
 import { openHarnessStore } from "../../../src/conversations/store/sqlite-harness-store.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../../fixtures/fake-openai.js";
 import { answer, type FakeOrchestrator, startFakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
 import { harnessFor } from "../../fixtures/harness.js";
-
-const isRoot = process.getuid?.() === 0;
-
-/** Mounts a small tmpfs; undefined when mounting is not possible here (fails under CI=true). */
-function mountTmpfs(): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-harness-tmpfs-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir], { stdio: "pipe" });
-    return dir;
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    if (process.env.CI === "true") throw new Error(`CI cannot mount a tmpfs for this test: ${String(error)}`);
-    return undefined;
-  }
-}
-
-/** Fills the file system holding `dir` to the last byte; returns the filler's path. */
-function fill(dir: string): string {
-  const filler = join(dir, "filler");
-  const fd = openSync(filler, "w");
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch {
-    try {
-      for (;;) writeSync(fd, chunk.subarray(0, 512));
-    } catch {}
-  } finally {
-    closeSync(fd);
-  }
-  return filler;
-}
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -68,7 +36,7 @@ async function writeUntilFull(store: HarnessStore, prefix: string, max = 400): P
   throw new Error(`the store took ${max} conversations on a full disk`);
 }
 
-const mount = isRoot ? mountTmpfs() : undefined;
+const mount = mountTmpfs("jr2-harness-tmpfs-", "1m");
 afterAll(() => {
   if (!mount) return;
   execFileSync("umount", [mount]);
@@ -89,7 +57,7 @@ describe.skipIf(!mount)("the Harness store on a full disk (real tmpfs, adversary
     const failing = vi.fn();
     const recovered = vi.fn();
     const store = openHarnessStore(data, { onFailing: failing, onRecovered: recovered });
-    const filler = fill(mount!);
+    const filler = fillDisk(mount!);
     const written = await writeUntilFull(store, "run");
     expect(store.failing()?.detail).toMatch(/full/i);
     expect(failing).toHaveBeenCalledTimes(1);
@@ -127,7 +95,7 @@ describe.skipIf(!mount)("the Harness store on a full disk (real tmpfs, adversary
     it("answers new Submissions 503 naming the data dir, says so on /healthz (200), and admits again after", async () => {
       const h = harnessFor(model, orch, { dataDir: data });
       // A second writer on the same file fills the disk's last bytes with the Harness's WAL.
-      const filler = fill(mount!);
+      const filler = fillDisk(mount!);
       const other = openHarnessStore(data);
       await writeUntilFull(other, "other");
       let refused: Awaited<ReturnType<typeof h.admit>> | undefined;

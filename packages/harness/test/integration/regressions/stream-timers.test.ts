@@ -1,49 +1,13 @@
-/**
- * Regression (issue 25 §10): one timer bounded the whole model request (`retry.requestTimeoutMs`,
- * 600 s). A stream still producing tokens was killed at the bound and the same bytes sent again —
- * which cannot finish sooner — up to 4 times; a server that sent its head and a token and then
- * nothing was waited for 4 × 600 s. Root cause: the bound counted from the send, not from the
- * last byte. Fixed: two timers — time to first token (`retry.firstTokenTimeoutMs`, default 600 s;
- * `requestTimeoutMs` read as it, with one warn line) until the first delta of text, reasoning or
- * a tool call, then idle (`retry.idleTimeoutMs`, default 120 s; any byte re-arms it, SSE comments
- * included). A live stream is never retried; the retry line names the timer that fired.
- *
- * Bytes: llama-server's recorded chunk envelope (`../shared/cases/real-servers/llama-server/
- * c1_stream.response`, via the scripted-upstream fixture), sent slowly; the `: keep-alive` comment
- * lines follow the SSE specification (WHATWG HTML §9.2, "lines starting with a colon are
- * comments"), as vLLM's and SGLang's proxies and llama-server's `--sse-keepalive` send them.
- */
-import type { StreamEvent } from "@jr2/wire";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { modelTableWarnings, parseModelTable } from "../../../src/provider/models.js";
-import {
-  type FakeOrchestrator,
-  answer as pickAnswer,
-  startFakeOrchestrator,
-} from "../../fixtures/fake-orchestrator.js";
-import {
-  answer,
-  chunk,
-  type ScriptedUpstream,
-  startScriptedUpstream,
-} from "../../fixtures/scripted-upstream.js";
+import type { FakeOrchestrator } from "../../fixtures/fake-orchestrator.js";
+import { answer, chunk, type ScriptedUpstream } from "../../fixtures/scripted-upstream.js";
 import { upstreamHarness } from "../../fixtures/upstream-harness.js";
+import { approve, retries, upstreamPerTest } from "../../fixtures/upstream-per-test.js";
 
 let upstream: ScriptedUpstream;
 let orch: FakeOrchestrator;
-beforeEach(async () => {
-  upstream = await startScriptedUpstream();
-  orch = await startFakeOrchestrator();
-  orch.answer = () => pickAnswer({ allowed: [], turnComplete: true });
-});
-afterEach(async () => {
-  await upstream.close();
-  await orch.close();
-});
-
-const approve = { toolCalls: [{ name: "approve", arguments: '{"summary":"ok"}' }] };
-const retries = (events: StreamEvent[]) =>
-  events.filter((e): e is Extract<StreamEvent, { type: "retry" }> => e.type === "retry");
+upstreamPerTest((pair) => ({ upstream, orch } = pair));
 
 /** An approve answer whose first `n` deltas are words of text (each a token on the wire). */
 function slowAnswer(n: number): string[] {

@@ -1,0 +1,78 @@
+// `pnpm start`'s words once the stack is up (scripts/start.mjs): the banner, with a "Start a
+// run" line that works as printed, and `--run`: one run followed to its end (review-repo given
+// the sample repository), then what it pushed to the sample's bare remote.
+import { spawn } from "node:child_process";
+import { ensureSampleRepo, git } from "./sample-repo.mjs";
+
+/**
+ * The banner's "Start a run" line: a command that works as printed (newcomer, session 7: the
+ * first workflow by name was review-repo, which needs its repository as input). review-repo
+ * gets the sample repository and its bare remote (made once); else review; else the first.
+ */
+function startLine(workflows, repoRoot) {
+  if (workflows.includes("review-repo")) {
+    const sample = ensureSampleRepo(repoRoot);
+    return `pnpm jr2 run review-repo --input '${JSON.stringify({ repo: sample.repo, pushUrl: sample.remote })}' --follow`;
+  }
+  return `pnpm jr2 run ${workflows.includes("review") ? "review" : (workflows[0] ?? "<workflow>")} --follow`;
+}
+
+/**
+ * Prints the banner: where each service listens, the models, the data dir, the workflows and
+ * the commands to start a run, answer a Gate and list runs.
+ * @param {{ urls: { orchestrator: string, harness: string, sim: string }, modelLines: string[],
+ *   simulated: boolean, dataDir: string, repoRoot: string, workflows: string[] }} stack
+ */
+export function printBanner({ urls, modelLines, simulated, dataDir, repoRoot, workflows }) {
+  console.log(`jr2 is up.
+  Orchestrator  ${urls.orchestrator}   (OpenAPI: ${urls.orchestrator}/openapi.json)
+  Harness       ${urls.harness}
+  Models        ${modelLines.join("\n                ") || "(none: JR2_MODELS is empty)"}${simulated ? `\n                (model-sim is a SIMULATOR, not a model: ${urls.sim})` : ""}
+  Data          ${dataDir}   (logs: *.log; the CLI reads jr2.env from here)
+
+  Workflows     ${workflows.join(", ") || "(none loaded: see orchestrator.log)"}
+
+Start a run:    ${startLine(workflows, repoRoot)}
+Answer a Gate:  pnpm jr2 gate <runId> <gateId> <event>
+List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
+(from another shell with JR2_DATA_DIR=${dataDir} if you set it)
+`);
+}
+
+/**
+ * `pnpm start --run <workflow>`: runs the CLI's `run --follow --answer-gates` against the stack
+ * (review-repo with no --input: the sample repository and its bare remote, made once); when it
+ * exits, shows what a review-repo run pushed and calls `stop` with its exit code.
+ * @param {{ run: string, input?: string, gate?: string }} args
+ * @param {{ cli: string, repoRoot: string, env: Record<string, string>, stop: (code: number) => void }} stack
+ */
+export function followFirstRun(args, { cli: cliFile, repoRoot, env, stop }) {
+  const cliArgs = ["run", args.run, "--follow", "--answer-gates", args.gate];
+  // review-repo with no --input: the sample repository and its bare remote (made once).
+  const sample = args.run === "review-repo" && !args.input ? ensureSampleRepo(repoRoot) : undefined;
+  if (sample) cliArgs.push("--input", JSON.stringify({ repo: sample.repo, pushUrl: sample.remote }));
+  if (args.input) cliArgs.push("--input", args.input);
+  const cli = spawn(process.execPath, [cliFile, ...cliArgs], {
+    env: { ...process.env, ...env },
+    stdio: "inherit",
+  });
+  cli.on("exit", (code) => {
+    if (sample) showPushed(sample.remote);
+    stop(code ?? 1);
+  });
+}
+
+/** After a review-repo run: the branches the run pushed to the sample's bare remote, and their log. */
+function showPushed(remote) {
+  try {
+    const branches = git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/jr2/")
+      .split("\n")
+      .filter(Boolean);
+    if (branches.length === 0) return console.log(`\nnothing was pushed to ${remote}`);
+    const branch = branches.at(-1);
+    console.log(`\npushed to ${remote}: ${branch}\n$ git -C ${remote} log --format='%h %an: %s' ${branch}`);
+    console.log(git(remote, "log", "--format=%h %an: %s", branch));
+  } catch (error) {
+    console.error(`jr2: reading ${remote}: ${error.message}`);
+  }
+}
