@@ -216,7 +216,8 @@ export function createRunPersistence(
     forget: (run) => forget(run),
     letGo(run) {
       forget(run);
-      for (const rows of [saves.usage, saves.events.facts, transcripts, turns, historyRows]) rows.drop(run.runId);
+      for (const rows of [saves.usage, saves.events.facts, transcripts, turns, historyRows])
+        rows.drop(run.runId);
     },
     save: (run, picks) => enqueueSave(saves, run, picks),
     afterCommit(run, fn) {

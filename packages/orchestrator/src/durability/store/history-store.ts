@@ -11,9 +11,7 @@
 import type { HistorySubmission } from "@jr2/wire";
 
 /** One write of a run's history, applied in order: a part appended, or an iid's parts deleted. */
-export type HistoryWrite =
-  | { iid: string; part: HistorySubmission }
-  | { iid: string; drop: true };
+export type HistoryWrite = { iid: string; part: HistorySubmission } | { iid: string; drop: true };
 
 /** One stored part of a run's history. */
 export interface StoredHistoryPart {

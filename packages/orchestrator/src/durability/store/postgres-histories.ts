@@ -5,10 +5,11 @@
  * fenced transactions: an instance that lost the run's lease writes none.
  * @see SPEC §8
  */
+
+import type { HistoryStore } from "./history-store.js";
 import type { Sql } from "./postgres-connection.js";
 import { SETTLED_BEFORE } from "./postgres-events.js";
 import type { WriteRun } from "./postgres-transcripts.js";
-import type { HistoryStore } from "./history-store.js";
 
 /** The history part of the port over `read` (the pool) and the store's fenced `write`. */
 export function postgresHistories(read: Sql, write: WriteRun): HistoryStore {
@@ -18,7 +19,10 @@ export function postgresHistories(read: Sql, write: WriteRun): HistoryStore {
       await write(runId, async (sql) => {
         for (const w of writes) {
           if ("drop" in w) {
-            await sql.query("DELETE FROM conversation_history WHERE run_id = $1 AND iid = $2", [runId, w.iid]);
+            await sql.query("DELETE FROM conversation_history WHERE run_id = $1 AND iid = $2", [
+              runId,
+              w.iid,
+            ]);
             continue;
           }
           await sql.query(
@@ -32,7 +36,12 @@ export function postgresHistories(read: Sql, write: WriteRun): HistoryStore {
       });
     },
     async histories(runId) {
-      const { rows } = await read.query<{ iid: string; sha256: string; submission_id: string; messages: string }>(
+      const { rows } = await read.query<{
+        iid: string;
+        sha256: string;
+        submission_id: string;
+        messages: string;
+      }>(
         "SELECT iid, sha256, submission_id, messages FROM conversation_history WHERE run_id = $1 ORDER BY ord",
         [runId],
       );

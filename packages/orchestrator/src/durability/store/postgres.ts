@@ -23,13 +23,13 @@ import {
   type StoreUrl,
 } from "./postgres-connection.js";
 import { insertEvents, lastSeq, lastSeqs, pageEvents, pruneEventRows } from "./postgres-events.js";
+import { dropHistoryRows, postgresHistories, pruneHistoryRows } from "./postgres-histories.js";
 import { type AfterCommit, type PostgresLeases, postgresLeases } from "./postgres-leases.js";
 import { listPostgresRuns } from "./postgres-list.js";
 import { migratePostgres } from "./postgres-migrations.js";
 import { type PostgresNotices, postgresNotices } from "./postgres-notices.js";
 import { insertPicks, insertUsage, selectPick, type UsageRow, usageOfRow } from "./postgres-rows.js";
 import { postgresStartKeys } from "./postgres-start-keys.js";
-import { dropHistoryRows, postgresHistories, pruneHistoryRows } from "./postgres-histories.js";
 import { postgresTranscripts, pruneTranscriptRows } from "./postgres-transcripts.js";
 import { getVersion, insertVersion, listVersions, pruneVersionRows } from "./postgres-versions.js";
 import {

@@ -1,8 +1,8 @@
 import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
+import { createMemoryHistories, type HistoryStore } from "./history-store.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
 import type { RunBlob } from "./run-blob.js";
-import { createMemoryHistories, type HistoryStore } from "./history-store.js";
 import { createMemoryStartKeys, type StartKeys } from "./start-keys.js";
 import { createMemoryTranscripts, type TranscriptStore } from "./transcript-store.js";
 import { causeOfSave } from "./version-cause.js";
@@ -323,7 +323,11 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
         .filter((b) => isSettled(b.status) && b.updatedAt < before);
       return settled.reduce(
         (n, b) =>
-          n + log.drop(b.runId) + transcripts.drop(b.runId) + versions.drop(b.runId) + histories.dropRun(b.runId),
+          n +
+          log.drop(b.runId) +
+          transcripts.drop(b.runId) +
+          versions.drop(b.runId) +
+          histories.dropRun(b.runId),
         0,
       );
     },

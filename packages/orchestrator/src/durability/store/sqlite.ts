@@ -234,7 +234,11 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
     // Log, transcripts, Turn records, versions and histories of a settled run go together.
     pruneEvents: async (before) =>
       db.transaction(
-        () => eventLog.prune(before) + transcripts.prune(before) + versions.prune(before) + histories.prune(before),
+        () =>
+          eventLog.prune(before) +
+          transcripts.prune(before) +
+          versions.prune(before) +
+          histories.prune(before),
       )(),
     recordTranscript: transcripts.recordTranscript,
     transcriptKeys: transcripts.transcriptKeys,
