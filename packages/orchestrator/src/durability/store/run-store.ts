@@ -278,9 +278,8 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
   const log = createMemoryEventLog();
   const transcripts = createMemoryTranscripts();
   const versions = createMemoryVersions<RunBlob>(options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
-  const stored = (runId: string) => runs.get(runId);
   const histories = createMemoryHistories((runId) => {
-    const row = stored(runId);
+    const row = runs.get(runId);
     return row !== undefined && isSettled((JSON.parse(row) as RunBlob).status);
   });
   return {
