@@ -235,6 +235,9 @@ async function reviveRun<R extends RestorableRun>(
   // Likewise transcripts and Turn records (ADR-0257): the follower re-reads from the ledgered offset.
   for (const key of await deps.store.transcriptKeys(blob.runId)) run.transcriptKeys?.add(key);
   for (const turn of await deps.store.turns(blob.runId)) run.turns?.set(turn.turnId, turn);
+  // The byte-exact history (ADR-0176): a Harness that lost its data dir is pushed it again.
+  for (const { iid, part } of (await deps.store.conversationHistory?.histories(blob.runId)) ?? [])
+    run.histories?.record(iid, part);
   return run;
 }
 

@@ -4,7 +4,8 @@
  * (model-sim is not) — between the coder's two Turns, and in the middle of the coder's `fix`
  * Submission. The coder's first request after the restart extends the last one before it byte
  * for byte, model-sim reports it reusing ≥ 99 % of that request's prompt tokens, and each Turn
- * delivers one pick. Needs the built binaries.
+ * delivers one pick; with the Harness's data dir wiped too, also across an Orchestrator restart
+ * (the history kept in its store, ADR-0176). Needs the built binaries.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -196,6 +197,30 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     // history of it was kept: it alone starts over, and the feed says why.
     expect(lost.filter((e) => String(e.child).endsWith("#coder"))).toEqual([]);
     for (const e of lost) expect(e.reason).toContain("no byte-exact history kept of it");
+    expect((stack as Stack).orchestratorLog()).toContain("admitting again with its kept history");
+  }, 240_000);
+
+  it("with the Orchestrator restarted and the Harness's data dir wiped, the stored history is pushed: the fix Turn still extends the implement Turn's last request", async () => {
+    const harnessData = await start();
+    const runId = await startReview();
+    await until("the reviewer's first request", async () =>
+      (await (stack as Stack).requests()).some((r) => r.model === REVIEWER) ? true : undefined,
+    );
+    const before = (await coderRequests()).at(-1) as RecordedRequest;
+    // Both forget at once: the history lives only in the Orchestrator's store (ADR-0176).
+    await (stack as Stack).killOrchestrator();
+    await (stack as Stack).killHarness();
+    rmSync(harnessData, { recursive: true, force: true });
+    await (stack as Stack).restartHarness();
+    await (stack as Stack).startOrchestrator();
+    const feed = await toTheEnd(runId);
+    await assertExtendsAcross(before);
+    await onePickPerTurn(runId, feed);
+    const lost = feed
+      .filter((e) => e.type === "retry")
+      .map((e) => e as { child?: string; reason?: string })
+      .filter((e) => /admitted on a new one/.test(String(e.reason)));
+    expect(lost.filter((e) => String(e.child).endsWith("#coder"))).toEqual([]);
     expect((stack as Stack).orchestratorLog()).toContain("admitting again with its kept history");
   }, 240_000);
 

@@ -23,6 +23,7 @@ import {
   type StoreUrl,
 } from "./postgres-connection.js";
 import { insertEvents, lastSeq, lastSeqs, pageEvents, pruneEventRows } from "./postgres-events.js";
+import { dropHistoryRows, postgresHistories, pruneHistoryRows } from "./postgres-histories.js";
 import { type AfterCommit, type PostgresLeases, postgresLeases } from "./postgres-leases.js";
 import { listPostgresRuns } from "./postgres-list.js";
 import { migratePostgres } from "./postgres-migrations.js";
@@ -41,7 +42,7 @@ import {
 } from "./run-store.js";
 import { causeOfSave } from "./version-cause.js";
 import { previousBlob } from "./version-rows.js";
-import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
+import { DEFAULT_VERSIONS_KEPT, isSettled } from "./versions.js";
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions extends StoreOptions {
@@ -160,6 +161,7 @@ function postgresRunStore(
     where,
     pool,
     ...transcripts,
+    conversationHistory: postgresHistories(readSql, write),
     save: (blob, picks = [], usage = [], events = [], cause, when) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
         // The conditional update (issue 22): the row locked with its status checked, after the fence.
@@ -190,6 +192,8 @@ function postgresRunStore(
           (first) => cause ?? causeOfSave(blob, events, first, previous),
         );
         if (blob.status !== "running") after.push(await leases.settle(sql, blob.runId));
+        // A settled run's conversations are never admitted again (ADR-0176).
+        if (isSettled(blob.status)) await dropHistoryRows(sql, blob.runId);
       }),
     versions: (runId) => listVersions(readSql, runId),
     version: (runId, version) => getVersion(readSql, runId, version),
@@ -203,7 +207,8 @@ function postgresRunStore(
       inTransaction(pool, where, async (sql) => {
         const events = await pruneEventRows(sql, before);
         const transcriptRows = await pruneTranscriptRows(sql, before);
-        return events + transcriptRows + (await pruneVersionRows(sql, before));
+        const histories = await pruneHistoryRows(sql, before);
+        return events + transcriptRows + histories + (await pruneVersionRows(sql, before));
       }),
     async recordUsage(runId, records) {
       if (records.length > 0) await write(runId, (sql) => insertUsage(sql, runId, records));
