@@ -9,6 +9,7 @@ import type { HistorySubmission } from "@jr2/wire";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createRunPersistence } from "../src/durability/persistence.js";
+import { FencedError } from "../src/durability/store/ownership.js";
 import { createMemoryStore } from "../src/durability/store/run-store.js";
 import { historyPorts } from "../src/runs/history-ports.js";
 import type { LiveRun } from "../src/runs/live-run.js";
@@ -61,5 +62,50 @@ describe("a Turn's history ports over the store (ADR-0176)", () => {
     await flushed();
     const stored = await store.conversationHistory!.histories("r1");
     expect(stored.map((s) => s.iid)).toEqual(["r1/other"]);
+  });
+});
+
+describe("history writes are aside from the run's (ADR-0176)", () => {
+  /** A store whose history writes fail with `error`; the rest is the memory store's. */
+  function failingHistories(error: Error) {
+    const store = createMemoryStore();
+    let attempts = 0;
+    const broken = {
+      ...store,
+      conversationHistory: {
+        writeHistory: async () => {
+          attempts++;
+          throw error;
+        },
+        histories: async () => [],
+      },
+    };
+    const fenced: string[] = [];
+    const persistence = createRunPersistence(broken, pino({ level: "silent" }), () => new Date(), {
+      minMs: 5,
+      maxMs: 5,
+      onFenced: (runId) => fenced.push(runId),
+    });
+    return { persistence, fenced, attempts: () => attempts };
+  }
+  const run = { runId: "r1" } as unknown as LiveRun;
+
+  it("a failing history write never marks the store failing; it is retried", async () => {
+    const { persistence, attempts } = failingHistories(new Error("disk full"));
+    persistence.recordHistory(run, "r1/coder", part("[1]"));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(persistence.storeState()).toEqual({ failing: false });
+    expect(attempts()).toBeGreaterThan(1);
+    await persistence.close();
+  });
+
+  it("a fenced history write is dropped: the run is not let go for it", async () => {
+    const { persistence, fenced, attempts } = failingHistories(new FencedError("r1", 3));
+    persistence.recordHistory(run, "r1/coder", part("[1]"));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(fenced).toEqual([]);
+    expect(attempts()).toBe(1);
+    expect(persistence.storeState()).toEqual({ failing: false });
+    await persistence.close();
   });
 });

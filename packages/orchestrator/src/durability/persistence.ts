@@ -168,12 +168,14 @@ export function createRunPersistence(
     "transcripts",
   );
   const turns = pendingRows<TurnRecord>(ctx, (id, rows) => store.recordTurns(id, rows), "Turn records");
-  // One queue for parts and drops: a drop is written after the parts queued before it.
+  // One queue for parts and drops: a drop is written after the parts queued before it. Aside
+  // (ADR-0176): a failed history write costs only the fallback, never a run's health or lease.
   const histories = store.conversationHistory;
   const historyRows = pendingRows<HistoryWrite>(
     ctx,
     (id, writes) => histories?.writeHistory(id, writes) ?? Promise.resolve(),
     "conversation histories",
+    { aside: true },
   );
 
   const forget = (run: SavedRun) => {

@@ -3,13 +3,16 @@
  * once by (run, iid, sha256) in arrival order and read back byte for byte (also across a
  * reopen); a fresh conversation's drop deletes only its iid, after the parts written before it;
  * a save of the settled run deletes the run's history and later parts are not stored;
- * retention deletes what a settled run still holds — memory, SQLite and PostgreSQL alike.
+ * retention deletes what a settled run still holds — memory, SQLite and PostgreSQL alike. On
+ * PostgreSQL, history writes are aside (ADR-0176): one stuck in the database holds up none of
+ * the run's saves or events, and an instance without the run's lease stores none.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HistorySubmission } from "@jr2/wire";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/durability/store/postgres.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
@@ -159,4 +162,45 @@ describePg("the PostgreSQL store's conversation histories", () => {
     () => open("a"),
     () => open("b"),
   );
+
+  it("a history write stuck in the database holds up none of the run's saves or events (aside)", async () => {
+    const store = await open("a");
+    const [a] = chain(TEXTS);
+    await store.save(blob("r5", "running"));
+    // Another session holds the history table: the history write waits for it.
+    const blocker = new pg.Client(db.url);
+    await blocker.connect();
+    await blocker.query("BEGIN; LOCK TABLE conversation_history IN ACCESS EXCLUSIVE MODE");
+    let historyDone = false;
+    const stuck = store
+      .conversationHistory!.writeHistory("r5", [{ iid: "r5/coder", part: a! }])
+      .then(() => (historyDone = true));
+    const bound = new Promise<string>((r) => setTimeout(() => r("held up"), 15_000).unref());
+    const writes = Promise.all([
+      store.save(blob("r5", "running", "2026-01-01T00:00:01.000Z")),
+      store.appendEvents("r5", [
+        { type: "status", status: "running", value: "s1", seq: 1, at: "2026-01-01T00:00:01.000Z" },
+      ]),
+    ]).then(() => "committed");
+    expect(await Promise.race([writes, bound])).toBe("committed");
+    expect(historyDone).toBe(false);
+    await blocker.query("COMMIT");
+    await blocker.end();
+    await stuck;
+    expect(await store.conversationHistory!.histories("r5")).toEqual([{ iid: "r5/coder", part: a }]);
+    await store.close();
+  });
+
+  it("an instance that does not hold the run's lease stores none of its history", async () => {
+    const owner = await open("a");
+    const other = await open("b");
+    const [a] = chain(TEXTS);
+    await owner.save(blob("r6", "running"));
+    await other.conversationHistory!.writeHistory("r6", [{ iid: "r6/coder", part: a! }]);
+    expect(await owner.conversationHistory!.histories("r6")).toEqual([]);
+    await owner.conversationHistory!.writeHistory("r6", [{ iid: "r6/coder", part: a! }]);
+    expect(await other.conversationHistory!.histories("r6")).toEqual([{ iid: "r6/coder", part: a }]);
+    await owner.close();
+    await other.close();
+  });
 });

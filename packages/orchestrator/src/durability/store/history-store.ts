@@ -4,7 +4,9 @@
  * text with the running sha256), in arrival order — what the Orchestrator pushes back on a
  * `kept` admission its Harness answered 404 for. Kept only while the run lives: a part for a
  * settled run (`done`, `faulted`, `cancelled`) is not stored, a save of a settled blob deletes
- * the run's parts in its transaction, and retention deletes any left. Separate from the
+ * the run's parts (in its transaction; PostgreSQL's just after its commit, aside from the run's
+ * writes), and retention deletes any left. Best effort (ADR-0176): losing a write costs only the
+ * fallback, so the host never lets a history write hold up or fail a run's. Separate from the
  * transcript (which caps long fields for display). `createMemoryHistories` is the reference.
  * @see SPEC §8
  */

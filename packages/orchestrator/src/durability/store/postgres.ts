@@ -23,7 +23,7 @@ import {
   type StoreUrl,
 } from "./postgres-connection.js";
 import { insertEvents, lastSeq, lastSeqs, pageEvents, pruneEventRows } from "./postgres-events.js";
-import { dropHistoryRows, postgresHistories, pruneHistoryRows } from "./postgres-histories.js";
+import { postgresHistories, pruneHistoryRows } from "./postgres-histories.js";
 import { type AfterCommit, type PostgresLeases, postgresLeases } from "./postgres-leases.js";
 import { listPostgresRuns } from "./postgres-list.js";
 import { migratePostgres } from "./postgres-migrations.js";
@@ -113,7 +113,10 @@ export async function openPostgresStore(
     const notices = postgresNotices(where, settings, log, (runIds) => lastSeqs(pool, runIds));
     await notices.start();
     const leases = postgresLeases(pool, where, { ...options, leaseMs });
-    return postgresRunStore(pool, where, leases, notices, options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
+    return postgresRunStore(pool, where, leases, notices, {
+      versionsKept: options.versionsKept ?? DEFAULT_VERSIONS_KEPT,
+      instanceId: options.instanceId,
+    });
   } catch (error) {
     await pool.end().catch(() => {});
     throw connectionError(where, error);
@@ -126,7 +129,7 @@ function postgresRunStore(
   where: StoreUrl,
   leases: PostgresLeases,
   notices: PostgresNotices,
-  versionsKept: number,
+  { versionsKept, instanceId }: { versionsKept: number; instanceId: string },
 ): PostgresRunStore {
   const serial = serialByRun();
   /** One fenced write transaction of `runId`: the fence first, then `body`; nothing commits when either throws. */
@@ -152,6 +155,7 @@ function postgresRunStore(
     query<R>(pool, where, text, params);
   const readSql: Sql = { query: ((text: string, params: unknown[]) => read(text, params)) as Sql["query"] };
   const transcripts = postgresTranscripts(readSql, write);
+  const histories = postgresHistories(pool, where, instanceId);
 
   return {
     // A release waits for the run's writes already sent: a queued save must not claim it anew after.
@@ -161,7 +165,7 @@ function postgresRunStore(
     where,
     pool,
     ...transcripts,
-    conversationHistory: postgresHistories(readSql, write),
+    conversationHistory: { writeHistory: histories.writeHistory, histories: histories.histories },
     save: (blob, picks = [], usage = [], events = [], cause, when) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
         // The conditional update (issue 22): the row locked with its status checked, after the fence.
@@ -192,8 +196,10 @@ function postgresRunStore(
           (first) => cause ?? causeOfSave(blob, events, first, previous),
         );
         if (blob.status !== "running") after.push(await leases.settle(sql, blob.runId));
-        // A settled run's conversations are never admitted again (ADR-0176).
-        if (isSettled(blob.status)) await dropHistoryRows(sql, blob.runId);
+        // A settled run's conversations are never admitted again (ADR-0176): deleted aside, after
+        // the commit, so the settling save never waits on a history transaction.
+        if (isSettled(blob.status))
+          after.push({ committed: () => histories.dropSettled(blob.runId), failed() {} });
       }),
     versions: (runId) => listVersions(readSql, runId),
     version: (runId, version) => getVersion(readSql, runId, version),
