@@ -5,13 +5,14 @@
  * Submission. The coder's first request after the restart extends the last one before it byte
  * for byte, model-sim reports it reusing ≥ 99 % of that request's prompt tokens, and each Turn
  * delivers one pick; with the Harness's data dir wiped too, also across an Orchestrator restart
- * (the history kept in its store, ADR-0176). Needs the built binaries.
+ * (the history kept in its store, ADR-0176). The rebuilt history, streamed again after a
+ * restart, keeps its transcript labels. Needs the built binaries.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RunFeedEvent } from "@jr2/wire";
+import type { RunFeedEvent, TranscriptEntry, TranscriptRecord } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   extendsPrevious,
@@ -124,6 +125,33 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     expect(feed.filter((e) => e.type === "pick")).toHaveLength(turns.length);
   }
 
+  /**
+   * The fix Turn (the coder's first after the restart) streams the rebuilt history again: each
+   * replayed message keeps the label it had before (the implement Turn's prompt, its receipts
+   * and tool results), none reads `other`.
+   */
+  async function assertRebuiltLabels(runId: string): Promise<void> {
+    const turns = (await http(`/runs/${runId}/turns`)).body?.turns as Array<{
+      turnId: string;
+      state: string;
+    }>;
+    const [implement, fix] = ["implement", "fix"].map((state) => turns.find((t) => t.state === state)!);
+    const messagesOf = async (turnId: string) =>
+      (((await http(`/runs/${runId}/turns/${turnId}`)).body?.entries ?? []) as TranscriptRecord[])
+        .map((r) => r.entry)
+        .filter((e): e is Extract<TranscriptEntry, { kind: "message" }> => e.kind === "message");
+    const before = await messagesOf(implement!.turnId);
+    const after = await messagesOf(fix!.turnId);
+    const label = (e: { role: string; part: string; text: string }) =>
+      `${e.role}/${e.part}: ${e.text.slice(0, 60)}`;
+    expect(after.filter((e) => e.part === "other").map(label)).toEqual([]);
+    // The implement Turn's messages, replayed first, carry the very labels they had.
+    expect(after.slice(0, before.length).map(label)).toEqual(before.map(label));
+    expect(before.map((e) => e.part)).toContain("prompt");
+    // The implement Turn's pick, whose receipt no request carried before the restart.
+    expect(after.slice(before.length).map((e) => e.part)).toContain("receipt");
+  }
+
   const startReview = async () => {
     const started = await http("/workflows/review/runs", {
       method: "POST",
@@ -148,6 +176,7 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     expect(feed.some((e) => e.type === "retry" && /admitted on a new one/.test(String(e.reason)))).toBe(
       false,
     );
+    await assertRebuiltLabels(runId);
   }, 240_000);
 
   it("SIGKILLed mid-Submission: settled harness-restarted, re-admitted on the same conversation, one pick per Turn", async () => {
