@@ -57,8 +57,9 @@ export function postgresHistories(pool: pg.Pool, where: StoreUrl, instanceId: st
               }
             }),
           ),
+    // Read directly (never queued behind a history write): restore and adoption never wait for one.
     histories: (runId) =>
-      aside(async () => {
+      (async () => {
         const { rows } = await query<{
           iid: string;
           sha256: string;
@@ -74,7 +75,7 @@ export function postgresHistories(pool: pg.Pool, where: StoreUrl, instanceId: st
           iid: r.iid,
           part: { submissionId: r.submission_id, messages: r.messages, sha256: r.sha256 },
         }));
-      }),
+      })(),
     dropSettled(runId) {
       void aside(() => inTransaction(pool, where, (sql) => dropHistoryRows(sql, runId))).catch(() => {});
     },
