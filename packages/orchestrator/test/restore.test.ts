@@ -252,6 +252,36 @@ describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with t
     await second.close();
   });
 
+  it("restores a run whose stored conversation history cannot be read: without it, never faulted (ADR-0176)", async () => {
+    const { first, runId, iid, harness, open } = await hostPair();
+    await first.close();
+    const store = open();
+    const second = createRunHost({
+      workflows: new Map([["durable", durableMachine()]]),
+      store: {
+        ...store,
+        conversationHistory: {
+          writeHistory: async () => {},
+          histories: async () => {
+            throw new Error("conversation_history: permission denied");
+          },
+        },
+      },
+      turnDriver: harness.driver,
+      placement,
+    });
+    const report = await second.restore();
+    expect(report.restored).toEqual([runId]);
+    expect((await second.getRun(runId)).status).toBe("running");
+    const answer = await second.deliverPick(iid, INSTANCE_CALLER, {
+      name: "finish",
+      arguments: {},
+      toolCallId: "c1",
+    });
+    expect(answer).toMatchObject({ delivered: true, moved: true });
+    await second.close();
+  });
+
   it("keeps a settled run readable after a restart", async () => {
     const { first, runId, iid, restart } = await hostPair();
     await first.deliverPick(iid, INSTANCE_CALLER, { name: "finish", arguments: {}, toolCallId: "c1" });

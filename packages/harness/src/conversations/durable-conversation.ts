@@ -1,4 +1,5 @@
 import { type ConversationHistory, HARNESS_RESTARTED, type StreamEvent } from "@jr2/wire";
+import { restoredTags } from "../transcript/restored-tags.js";
 import type { SeatDefinition, SeatSlot } from "../turn/turn-deps.js";
 import type { HarnessStore, StoredConversation } from "./store/harness-store.js";
 import { chainHash, HISTORY_SHA256_START, verifyHistory } from "./store/history-hash.js";
@@ -169,7 +170,10 @@ export function rebuiltParts(stored: StoredConversation): ConversationParts {
       hasWorkingTools: false,
       cwd: seat?.cwd,
       lastDials: undefined,
-      ...(seat || messages.length > 0 ? { restore: { seat, messages } } : {}),
+      // The transcript labels the replayed messages as the stored stream did (not `other`).
+      ...(seat || messages.length > 0
+        ? { restore: { seat, messages, tags: restoredTags(stored.events) } }
+        : {}),
     },
     events: stored.events,
     durable: { persisted: messages.length, seatStored: seat !== undefined, ...shippedOf(stored.events) },

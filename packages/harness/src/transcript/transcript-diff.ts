@@ -82,7 +82,7 @@ const isSystem = (m: BodyMessage) => m.role === "system" || m.role === "develope
  * pi-ai's user message carrying a tool result's images (it never comes from the Harness): an
  * `image_url` part is something no Harness-written user message holds.
  */
-function isAttachment(m: BodyMessage): boolean {
+export function isAttachment(m: BodyMessage): boolean {
   return Array.isArray(m.content) && m.content.some((c) => (c as { type?: unknown })?.type === "image_url");
 }
 

@@ -1,4 +1,6 @@
 import type { TranscriptEntry, TranscriptToolCall } from "@jr2/wire";
+import type { RestoredTags } from "./restored-tags.js";
+import { userText } from "./restored-tags.js";
 import { type DiffState, diffRequest, type ToolTag, type UserTag } from "./transcript-diff.js";
 
 /**
@@ -21,6 +23,11 @@ export interface ConversationTranscript {
   sent(body: unknown, contextMessages: readonly object[]): TranscriptEntry[];
   /** An answer's calls once decided: the tool message of each is a receipt or a tool result. */
   called(calls: readonly TranscriptToolCall[]): void;
+  /**
+   * A rebuilt conversation's messages (issue 27): each user message object pi replays is tagged,
+   * and each answered tool call id, as its stored stream labelled them before the restart.
+   */
+  restored(messages: readonly object[], tags: RestoredTags): void;
 }
 
 /** A fresh conversation's transcript state. */
@@ -48,6 +55,13 @@ export function createConversationTranscript(): ConversationTranscript {
       });
       state = out.state;
       return out.entries;
+    },
+    restored(messages, tags) {
+      for (const m of messages) {
+        const tag = (m as { role?: unknown }).role === "user" ? tags.users.get(userText(m)) : undefined;
+        if (tag) users.set(m, tag);
+      }
+      for (const [id, tag] of tags.tools) tools.set(id, tag);
     },
     called(calls) {
       for (const c of calls)

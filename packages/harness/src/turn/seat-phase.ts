@@ -109,7 +109,7 @@ export async function seatPhase(
     limiter: deps.limiter,
     temperature: definition.temperature,
   });
-  if (slot.restore) slot.seat.restore(slot.restore.messages);
+  if (slot.restore) slot.seat.restore(slot.restore.messages, slot.restore.tags);
   slot.restore = undefined;
   slot.definition = definition;
   slot.menuOrder = definition.menu.map((t) => t.name);

@@ -9,6 +9,7 @@ import type { McpSnapshotStore } from "../tools/mcp/snapshot-store.js";
 import type { EgressProxies } from "../tools/sandbox/egress-proxies.js";
 import type { WorkingSandbox } from "../tools/sandbox/working-sandbox.js";
 import type { Redactor } from "../tools/secret-redaction.js";
+import type { RestoredTags } from "../transcript/restored-tags.js";
 import type { TurnWorkspace } from "../workspace/turn-workspace.js";
 
 /**
@@ -78,9 +79,10 @@ export interface SeatSlot {
   /**
    * A conversation rebuilt from the store or a pushed history (issue 27): the next Submission
    * builds the seat from `seat` (or, without one, from its own admission and surface) and
-   * replays `messages` before its own. Cleared once seated.
+   * replays `messages` before its own, labelled in the transcript by `tags` (a store rebuild
+   * reads them from the stored stream). Cleared once seated.
    */
-  restore?: { seat: SeatDefinition | undefined; messages: unknown[] };
+  restore?: { seat: SeatDefinition | undefined; messages: unknown[]; tags?: RestoredTags };
 }
 
 /**

@@ -7,6 +7,7 @@
  * @see SPEC §8
  */
 import { backoffMs, type SaveContext, storeFailed, wasFenced } from "./save-context.js";
+import { FencedError } from "./store/ownership.js";
 
 /** One kind of pending rows: queued per run id, written by the `write` it was made with. */
 export interface PendingRows<T> {
@@ -27,12 +28,16 @@ export interface PendingRows<T> {
 
 /**
  * Pending rows over `write` (one store call per run and batch). `what` names them in the log
- * line of a first failure ("recording <what> failed; retrying with backoff").
+ * line of a first failure ("recording <what> failed; retrying with backoff"). `aside` rows
+ * (the byte-exact histories, ADR-0176) touch nothing of the run's: their failure never marks
+ * the store failing, and a fenced write of them is dropped without letting the run go (its
+ * new owner stores its own); the log line is a warning.
  */
 export function pendingRows<T>(
   ctx: SaveContext,
   write: (runId: string, rows: readonly T[]) => Promise<void>,
   what: string,
+  { aside = false }: { aside?: boolean } = {},
 ): PendingRows<T> {
   const byRun = new Map<string, T[]>();
   // Bumped by `drop` (a run let go): a write of the earlier incarnation that fails after that is
@@ -60,6 +65,10 @@ export function pendingRows<T>(
           failures = 0;
         },
         (error: unknown) => {
+          if (aside) {
+            if (!(error instanceof FencedError)) retryAside(runId, rows, sentIn, error);
+            return;
+          }
           // Another instance holds the run now (ADR-0280): it reads these again from the Harness.
           if (wasFenced(ctx, error)) return;
           storeFailed(ctx, error);
@@ -69,12 +78,20 @@ export function pendingRows<T>(
     }
   };
 
+  /** An aside write failed: kept for a retry unless its run was let go since. */
+  const retryAside = (runId: string, rows: readonly T[], sentIn: number, error: unknown) => {
+    if ((generation.get(runId) ?? 0) === sentIn) keep(runId, rows, error);
+  };
+
   /** Pending rows could not be written: flush again with backoff (logged on the first failure). */
   const retryLater = (runId: string, error: unknown) => {
     if (retry || ctx.closed) return;
     const delay = backoffMs(ctx.backoff, failures++);
     if (failures === 1)
-      ctx.log.error({ runId, err: error }, `recording ${what} failed; retrying with backoff`);
+      ctx.log[aside ? "warn" : "error"](
+        { runId, err: error },
+        `recording ${what} failed; retrying with backoff`,
+      );
     retry = setTimeout(() => {
       retry = undefined;
       flush();

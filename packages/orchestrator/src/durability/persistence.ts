@@ -11,7 +11,7 @@
  * state of `save-context.ts`.
  * @see SPEC §4.3, §5.4, §8
  */
-import type { RunFeedEvent } from "@jr2/wire";
+import type { HistorySubmission, RunFeedEvent } from "@jr2/wire";
 import type { Logger } from "pino";
 import {
   cancelAllRetries,
@@ -26,6 +26,7 @@ import { createSnapshots, holdSnapshot } from "./run-blob.js";
 import type { SaveContext } from "./save-context.js";
 import type { SavedRun } from "./saved-run.js";
 import { enqueueSave, type Saves } from "./saves.js";
+import type { HistoryWrite } from "./store/history-store.js";
 import type { PickKey, RunStore, StoredPickAnswer } from "./store/run-store.js";
 import { type TranscriptRow, type TurnRecord, transcriptKey } from "./transcript-rows.js";
 import { type UsageRecord, usageKey } from "./usage-totals.js";
@@ -84,6 +85,13 @@ export interface RunPersistence {
   recordTranscript(run: SavedRun, row: TranscriptRow): boolean;
   /** Writes `run`'s Turn record as it is now (ADR-0257): on its own, batched; the newest write wins. */
   recordTurn(run: SavedRun, turn: TurnRecord): void;
+  /**
+   * Stores one `history` part of conversation `iid` of `run` (ADR-0176): on its own, batched,
+   * once by its sha256 (the caller records it in memory first and calls only for a new one).
+   */
+  recordHistory(run: SavedRun, iid: string, part: HistorySubmission): void;
+  /** Deletes `iid`'s stored history (a fresh conversation whose Turn ended), after its queued parts. */
+  dropHistory(run: SavedRun, iid: string): void;
   /**
    * Whether the store accepts writes: `failing` from a failed commit until the next one
    * succeeds (any run's), with the last error's text (ADR-0253).
@@ -160,6 +168,15 @@ export function createRunPersistence(
     "transcripts",
   );
   const turns = pendingRows<TurnRecord>(ctx, (id, rows) => store.recordTurns(id, rows), "Turn records");
+  // One queue for parts and drops: a drop is written after the parts queued before it. Aside
+  // (ADR-0176): a failed history write costs only the fallback, never a run's health or lease.
+  const histories = store.conversationHistory;
+  const historyRows = pendingRows<HistoryWrite>(
+    ctx,
+    (id, writes) => histories?.writeHistory(id, writes) ?? Promise.resolve(),
+    "conversation histories",
+    { aside: true },
+  );
 
   const forget = (run: SavedRun) => {
     cancelRetry(background, run);
@@ -190,12 +207,19 @@ export function createRunPersistence(
     recordTurn(run, turn) {
       if (!ctx.closed) turns.queue(run.runId, [turn]);
     },
+    recordHistory(run, iid, part) {
+      if (histories && !ctx.closed) historyRows.queue(run.runId, [{ iid, part }]);
+    },
+    dropHistory(run, iid) {
+      if (histories && !ctx.closed) historyRows.queue(run.runId, [{ iid, drop: true }]);
+    },
     storeState: () =>
       ctx.failing === undefined ? { failing: false } : { failing: true, error: ctx.failing },
     forget: (run) => forget(run),
     letGo(run) {
       forget(run);
-      for (const rows of [saves.usage, saves.events.facts, transcripts, turns]) rows.drop(run.runId);
+      for (const rows of [saves.usage, saves.events.facts, transcripts, turns, historyRows])
+        rows.drop(run.runId);
     },
     save: (run, picks) => enqueueSave(saves, run, picks),
     afterCommit(run, fn) {
@@ -214,6 +238,7 @@ export function createRunPersistence(
       await writeEventsOnClose(saves.events);
       await transcripts.writeOnClose();
       await turns.writeOnClose();
+      await historyRows.writeOnClose();
       await Promise.allSettled([...saves.chains.values()]);
     },
   };

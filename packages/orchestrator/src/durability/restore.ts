@@ -258,6 +258,18 @@ async function reviveRun<R extends RestorableRun>(
   // Likewise transcripts and Turn records (ADR-0257): the follower re-reads from the ledgered offset.
   for (const key of await deps.store.transcriptKeys(blob.runId)) run.transcriptKeys?.add(key);
   for (const turn of await deps.store.turns(blob.runId)) run.turns?.set(turn.turnId, turn);
+  // The byte-exact history (ADR-0176): a Harness that lost its data dir is pushed it again.
+  // Best effort: a failed read costs only that fallback, never the run (it is not faulted).
+  const histories = await Promise.resolve(deps.store.conversationHistory?.histories(blob.runId)).catch(
+    (error: unknown) => {
+      deps.log.warn(
+        { runId: blob.runId, err: error },
+        "reading the run's stored conversation history failed; restored without it (a Harness that lost its data dir starts those conversations anew)",
+      );
+      return undefined;
+    },
+  );
+  for (const { iid, part } of histories ?? []) run.histories?.record(iid, part);
   return run;
 }
 

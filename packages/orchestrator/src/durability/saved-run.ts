@@ -4,7 +4,7 @@
  * restore re-seeds the ledger, epochs and usage of a run the host recreated.
  * @see SPEC §8
  */
-import type { RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
+import type { HistorySubmission, RunFaultRecord, RunOutcome, RunStatus } from "@jr2/wire";
 import type { AnyActorRef } from "xstate";
 import type { OwedAbort } from "./owed-aborts.js";
 import type { RepoSlotRecord } from "./store/run-blob.js";
@@ -33,6 +33,8 @@ export interface SavedRun {
   readonly repoCommits?: Map<string, string>;
   /** Keys of recorded transcript rows (ADR-0257); restore re-seeds them from the store. */
   readonly transcriptKeys?: Set<string>;
+  /** Its conversations' byte-exact history (ADR-0176); restore reloads it from the store. */
+  readonly histories?: { record(iid: string, part: HistorySubmission): boolean };
   /** Turn records by turnId (ADR-0257); restore re-seeds them from the store. */
   readonly turns?: Map<string, TurnRecord>;
   /** The aborts the run owes by iid (ADR-0280): saved with the state that owes them. */

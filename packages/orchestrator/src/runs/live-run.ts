@@ -83,7 +83,10 @@ export class LiveRun {
   readonly repoCommits = new Map<string, string>();
   /** Keys of the run's recorded transcript rows (ADR-0257): loaded on restore, so a re-read adds nothing. */
   readonly transcriptKeys = new Set<string>();
-  /** Its conversations' byte-exact history (issue 27): in memory, gone when the run leaves it. */
+  /**
+   * Its conversations' byte-exact history (issue 27): in memory until the run leaves it, stored
+   * beside the transcript until it settles (ADR-0176), reloaded on restore and adoption.
+   */
   readonly histories = new ConversationHistories();
   /**
    * The Turn of each Submission this run ledgered (submissionId → turnId): a Submission's late

@@ -82,6 +82,8 @@ export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () =
       recordUsage: (r, record) => state.persistence.recordUsage(r, record),
       recordTranscript: (r, row) => state.persistence.recordTranscript(r, row),
       recordTurn: (r, t) => state.persistence.recordTurn(r, t),
+      recordHistory: (r, iid, part) => state.persistence.recordHistory(r, iid, part),
+      dropHistory: (r, iid) => state.persistence.dropHistory(r, iid),
       // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253); so do
       // those of a run let go (its frozen is set too, ADR-0280).
       shuttingDown: () => state.stopping || run.frozen,

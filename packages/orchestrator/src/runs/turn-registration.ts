@@ -18,6 +18,7 @@ import { INSTANCE_SCOPE, type Registration, type RegistrationTable } from "../tu
 import type { TurnContext, TurnDriver } from "../turns/turn-driver.js";
 import { actorPathOf, parentOf } from "../xstate/adapter.js";
 import type { TurnStart } from "../xstate/run-binding.js";
+import { type HistoryDeps, historyPorts } from "./history-ports.js";
 import type { LiveRun } from "./live-run.js";
 import { sendFault } from "./turn-fault.js";
 import {
@@ -47,7 +48,7 @@ export function recordPickAnswer(
 }
 
 /** What registering a Turn needs from its host. */
-export interface TurnRegistrationDeps {
+export interface TurnRegistrationDeps extends HistoryDeps {
   registrations: RegistrationTable;
   turnDriver: TurnDriver;
   log: Logger;
@@ -275,11 +276,8 @@ function turnContext(
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     bumpEpoch: (address) => bumpEpoch(run, address),
     reseat: () => reseat(deps, run, turn, seat, placement, live),
-    // Any conversation may get a kept admission (a nudge, a wake); a fresh one's history is
-    // dropped when its Turn ends, a continued one's when the run leaves memory (issue 27).
-    recordHistory: (iid, part) => void run.histories.record(iid, part),
-    historyOf: (iid) => run.histories.historyOf(iid),
-    ...(turn.input.continuation ? {} : { dropHistory: (iid: string) => run.histories.drop(iid) }),
+    // Kept in memory and stored (issue 27, ADR-0176); a fresh conversation's dropped at its end.
+    ...historyPorts(deps, run, turn),
     log,
   };
 }

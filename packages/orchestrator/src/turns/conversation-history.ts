@@ -3,7 +3,8 @@ import type { ConversationHistory, HistorySubmission } from "@jr2/wire";
 /**
  * The byte-exact history of a run's continued conversations, as the Harness streamed it in
  * `history` events (issue 27, ADR-0175): per iid, each part with its running sha256, in stream
- * order. Kept with the live run (in memory; it leaves with the run when the run settles) and
+ * order. Kept with the live run (in memory; it leaves with the run when the run settles; the
+ * host stores each new part beside the transcript and restore reloads them, ADR-0176) and
  * pushed back on a `kept` admission the Harness answered 404 for, so a Harness that lost its
  * data dir rebuilds the conversation instead of starting a new one. Separate from the
  * transcript, which caps long fields for display.

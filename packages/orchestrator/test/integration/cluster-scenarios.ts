@@ -64,6 +64,11 @@ export async function reviewWithLiveTurn(
       ? true
       : undefined,
   );
+  // ...and ledgered: a kill between the Harness's answer and the ledger's commit (the admit-sent
+  // window, ADR-0257) rightly makes the adopter admit again instead of re-attaching.
+  await until("the Turn's admission ledgered", 30_000, async () =>
+    (await cluster.ledgered(runId, iid)) ? true : undefined,
+  );
   return { runId, iid };
 }
 

@@ -13,6 +13,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunFeedEvent } from "@jr2/wire";
+import pg from "pg";
 import { BINARIES, freePort, type ModelEntry } from "../../../conformance/src/index.js";
 import { type Proc, spawnUntil, stopProc, untilHealthy } from "../../../conformance/src/processes.js";
 import {
@@ -62,6 +63,12 @@ export interface Cluster {
   harnessCalls: HarnessCall[];
   /** JSON request to `instance` with the instance token; status 0 when it is down. */
   http(instance: Instance, path: string, init?: RequestInit): Promise<{ status: number; body: Json | null }>;
+  /**
+   * Whether the shared store holds a committed ledger entry (§5.4) for `iid` of `runId`: read
+   * from PostgreSQL itself, since no instance answers "ledgered" (its feed's `admission` line
+   * goes out before the ledger's save, ADR-0284).
+   */
+  ledgered(runId: string, iid: string): Promise<boolean>;
   /** A settled run's whole event log, read from `instance`. */
   events(instance: Instance, runId: string): Promise<RunFeedEvent[]>;
   /** The Harness's output so far. */
@@ -198,6 +205,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         return { status: 0, body: null };
       }
     };
+    const store = new pg.Pool({ connectionString: db.url, max: 1 });
+    store.on("error", () => {});
+    cleanups.push(() => store.end());
     return {
       a,
       b,
@@ -206,6 +216,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       secrets,
       harnessCalls,
       http,
+      async ledgered(runId, iid) {
+        const { rows } = await store.query<{ blob: string }>("SELECT blob FROM runs WHERE run_id = $1", [
+          runId,
+        ]);
+        const blob = rows[0] ? (JSON.parse(rows[0].blob) as { ledger?: Record<string, unknown> }) : undefined;
+        return blob?.ledger?.[iid] !== undefined;
+      },
       async events(target, runId) {
         const res = await fetch(`${target.url}/runs/${runId}/events`, {
           headers: { authorization: `Bearer ${secrets.instance}` },

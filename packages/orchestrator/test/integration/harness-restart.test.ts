@@ -4,13 +4,15 @@
  * (model-sim is not) — between the coder's two Turns, and in the middle of the coder's `fix`
  * Submission. The coder's first request after the restart extends the last one before it byte
  * for byte, model-sim reports it reusing ≥ 99 % of that request's prompt tokens, and each Turn
- * delivers one pick. Needs the built binaries.
+ * delivers one pick; with the Harness's data dir wiped too, also across an Orchestrator restart
+ * (the history kept in its store, ADR-0176). The rebuilt history, streamed again after a
+ * restart, keeps its transcript labels. Needs the built binaries.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RunFeedEvent } from "@jr2/wire";
+import type { RunFeedEvent, TranscriptEntry, TranscriptRecord } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   extendsPrevious,
@@ -123,6 +125,33 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     expect(feed.filter((e) => e.type === "pick")).toHaveLength(turns.length);
   }
 
+  /**
+   * The fix Turn (the coder's first after the restart) streams the rebuilt history again: each
+   * replayed message keeps the label it had before (the implement Turn's prompt, its receipts
+   * and tool results), none reads `other`.
+   */
+  async function assertRebuiltLabels(runId: string): Promise<void> {
+    const turns = (await http(`/runs/${runId}/turns`)).body?.turns as Array<{
+      turnId: string;
+      state: string;
+    }>;
+    const [implement, fix] = ["implement", "fix"].map((state) => turns.find((t) => t.state === state)!);
+    const messagesOf = async (turnId: string) =>
+      (((await http(`/runs/${runId}/turns/${turnId}`)).body?.entries ?? []) as TranscriptRecord[])
+        .map((r) => r.entry)
+        .filter((e): e is Extract<TranscriptEntry, { kind: "message" }> => e.kind === "message");
+    const before = await messagesOf(implement!.turnId);
+    const after = await messagesOf(fix!.turnId);
+    const label = (e: { role: string; part: string; text: string }) =>
+      `${e.role}/${e.part}: ${e.text.slice(0, 60)}`;
+    expect(after.filter((e) => e.part === "other").map(label)).toEqual([]);
+    // The implement Turn's messages, replayed first, carry the very labels they had.
+    expect(after.slice(0, before.length).map(label)).toEqual(before.map(label));
+    expect(before.map((e) => e.part)).toContain("prompt");
+    // The implement Turn's pick, whose receipt no request carried before the restart.
+    expect(after.slice(before.length).map((e) => e.part)).toContain("receipt");
+  }
+
   const startReview = async () => {
     const started = await http("/workflows/review/runs", {
       method: "POST",
@@ -147,6 +176,7 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     expect(feed.some((e) => e.type === "retry" && /admitted on a new one/.test(String(e.reason)))).toBe(
       false,
     );
+    await assertRebuiltLabels(runId);
   }, 240_000);
 
   it("SIGKILLed mid-Submission: settled harness-restarted, re-admitted on the same conversation, one pick per Turn", async () => {
@@ -196,6 +226,30 @@ describe.skipIf(missing.length > 0)("a continued conversation survives a Harness
     // history of it was kept: it alone starts over, and the feed says why.
     expect(lost.filter((e) => String(e.child).endsWith("#coder"))).toEqual([]);
     for (const e of lost) expect(e.reason).toContain("no byte-exact history kept of it");
+    expect((stack as Stack).orchestratorLog()).toContain("admitting again with its kept history");
+  }, 240_000);
+
+  it("with the Orchestrator restarted and the Harness's data dir wiped, the stored history is pushed: the fix Turn still extends the implement Turn's last request", async () => {
+    const harnessData = await start();
+    const runId = await startReview();
+    await until("the reviewer's first request", async () =>
+      (await (stack as Stack).requests()).some((r) => r.model === REVIEWER) ? true : undefined,
+    );
+    const before = (await coderRequests()).at(-1) as RecordedRequest;
+    // Both forget at once: the history lives only in the Orchestrator's store (ADR-0176).
+    await (stack as Stack).killOrchestrator();
+    await (stack as Stack).killHarness();
+    rmSync(harnessData, { recursive: true, force: true });
+    await (stack as Stack).restartHarness();
+    await (stack as Stack).startOrchestrator();
+    const feed = await toTheEnd(runId);
+    await assertExtendsAcross(before);
+    await onePickPerTurn(runId, feed);
+    const lost = feed
+      .filter((e) => e.type === "retry")
+      .map((e) => e as { child?: string; reason?: string })
+      .filter((e) => /admitted on a new one/.test(String(e.reason)));
+    expect(lost.filter((e) => String(e.child).endsWith("#coder"))).toEqual([]);
     expect((stack as Stack).orchestratorLog()).toContain("admitting again with its kept history");
   }, 240_000);
 

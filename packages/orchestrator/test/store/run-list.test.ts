@@ -101,7 +101,7 @@ describe("the SQLite store's outcome columns", () => {
     // As a store before migration 5 left them: no outcome column values, no later tables.
     const db = new Database(join(dir, STORE_FILE));
     db.exec(
-      "UPDATE runs SET outcome = NULL; DELETE FROM schema_migrations WHERE version >= 5; DROP TABLE run_events; DROP TABLE transcript_entries; DROP TABLE turns; ALTER TABLE usage_events DROP COLUMN turn_id; DROP TABLE run_versions; DROP TABLE run_start_keys;",
+      "UPDATE runs SET outcome = NULL; DELETE FROM schema_migrations WHERE version >= 5; DROP TABLE run_events; DROP TABLE transcript_entries; DROP TABLE turns; ALTER TABLE usage_events DROP COLUMN turn_id; DROP TABLE run_versions; DROP TABLE run_start_keys; DROP TABLE conversation_history;",
     );
     db.exec("DROP INDEX runs_listed; DROP INDEX runs_status_listed; DROP INDEX runs_workflow_listed;");
     db.exec(

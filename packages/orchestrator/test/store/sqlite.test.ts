@@ -134,7 +134,7 @@ describe("the SQLite store on disk", () => {
     await openSqliteStore(dir).close();
     const db = new Database(join(dir, STORE_FILE));
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 10 });
+    expect(db.prepare("SELECT MAX(version) v FROM schema_migrations").get()).toEqual({ v: 11 });
     db.close();
   });
 
@@ -196,6 +196,6 @@ describe("the SQLite store on disk", () => {
     const db = new Database(join(dir, STORE_FILE));
     db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')").run();
     db.close();
-    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(10\)/);
+    expect(() => openSqliteStore(dir)).toThrow(/schema version 99, newer than this jr2 knows \(11\)/);
   });
 });

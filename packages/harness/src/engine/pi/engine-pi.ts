@@ -1,5 +1,6 @@
 import type { Agent, AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
 import { piPresenter } from "../../presenters/pi/pi-presenter.js";
+import type { RestoredTags } from "../../transcript/restored-tags.js";
 import type { UserTag } from "../../transcript/transcript-diff.js";
 import { createConversationTranscript } from "../../transcript/transcript-log.js";
 import type { Engine } from "../engine.js";
@@ -37,9 +38,10 @@ export interface Seat extends Engine<RunRequest> {
   steer(text: string, part: "restatement" | "continue"): void;
   /**
    * Replays a stored conversation's messages (issue 27, ADR-0175), before the seat's first run:
-   * pi then sends them as they were, and their tool-call ids stay taken.
+   * pi then sends them as they were, and their tool-call ids stay taken; `tags` label them in
+   * the transcript as before the restart (absent: `other`, e.g. a history the Orchestrator pushed).
    */
-  restore(messages: readonly unknown[]): void;
+  restore(messages: readonly unknown[], tags?: RestoredTags): void;
 }
 
 /**
@@ -82,8 +84,9 @@ export function createSeat(cfg: SeatConfig): Seat {
     steer(text, part) {
       if (current) agent.steer(userMessage(current, text, { part }));
     },
-    restore(messages) {
+    restore(messages, tags) {
       agent.state.messages = messages as AgentMessage[];
+      if (tags) transcript.restored(agent.state.messages, tags);
       for (const m of agent.state.messages)
         if (m.role === "assistant") for (const c of m.content) if (c.type === "toolCall") callIds.add(c.id);
     },

@@ -112,6 +112,17 @@ const migrations: readonly string[] = [
      workflow TEXT NOT NULL,
      created_ms BIGINT NOT NULL
    );`,
+  // The byte-exact history of a live run's conversations (issue 27, ADR-0176), as SQLite's
+  // migration 11; \`ord\` is the arrival order.
+  `CREATE TABLE conversation_history (
+     ord BIGINT GENERATED ALWAYS AS IDENTITY,
+     run_id TEXT COLLATE "C" NOT NULL,
+     iid TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     submission_id TEXT NOT NULL,
+     messages TEXT NOT NULL,
+     PRIMARY KEY (run_id, iid, sha256)
+   );`,
 ];
 
 /** The advisory lock key migrations hold (any fixed 64-bit number; "jr2" in ASCII). */

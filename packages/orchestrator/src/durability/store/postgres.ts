@@ -23,6 +23,7 @@ import {
   type StoreUrl,
 } from "./postgres-connection.js";
 import { insertEvents, lastSeq, lastSeqs, pageEvents, pruneEventRows } from "./postgres-events.js";
+import { postgresHistories, pruneHistoryRows } from "./postgres-histories.js";
 import { type AfterCommit, type PostgresLeases, postgresLeases } from "./postgres-leases.js";
 import { listPostgresRuns } from "./postgres-list.js";
 import { migratePostgres } from "./postgres-migrations.js";
@@ -41,7 +42,7 @@ import {
 } from "./run-store.js";
 import { causeOfSave } from "./version-cause.js";
 import { previousBlob } from "./version-rows.js";
-import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
+import { DEFAULT_VERSIONS_KEPT, isSettled } from "./versions.js";
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions extends StoreOptions {
@@ -112,7 +113,10 @@ export async function openPostgresStore(
     const notices = postgresNotices(where, settings, log, (runIds) => lastSeqs(pool, runIds));
     await notices.start();
     const leases = postgresLeases(pool, where, { ...options, leaseMs });
-    return postgresRunStore(pool, where, leases, notices, options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
+    return postgresRunStore(pool, where, leases, notices, {
+      versionsKept: options.versionsKept ?? DEFAULT_VERSIONS_KEPT,
+      instanceId: options.instanceId,
+    });
   } catch (error) {
     await pool.end().catch(() => {});
     throw connectionError(where, error);
@@ -125,7 +129,7 @@ function postgresRunStore(
   where: StoreUrl,
   leases: PostgresLeases,
   notices: PostgresNotices,
-  versionsKept: number,
+  { versionsKept, instanceId }: { versionsKept: number; instanceId: string },
 ): PostgresRunStore {
   const serial = serialByRun();
   /** One fenced write transaction of `runId`: the fence first, then `body`; nothing commits when either throws. */
@@ -151,6 +155,7 @@ function postgresRunStore(
     query<R>(pool, where, text, params);
   const readSql: Sql = { query: ((text: string, params: unknown[]) => read(text, params)) as Sql["query"] };
   const transcripts = postgresTranscripts(readSql, write);
+  const histories = postgresHistories(pool, where, instanceId);
 
   return {
     // A release waits for the run's writes already sent: a queued save must not claim it anew after.
@@ -160,6 +165,7 @@ function postgresRunStore(
     where,
     pool,
     ...transcripts,
+    conversationHistory: { writeHistory: histories.writeHistory, histories: histories.histories },
     save: (blob, picks = [], usage = [], events = [], cause, when) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
         // The conditional update (issue 22): the row locked with its status checked, after the fence.
@@ -190,6 +196,10 @@ function postgresRunStore(
           (first) => cause ?? causeOfSave(blob, events, first, previous),
         );
         if (blob.status !== "running") after.push(await leases.settle(sql, blob.runId));
+        // A settled run's conversations are never admitted again (ADR-0176): deleted aside, after
+        // the commit, so the settling save never waits on a history transaction.
+        if (isSettled(blob.status))
+          after.push({ committed: () => histories.dropSettled(blob.runId), failed() {} });
       }),
     versions: (runId) => listVersions(readSql, runId),
     version: (runId, version) => getVersion(readSql, runId, version),
@@ -203,7 +213,8 @@ function postgresRunStore(
       inTransaction(pool, where, async (sql) => {
         const events = await pruneEventRows(sql, before);
         const transcriptRows = await pruneTranscriptRows(sql, before);
-        return events + transcriptRows + (await pruneVersionRows(sql, before));
+        const histories = await pruneHistoryRows(sql, before);
+        return events + transcriptRows + histories + (await pruneVersionRows(sql, before));
       }),
     async recordUsage(runId, records) {
       if (records.length > 0) await write(runId, (sql) => insertUsage(sql, runId, records));

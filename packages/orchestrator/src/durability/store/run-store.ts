@@ -1,5 +1,6 @@
 import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } from "@jr2/wire";
 import type { UsageRecord } from "../usage-totals.js";
+import { createMemoryHistories, type HistoryStore } from "./history-store.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
 import type { RunBlob } from "./run-blob.js";
 import { createMemoryStartKeys, type StartKeys } from "./start-keys.js";
@@ -59,6 +60,11 @@ export interface RunStore extends TranscriptStore {
   readonly notices?: FeedNotices;
   /** Run starts' idempotency keys (ADR-0282); absent (a store built elsewhere): kept in memory by the host. */
   readonly startKeys?: StartKeys;
+  /**
+   * The byte-exact history of live runs' conversations (issue 27, ADR-0176); absent (a store
+   * built elsewhere): kept in memory only. A save of a settled blob deletes the run's.
+   */
+  readonly conversationHistory?: HistoryStore;
   /**
    * Writes the blob, the pick answers, usage records (each once by its key), the run's feed
    * events (each once by its `seq`: the state changes this blob holds, ADR-0256) and the blob
@@ -272,8 +278,13 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
   const log = createMemoryEventLog();
   const transcripts = createMemoryTranscripts();
   const versions = createMemoryVersions<RunBlob>(options.versionsKept ?? DEFAULT_VERSIONS_KEPT);
+  const histories = createMemoryHistories((runId) => {
+    const row = runs.get(runId);
+    return row !== undefined && isSettled((JSON.parse(row) as RunBlob).status);
+  });
   return {
     startKeys: createMemoryStartKeys(),
+    conversationHistory: { writeHistory: histories.writeHistory, histories: histories.histories },
     recordTranscript: (runId, rows) => transcripts.recordTranscript(runId, rows),
     transcriptKeys: (runId) => transcripts.transcriptKeys(runId),
     transcript: (runId, turnId) => transcripts.transcript(runId, turnId),
@@ -295,6 +306,7 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
         if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
       }
       record(blob.runId, records);
+      if (isSettled(blob.status)) histories.dropRun(blob.runId);
     },
     async recordUsage(runId, records) {
       record(runId, records);
@@ -309,7 +321,12 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
         .map((row) => JSON.parse(row) as RunBlob)
         .filter((b) => isSettled(b.status) && b.updatedAt < before);
       return settled.reduce(
-        (n, b) => n + log.drop(b.runId) + transcripts.drop(b.runId) + versions.drop(b.runId),
+        (n, b) =>
+          n +
+          log.drop(b.runId) +
+          transcripts.drop(b.runId) +
+          versions.drop(b.runId) +
+          histories.dropRun(b.runId),
         0,
       );
     },

@@ -125,6 +125,16 @@ const migrations: readonly string[] = [
      workflow TEXT NOT NULL,
      created_ms INTEGER NOT NULL
    );`,
+  // 11: the byte-exact history of a live run's conversations (issue 27, ADR-0176): the parts
+  // the Harness streamed, once by (run, iid, sha256), deleted when the run settles.
+  `CREATE TABLE conversation_history (
+     run_id TEXT NOT NULL,
+     iid TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     submission_id TEXT NOT NULL,
+     messages TEXT NOT NULL,
+     PRIMARY KEY (run_id, iid, sha256)
+   );`,
 ];
 
 /**

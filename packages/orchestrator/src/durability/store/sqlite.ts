@@ -21,6 +21,7 @@ import {
   summaryOfBlob,
 } from "./run-store.js";
 import { sqliteEventLog } from "./sqlite-events.js";
+import { sqliteHistories } from "./sqlite-histories.js";
 import { listRuns } from "./sqlite-list.js";
 import { migrate } from "./sqlite-migrations.js";
 import { sqliteStartKeys } from "./sqlite-start-keys.js";
@@ -28,7 +29,7 @@ import { sqliteTranscripts } from "./sqlite-transcripts.js";
 import { sqliteVersions } from "./sqlite-versions.js";
 import { causeOfSave } from "./version-cause.js";
 import { previousBlob } from "./version-rows.js";
-import { DEFAULT_VERSIONS_KEPT } from "./versions.js";
+import { DEFAULT_VERSIONS_KEPT, isSettled } from "./versions.js";
 
 /** The marker jr2 writes beside a store it created: an empty or missing store file then is refused. */
 export const STORE_MARKER = "jr2-store.marker";
@@ -183,6 +184,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
   const eventLog = sqliteEventLog(db);
   const transcripts = sqliteTranscripts(db);
   const versions = sqliteVersions(db, versionsKept);
+  const histories = sqliteHistories(db);
   const saveTx = db.transaction(
     (
       blob: RunBlob,
@@ -209,12 +211,15 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
       recordTx(blob.runId, usage);
       eventLog.insert(blob.runId, events);
       versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
+      // A settled run's conversations are never admitted again (ADR-0176).
+      if (isSettled(blob.status)) histories.dropRun(blob.runId);
     },
   );
 
   return {
     path,
     startKeys: sqliteStartKeys(db),
+    conversationHistory: { writeHistory: histories.writeHistory, histories: histories.histories },
     db,
     async save(blob, picks, usage = [], events = [], cause, when) {
       saveTx(blob, picks, usage, events, cause, when);
@@ -226,9 +231,15 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
     },
     events: async (runId, from, limit) => eventLog.page(runId, from, limit),
     lastEventSeq: async (runId) => eventLog.last(runId),
-    // Log, transcripts, Turn records and versions of a settled run go together (ADR-0257, ADR-0270).
+    // Log, transcripts, Turn records, versions and histories of a settled run go together.
     pruneEvents: async (before) =>
-      db.transaction(() => eventLog.prune(before) + transcripts.prune(before) + versions.prune(before))(),
+      db.transaction(
+        () =>
+          eventLog.prune(before) +
+          transcripts.prune(before) +
+          versions.prune(before) +
+          histories.prune(before),
+      )(),
     recordTranscript: transcripts.recordTranscript,
     transcriptKeys: transcripts.transcriptKeys,
     transcript: transcripts.transcript,
