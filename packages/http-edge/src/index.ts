@@ -15,6 +15,7 @@ import type { Socket } from "node:net";
 import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "@jr2/wire";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { guardConnections } from "./connection-guard.js";
+export { isResetBeforeAnswer, RESET_CODES, type ResetRetryOptions, retryOnReset } from "./reset-retry.js";
 
 export {
   type ConnectionGuardStats,

@@ -4,6 +4,7 @@
  * @see SPEC §2, §4, §7.1, §7.6
  */
 export { ChartEdge, ChartNode, MachineChart } from "./chart.js";
+export { ClientSubmissionId, SUBMISSION_ARRIVAL_PATH } from "./client-submission-id.js";
 export {
   ConversationHistory,
   HARNESS_RESTARTED,
@@ -33,6 +34,7 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
+export { SubmissionArrival } from "./submission-arrival.js";
 export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
 export {
   isSecretSafeUrl,
