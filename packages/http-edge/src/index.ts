@@ -15,7 +15,6 @@ import type { Socket } from "node:net";
 import { type ErrorBody, type ErrorCode, errorCodes, Jr2Error, jr2Error } from "@jr2/wire";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { guardConnections } from "./connection-guard.js";
-export { isResetBeforeAnswer, RESET_CODES, type ResetRetryOptions, retryOnReset } from "./reset-retry.js";
 
 export {
   type ConnectionGuardStats,
@@ -24,6 +23,7 @@ export {
   SILENT_MS,
   UNPROVEN_REQUEST_MS,
 } from "./connection-guard.js";
+export { isResetBeforeAnswer, RESET_CODES, type ResetRetryOptions, retryOnReset } from "./reset-retry.js";
 
 /** How the edge bounds slow and numerous clients. Every value is in ms except `maxConnections`. */
 export interface HttpEdgeLimits {

@@ -21,7 +21,11 @@ const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
 /** Whether `error` (a fetch rejection) is a socket reset before the answer began. */
 export function isResetBeforeAnswer(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    depth++
+  ) {
     if (typeof e.code === "string" && RESET_CODES.has(e.code)) return true;
     if (typeof e.message === "string" && e.message.includes("other side closed")) return true;
     e = e.cause as typeof e;
@@ -43,7 +47,13 @@ export interface ResetRetryOptions {
 
 /** A body fetch can send again as it is (a stream is spent by the first send). */
 function replayable(body: RequestInit["body"]): boolean {
-  return body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof URLSearchParams;
+  return (
+    body === undefined ||
+    body === null ||
+    typeof body === "string" ||
+    body instanceof Uint8Array ||
+    body instanceof URLSearchParams
+  );
 }
 
 /**
@@ -54,8 +64,7 @@ function replayable(body: RequestInit["body"]): boolean {
  * @returns a fetch with the same contract
  */
 export function retryOnReset(fetchImpl: typeof fetch, options: ResetRetryOptions = {}): typeof fetch {
-  const idempotent =
-    options.idempotent ?? ((method: string) => IDEMPOTENT_METHODS.has(method.toUpperCase()));
+  const idempotent = options.idempotent ?? ((method: string) => IDEMPOTENT_METHODS.has(method.toUpperCase()));
   const wrapped = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     try {
       return await fetchImpl(input, init);
@@ -69,7 +78,12 @@ export function retryOnReset(fetchImpl: typeof fetch, options: ResetRetryOptions
         !idempotent(method, url, init)
       )
         throw error;
-      options.onRetry?.(url, error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error));
+      options.onRetry?.(
+        url,
+        error instanceof Error
+          ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}`
+          : String(error),
+      );
       return fetchImpl(input, init);
     }
   };

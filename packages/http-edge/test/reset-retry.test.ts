@@ -74,7 +74,9 @@ describe("a request met by a reset on a reused socket (ADR-0288)", () => {
     let calls = 0;
     const always = retryOnReset(async () => {
       calls++;
-      throw Object.assign(new TypeError("fetch failed"), { cause: { code: "UND_ERR_SOCKET", message: "other side closed" } });
+      throw Object.assign(new TypeError("fetch failed"), {
+        cause: { code: "UND_ERR_SOCKET", message: "other side closed" },
+      });
     });
     await expect(always(`${s.url}/c`)).rejects.toThrow("fetch failed");
     expect(calls).toBe(2);

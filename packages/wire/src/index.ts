@@ -34,7 +34,6 @@ export {
   SubmissionRequest,
   UsageField,
 } from "./harness.js";
-export { SubmissionArrival } from "./submission-arrival.js";
 export { KvWaitField, QueuedFeedFields, QueuedStreamEvent } from "./kv-queue.js";
 export {
   isSecretSafeUrl,
@@ -103,6 +102,7 @@ export {
   sandboxTokenProblem,
   secretProblem,
 } from "./secrets.js";
+export { SubmissionArrival } from "./submission-arrival.js";
 export type { TolerantSurface } from "./surface.js";
 export { LegacySurface, readSurface, Surface } from "./surface.js";
 export type { WorkingToolName } from "./tool.js";

@@ -148,7 +148,10 @@ async function sendOnce(target: CliTarget, path: string, init: RequestInit): Pro
     const cut = new AbortController();
     const timer = last || !read ? undefined : setTimeout(() => cut.abort(), FAILOVER_AFTER_MS);
     try {
-      const res = await (read ? sendAgainOnReset : fetch)(`${urls[i]}${path}`, { ...init, signal: cut.signal });
+      const res = await (read ? sendAgainOnReset : fetch)(`${urls[i]}${path}`, {
+        ...init,
+        signal: cut.signal,
+      });
       if (res.status !== 503 || last) {
         if (res.status !== 503) preferred.set(target.url, i);
         return res;

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Admission, ConversationHistory, Notice, SubmissionRequest } from "@jr2/wire";
-import { ARRIVAL_RESENDS, askArrival } from "./arrival-check.js";
 import { crashPoint } from "../durability/crash-points.js";
 import type { LedgerEntry } from "../durability/store/run-store.js";
+import { ARRIVAL_RESENDS, askArrival } from "./arrival-check.js";
 import { faultOfRefusal } from "./fault-causes.js";
 import type { HealthResult } from "./harness-client.js";
 import { judgeInTransit } from "./lost-admission.js";

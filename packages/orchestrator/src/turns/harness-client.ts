@@ -207,10 +207,15 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
       );
       const parsed = SubmissionArrival.safeParse(await res.json().catch(() => undefined));
       if (res.status !== 200 || !parsed.success)
-        return { kind: "cannot-tell", error: `HTTP ${res.status}${parsed.success ? "" : " without an arrival answer"}` };
+        return {
+          kind: "cannot-tell",
+          error: `HTTP ${res.status}${parsed.success ? "" : " without an arrival answer"}`,
+        };
       const { arrived, admission, bootId } = parsed.data;
       if (arrived && admission) return { kind: "arrived", admission, bootId };
-      return arrived ? { kind: "cannot-tell", error: "arrived, but no admission given" } : { kind: "absent", bootId };
+      return arrived
+        ? { kind: "cannot-tell", error: "arrived, but no admission given" }
+        : { kind: "absent", bootId };
     } catch (error) {
       return { kind: "cannot-tell", error: describe(error) };
     }

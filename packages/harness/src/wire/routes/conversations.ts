@@ -100,7 +100,9 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
     async (request) => {
       const { iid, clientSubmissionId } = request.params;
       const admission = arrivals.get(iid, clientSubmissionId);
-      return admission ? { arrived: true, admission, bootId: opts.bootId } : { arrived: false, bootId: opts.bootId };
+      return admission
+        ? { arrived: true, admission, bootId: opts.bootId }
+        : { arrived: false, bootId: opts.bootId };
     },
   );
 
