@@ -34,7 +34,7 @@ export type AdmissionBehaviour =
   | { kind: "cut"; events: readonly ScriptedEvent[]; reset?: true }
   | { kind: "drop"; reset?: true }
   /** Answers the admission with this HTTP status and JSON body (a refusal, issue 29 skew). */
-  | { kind: "refuse"; status: number; body: unknown };
+  | { kind: "refuse"; status: number; body: unknown; headers?: Record<string, string> };
 
 export interface AdmissionSeen {
   iid: string;
@@ -128,6 +128,7 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
       return;
     }
     if (behaviour.kind === "refuse") {
+      for (const [name, value] of Object.entries(behaviour.headers ?? {})) res.setHeader(name, value);
       json(res, behaviour.status, behaviour.body);
       return;
     }

@@ -6,6 +6,7 @@ import { ARRIVAL_RESENDS, askArrival } from "./arrival-check.js";
 import { faultOfRefusal } from "./fault-causes.js";
 import type { HealthResult } from "./harness-client.js";
 import { judgeInTransit } from "./lost-admission.js";
+import { STORE_FAILING_WAIT_MS, storeFailingWait } from "./store-failing-wait.js";
 import type { TurnPorts } from "./turn-ports.js";
 import {
   abortRemote,
@@ -173,6 +174,7 @@ async function admit(
   const sent: SubmissionRequest = { ...body, clientSubmissionId: body.clientSubmissionId ?? randomUUID() };
   const clientSubmissionId = sent.clientSubmissionId as string;
   let resends = 0;
+  let waitedForStore = 0;
   for (let n = 0; ; n++) {
     if (state.stopped) return "failed";
     const before = await ports.client.health?.();
@@ -206,13 +208,32 @@ async function admit(
     }
     if (result.kind === "unknown") return afterInTransit(state, result.error, before);
     if (result.kind === "refused") {
+      const bound = config.storeFailingWaitMs ?? STORE_FAILING_WAIT_MS;
+      const wait = storeFailingWait(result, waitedForStore, bound);
+      if (wait) {
+        ports.telemetry({ type: "retry", attempt: n + 1, reason: wait.reason });
+        ports.log("warn", "the Harness store refuses writes; the admission waits and is sent again", {
+          waitMs: wait.waitMs,
+          waitedMs: waitedForStore,
+          boundMs: bound,
+        });
+        waitedForStore += wait.waitMs;
+        await sleep(state, wait.waitMs);
+        continue;
+      }
+      const fault = faultOfRefusal(result.status, result.body, {
+        harnessUrl,
+        agent: ports.input.agentName,
+        model: modelOf(ports),
+      });
       endTurn(
         state,
-        faultOfRefusal(result.status, result.body, {
-          harnessUrl,
-          agent: ports.input.agentName,
-          model: modelOf(ports),
-        }),
+        waitedForStore > 0
+          ? {
+              ...fault,
+              detail: `${fault.detail} (after waiting ${Math.round(waitedForStore / 100) / 10} s for the Harness store)`,
+            }
+          : fault,
       );
     } else {
       endTurn(state, {

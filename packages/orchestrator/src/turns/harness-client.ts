@@ -35,7 +35,8 @@ export const INSTANCE_HEADER = "x-jr2-instance";
 export type AdmitResult =
   | { kind: "admitted"; admission: Admission }
   | { kind: "lost" } // 404: `kept: true` on a conversation the Harness no longer holds
-  | { kind: "refused"; status: number; body: unknown }
+  /** `retryAfterS`: the answer's `Retry-After` in seconds, when it named one (a 503 "not now"). */
+  | { kind: "refused"; status: number; body: unknown; retryAfterS?: number }
   | { kind: "unsent"; error: string }
   | { kind: "unknown"; error: string };
 
@@ -126,7 +127,15 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
     }
     const payload = await res.json().catch(() => undefined);
     if (res.status === 404) return { kind: "lost" };
-    if (!res.ok) return { kind: "refused", status: res.status, body: payload };
+    if (!res.ok) {
+      const retryAfterS = Number(res.headers.get("retry-after") ?? Number.NaN);
+      return {
+        kind: "refused",
+        status: res.status,
+        body: payload,
+        ...(Number.isFinite(retryAfterS) && retryAfterS >= 0 ? { retryAfterS } : {}),
+      };
+    }
     const admission = Admission.safeParse(payload);
     return admission.success
       ? { kind: "admitted", admission: admission.data }
