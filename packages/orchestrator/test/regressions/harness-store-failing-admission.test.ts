@@ -83,7 +83,7 @@ describe("an admission answered 503 JR2_ERR_HARNESS_STORE_FAILING (ADR-0289)", (
     const [fault] = await feedOf(host, runId, "fault");
     expect(fault).toMatchObject({ reason: "infra" });
     expect(fault?.detail).toMatch(
-      /JR2_ERR_HARNESS_STORE_FAILING.*\(after waiting 0\.35 s for the Harness store\)$/s,
+      /JR2_ERR_HARNESS_STORE_FAILING.*\(after waiting 0\.4 s for the Harness store\)$/s,
     );
     expect(fake.admissions.length).toBeGreaterThanOrEqual(4); // 0.1 s waits within 0.35 s
     expect((await host.getRun(runId)).value).toBe("failed");
