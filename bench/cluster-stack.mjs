@@ -135,10 +135,12 @@ function models(simUrl) {
 
 /**
  * Starts the stack on a fresh database of `pgc` with `JR2_LEASE_MS=leaseMs` (undefined: the default).
+ * Without `pgc` (`BENCH_STORE=sqlite`): one Orchestrator on its own SQLite store in its data
+ * dir — SQLite serves one process — and `b` is `a`, so the same checks read the same log.
  * @returns {{ a, b, sim, simUrl, token, calls, http, close }}
  */
 export async function startStack(pgc, leaseMs) {
-  const storeUrl = await pgc.database();
+  const storeUrl = pgc ? await pgc.database() : undefined;
   const token = randomBytes(24).toString("hex");
   const sandboxKey = randomBytes(32).toString("hex");
   // The sandbox named `instance` is the instance scope: the Turns the Orchestrator places itself.
@@ -176,15 +178,19 @@ export async function startStack(pgc, leaseMs) {
             JR2_PORT: String(port),
             JR2_HOST: "127.0.0.1",
             JR2_DATA_DIR: join(work, name),
-            JR2_STORE_URL: storeUrl,
-            JR2_INSTANCE_ID: name,
-            JR2_ADVERTISE_URL: `http://127.0.0.1:${port}`,
+            ...(storeUrl
+              ? {
+                  JR2_STORE_URL: storeUrl,
+                  JR2_INSTANCE_ID: name,
+                  JR2_ADVERTISE_URL: `http://127.0.0.1:${port}`,
+                  JR2_PEER_KEY: peerKey,
+                }
+              : {}),
             ...(leaseMs ? { JR2_LEASE_MS: String(leaseMs) } : {}),
             JR2_WORKFLOWS_DIR: join(ROOT, "examples/workflows"),
             JR2_WORK_ROOT: work,
             JR2_INSTANCE_TOKEN: token,
             JR2_SANDBOX_KEY: sandboxKey,
-            JR2_PEER_KEY: peerKey,
             JR2_HARNESS_URL: `http://127.0.0.1:${proxyPort}`,
             JR2_HARNESS_TOKEN: harnessToken,
             JR2_LOG_LEVEL: "info",
@@ -194,17 +200,17 @@ export async function startStack(pgc, leaseMs) {
         { name, url: `http://127.0.0.1:${port}` },
       );
     const a = orchestrator("a", portA);
-    const b = orchestrator("b", portB);
-    started.push(a, b);
+    const b = storeUrl ? orchestrator("b", portB) : a;
+    started.push(...new Set([a, b]));
     await a.start();
-    await b.start();
+    if (b !== a) await b.start();
     const harness = service(
       "harness",
       ["packages/harness/dist/main.js"],
       {
         JR2_HARNESS_PORT: String(harnessPort),
         JR2_HARNESS_HOST: "127.0.0.1",
-        JR2_ORCHESTRATOR_URL: `${a.url},${b.url}`,
+        JR2_ORCHESTRATOR_URL: b === a ? a.url : `${a.url},${b.url}`,
         JR2_MODELS: JSON.stringify(models(simUrl)),
         JR2_HARNESS_TOKEN: harnessToken,
         JR2_SANDBOX_TOKEN: sandboxToken,
@@ -248,7 +254,7 @@ export async function startStack(pgc, leaseMs) {
       calls,
       http,
       async close() {
-        for (const s of [harness, a, b, sim]) await s.kill();
+        for (const s of new Set([harness, a, b, sim])) await s.kill();
         await new Promise((r) => proxy.close(() => r()));
         rmSync(work, { recursive: true, force: true });
       },

@@ -8,6 +8,9 @@
 // Env: BENCH_LEASES (ms, comma list; "default" = unset, 15 000), BENCH_FAULTS (kill,stop,pg-stop),
 // BENCH_RUNS (per round, default 20), BENCH_PG_STOP_MS (default 10 000). Logs of a violating
 // round are kept under the results dir.
+// BENCH_STORE=sqlite runs the same checks on one Orchestrator on its own SQLite store (SQLite
+// serves one process): faults kill (SIGKILL, started again after 2 s) and stop (SIGSTOP 5 s);
+// leases do not apply. The event-log contract ("every pick once, in order") is judged alike.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkRun, readersAfter, simUsage, usageOf } from "./cluster-invariants.mjs";
@@ -18,22 +21,27 @@ const DEFAULT_LEASE = 15_000;
 const leases = (process.env.BENCH_LEASES ?? "default,3000")
   .split(",")
   .map((l) => (l === "default" ? undefined : Number(l)));
-const faults = (process.env.BENCH_FAULTS ?? "kill,stop,pg-stop").split(",");
+const faults = (
+  process.env.BENCH_FAULTS ?? (process.env.BENCH_STORE === "sqlite" ? "kill,stop" : "kill,stop,pg-stop")
+).split(",");
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const PG_STOP_MS = Number(process.env.BENCH_PG_STOP_MS ?? 10_000);
+const STORE = process.env.BENCH_STORE ?? "postgres";
+if (STORE !== "postgres" && STORE !== "sqlite")
+  throw new Error(`BENCH_STORE: unknown store ${STORE} (postgres, sqlite)`);
 const resultsDir = process.env.BENCH_RESULTS_DIR ?? join(ROOT, "bench", "results");
 
 /** Injects `fault` on A (the owner of every run); resolves once the fault is over. */
 async function inject(stack, pgc, fault, lease) {
   if (fault === "kill") {
     await stack.a.kill();
-    await sleep(lease * 2);
+    await sleep(pgc ? lease * 2 : 2_000);
     await stack.a.start(); // A comes back: its own leases were adopted, it must not take them back
   } else if (fault === "stop") {
     stack.a.pause();
-    await sleep(Math.round(lease * 1.5));
+    await sleep(pgc ? Math.round(lease * 1.5) : 5_000);
     stack.a.resume();
-  } else if (fault === "pg-stop") {
+  } else if (fault === "pg-stop" && pgc) {
     pgc.stop();
     await sleep(PG_STOP_MS);
     pgc.start();
@@ -91,6 +99,7 @@ async function round(pgc, leaseMs, fault) {
     "let-gos": 0,
     adoptions: 0,
     "wall s": 0,
+    store: STORE,
   };
   const started = Date.now();
   const findings = [];
@@ -167,7 +176,7 @@ async function round(pgc, leaseMs, fault) {
   return { row, violations: findings.length };
 }
 
-const pgc = privatePg();
+const pgc = STORE === "postgres" ? privatePg() : undefined;
 const rows = [];
 let violations = 0;
 try {
@@ -178,10 +187,16 @@ try {
       violations += r.violations;
     }
 } finally {
-  pgc.close();
+  pgc?.close();
 }
 printTable(rows);
-writeResults("cluster", { runsPerRound: RUNS, pgStopMs: PG_STOP_MS, rows, violations });
+writeResults(STORE === "sqlite" ? "cluster-sqlite" : "cluster", {
+  store: STORE,
+  runsPerRound: RUNS,
+  pgStopMs: PG_STOP_MS,
+  rows,
+  violations,
+});
 if (violations > 0) {
   console.error(`\n${violations} violation(s) of the fault-injection invariants`);
   process.exit(1);

@@ -23,6 +23,7 @@ export {
   SILENT_MS,
   UNPROVEN_REQUEST_MS,
 } from "./connection-guard.js";
+export { isResetBeforeAnswer, RESET_CODES, type ResetRetryOptions, retryOnReset } from "./reset-retry.js";
 
 /** How the edge bounds slow and numerous clients. Every value is in ms except `maxConnections`. */
 export interface HttpEdgeLimits {

@@ -4,6 +4,8 @@
  * Each admission's stream events come from the test's `script`; a script may also make the
  * "process" die mid-admission (the socket is destroyed unanswered — the client sees
  * `UND_ERR_SOCKET` — and the fake comes back with a new bootId and no conversations).
+ * It answers whether a Submission arrived by its `clientSubmissionId` (ADR-0288) unless told
+ * to act as an older Harness (`tellsArrival: false`).
  * Tests drive the shipped Harness client and Turn driver against it.
  */
 import { randomBytes } from "node:crypto";
@@ -24,14 +26,15 @@ export type ScriptedEvent = StreamEvent extends infer E
  * `cut`: seats it and appends the events, but the answer never reaches the client (the
  * socket is destroyed after seating; same process, same bootId).
  * `drop`: the socket is destroyed before seating it (same process, nothing seated).
+ * `reset: true` (cut, drop): a TCP reset instead of a close — the keep-alive race (ADR-0288).
  */
 export type AdmissionBehaviour =
   | { kind: "events"; events: readonly ScriptedEvent[] }
   | { kind: "die" }
-  | { kind: "cut"; events: readonly ScriptedEvent[] }
-  | { kind: "drop" }
+  | { kind: "cut"; events: readonly ScriptedEvent[]; reset?: true }
+  | { kind: "drop"; reset?: true }
   /** Answers the admission with this HTTP status and JSON body (a refusal, issue 29 skew). */
-  | { kind: "refuse"; status: number; body: unknown };
+  | { kind: "refuse"; status: number; body: unknown; headers?: Record<string, string> };
 
 export interface AdmissionSeen {
   iid: string;
@@ -50,20 +53,33 @@ export interface FakeHarnessOptions {
    * absent: 404, as an older Harness.
    */
   workspaces?(route: string, body: Record<string, unknown>): unknown;
+  /**
+   * `false`: no `GET /conversations/:iid/submissions/:id` route and no dedupe of a repeated
+   * `clientSubmissionId` (a Harness older than ADR-0288). Default true.
+   */
+  tellsArrival?: boolean;
 }
 
 /** Starts a fake Harness; `close()` when done. */
 export async function startFakeHarness(options: FakeHarnessOptions) {
   const streams = new Map<string, StreamEvent[]>();
   const admissions: AdmissionSeen[] = [];
-  /** Every call in arrival order: `admit <iid>`, `abort <iid>`. */
+  /**
+   * Every call in arrival order: `admit <iid>`, `abort <iid>`, `admit-again <iid>` (a repeated
+   * `clientSubmissionId` answered with its first admission).
+   */
   const calls: string[] = [];
+  /** The iid of each ask whether a Submission arrived (ADR-0288), in order. */
+  const asks: string[] = [];
   /**
    * Every admission, stream read and abort in arrival order with the Orchestrator instance that
    * sent it (its `x-jr2-instance` header, ADR-0280; undefined without one).
    */
   const requests: Array<{ call: "admit" | "read" | "abort"; iid: string; instance: string | undefined }> = [];
   let bootId = randomBytes(8).toString("hex");
+  /** `iid \0 clientSubmissionId` → the admission answered (this "process" only, ADR-0288). */
+  const arrivals = new Map<string, { submissionId: string; offset: string; streamUrl: string }>();
+  const tellsArrival = options.tellsArrival !== false;
   let down = false;
   let submissions = 0;
   let waiters: Array<() => void> = [];
@@ -80,6 +96,7 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
   const restart = () => {
     bootId = randomBytes(8).toString("hex");
     streams.clear();
+    arrivals.clear();
     wake();
   };
   const readBody = (req: IncomingMessage) =>
@@ -93,6 +110,13 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
 
   async function onAdmit(req: IncomingMessage, res: ServerResponse, iid: string) {
     const body = JSON.parse(await readBody(req)) as SubmissionRequest;
+    const key = `${iid}\u0000${body.clientSubmissionId ?? ""}`;
+    const first = tellsArrival && body.clientSubmissionId ? arrivals.get(key) : undefined;
+    if (first) {
+      calls.push(`admit-again ${iid}`);
+      json(res, 200, first);
+      return;
+    }
     const seen = { iid, body, bootId };
     const n = admissions.length;
     admissions.push(seen);
@@ -104,10 +128,12 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
       return;
     }
     if (behaviour.kind === "drop") {
-      req.socket.destroy();
+      if (behaviour.reset) req.socket.resetAndDestroy();
+      else req.socket.destroy();
       return;
     }
     if (behaviour.kind === "refuse") {
+      for (const [name, value] of Object.entries(behaviour.headers ?? {})) res.setHeader(name, value);
       json(res, behaviour.status, behaviour.body);
       return;
     }
@@ -122,11 +148,14 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
     log.push({ type: "submission-started", submissionId, kind: body.kind });
     for (const event of behaviour.events) log.push({ ...event, submissionId } as StreamEvent);
     wake();
+    const admission = { submissionId, offset, streamUrl: `/conversations/${encodeURIComponent(iid)}/stream` };
+    if (tellsArrival && body.clientSubmissionId) arrivals.set(key, admission);
     if (behaviour.kind === "cut") {
-      req.socket.destroy();
+      if (behaviour.reset) req.socket.resetAndDestroy();
+      else req.socket.destroy();
       return;
     }
-    json(res, 200, { submissionId, offset, streamUrl: `/conversations/${encodeURIComponent(iid)}/stream` });
+    json(res, 200, admission);
   }
 
   function onStream(res: ServerResponse, iid: string, query: URLSearchParams) {
@@ -157,6 +186,7 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
   }
 
   const server = createServer((req, res) => {
+    req.socket.on("error", () => undefined);
     if (down) {
       req.socket.destroy();
       return;
@@ -170,6 +200,14 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
     if (parts[0] === "workspaces" && options.workspaces && req.method === "POST") {
       const answer = options.workspaces;
       void readBody(req).then((text) => json(res, 200, answer(parts[1] ?? "", JSON.parse(text))));
+      return;
+    }
+    if (tellsArrival && parts[0] === "conversations" && parts[2] === "submissions" && parts.length === 4) {
+      const iid = decodeURIComponent(parts[1] ?? "");
+      const id = decodeURIComponent(parts[3] ?? "");
+      asks.push(iid);
+      const admission = arrivals.get(`${iid}\u0000${id}`);
+      json(res, 200, admission ? { arrived: true, admission, bootId } : { arrived: false, bootId });
       return;
     }
     if (parts[0] !== "conversations" || parts.length !== 3) {
@@ -194,6 +232,7 @@ export async function startFakeHarness(options: FakeHarnessOptions) {
     url: `http://127.0.0.1:${port}`,
     admissions,
     calls,
+    asks,
     requests,
     get bootId() {
       return bootId;

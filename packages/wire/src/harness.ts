@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ClientSubmissionId } from "./client-submission-id.js";
 import { ConversationHistory, HistoryStreamEvent } from "./conversation-history.js";
 import { KvWaitField, QueuedStreamEvent } from "./kv-queue.js";
 import { McpServers } from "./mcp.js";
@@ -53,6 +54,11 @@ export const SubmissionRequest = z
      * Harness verifies its hashes and rebuilds the conversation from it. An older Harness drops it.
      */
     history: ConversationHistory.optional(),
+    /**
+     * The Orchestrator's own id of this Submission (client-submission-id.ts, ADR-0288): asked
+     * about after a reset in transit. An older Harness drops it.
+     */
+    clientSubmissionId: ClientSubmissionId.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.kind === "task" && (body.prompt === undefined || body.prompt.length === 0)) {

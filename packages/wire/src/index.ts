@@ -4,6 +4,7 @@
  * @see SPEC §2, §4, §7.1, §7.6
  */
 export { ChartEdge, ChartNode, MachineChart } from "./chart.js";
+export { ClientSubmissionId, SUBMISSION_ARRIVAL_PATH } from "./client-submission-id.js";
 export {
   ConversationHistory,
   HARNESS_RESTARTED,
@@ -101,6 +102,7 @@ export {
   sandboxTokenProblem,
   secretProblem,
 } from "./secrets.js";
+export { SubmissionArrival } from "./submission-arrival.js";
 export type { TolerantSurface } from "./surface.js";
 export { LegacySurface, readSurface, Surface } from "./surface.js";
 export type { WorkingToolName } from "./tool.js";

@@ -1,3 +1,4 @@
+import { retryOnReset } from "@jr2/http-edge";
 import {
   ErrorBody,
   type PickIssue,
@@ -97,7 +98,10 @@ export function createOrchestratorClient(opts: OrchestratorClientOptions): Orche
   });
   const send = createFailoverFetch({
     urls: parseOrchestratorUrls(opts.url),
-    fetch: opts.fetch,
+    // A surface read and a pick (the same `toolCallId` is one pick, §4.3) are sent once more at
+    // once after a reset before any answer byte — the keep-alive race (ADR-0288) — instead of
+    // waiting a backoff or faulting.
+    fetch: retryOnReset(opts.fetch, { idempotent: () => true }),
     ...(opts.failoverAfterMs === undefined ? {} : { failoverAfterMs: opts.failoverAfterMs }),
     ...(opts.writeFailoverAfterMs === undefined ? {} : { writeFailoverAfterMs: opts.writeFailoverAfterMs }),
   });

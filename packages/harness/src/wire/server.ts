@@ -323,6 +323,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
     models: opts.models,
     token: opts.harnessToken,
     version: HARNESS_VERSION,
+    bootId,
     ...(dataDir === ":memory:" ? {} : { dataDir }),
   });
   app.register(modelRoutes, { models: opts.models, token: opts.harnessToken });

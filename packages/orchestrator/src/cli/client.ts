@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { retryOnReset } from "@jr2/http-edge";
 import { ErrorBody, type RunFeedEvent, RunFeedEvent as RunFeedEventSchema } from "@jr2/wire";
 
 /**
@@ -78,6 +79,12 @@ export function parseUrlList(raw: string, source: string): string[] {
   });
 }
 
+/**
+ * A read, or a start with its Idempotency-Key, sent once more at once after a reset before any
+ * answer byte (the keep-alive race, ADR-0288); any other write is never re-sent here.
+ */
+const sendAgainOnReset = retryOnReset((input, init) => fetch(input, init), { idempotent: () => true });
+
 /** Per list (`CliTarget.url`): the index that answered last, where the next request starts. */
 const preferred = new Map<string, number>();
 
@@ -141,7 +148,10 @@ async function sendOnce(target: CliTarget, path: string, init: RequestInit): Pro
     const cut = new AbortController();
     const timer = last || !read ? undefined : setTimeout(() => cut.abort(), FAILOVER_AFTER_MS);
     try {
-      const res = await fetch(`${urls[i]}${path}`, { ...init, signal: cut.signal });
+      const res = await (read ? sendAgainOnReset : fetch)(`${urls[i]}${path}`, {
+        ...init,
+        signal: cut.signal,
+      });
       if (res.status !== 503 || last) {
         if (res.status !== 503) preferred.set(target.url, i);
         return res;

@@ -1,9 +1,12 @@
+import { randomUUID } from "node:crypto";
 import type { Admission, ConversationHistory, Notice, SubmissionRequest } from "@jr2/wire";
 import { crashPoint } from "../durability/crash-points.js";
 import type { LedgerEntry } from "../durability/store/run-store.js";
+import { ARRIVAL_RESENDS, askArrival } from "./arrival-check.js";
 import { faultOfRefusal } from "./fault-causes.js";
 import type { HealthResult } from "./harness-client.js";
 import { judgeInTransit } from "./lost-admission.js";
+import { STORE_FAILING_WAIT_MS, storeFailingWait } from "./store-failing-wait.js";
 import type { TurnPorts } from "./turn-ports.js";
 import {
   abortRemote,
@@ -167,13 +170,36 @@ async function admit(
   const { config } = ports;
   const started = Date.now();
   const harnessUrl = ports.client.endpoint.url;
+  // One id per Submission, kept across its re-sends: asked about after a reset (ADR-0288).
+  const sent: SubmissionRequest = { ...body, clientSubmissionId: body.clientSubmissionId ?? randomUUID() };
+  const clientSubmissionId = sent.clientSubmissionId as string;
+  let resends = 0;
+  let waitedForStore = 0;
   for (let n = 0; ; n++) {
     if (state.stopped) return "failed";
     const before = await ports.client.health?.();
     const result = await ports.outbound.run(state.iid, () =>
-      ports.client.admit(state.iid, body, ports.traceparent),
+      ports.client.admit(state.iid, sent, ports.traceparent),
     );
     if (result.kind === "admitted") return result.admission;
+    if (result.kind === "unknown" && !isOver(state)) {
+      const asked = await askArrival(ports.client, state.iid, clientSubmissionId, before);
+      if (asked.kind === "arrived") {
+        ports.log("warn", "the admission's answer was cut in transit; the Harness says it arrived", {
+          clientSubmissionId,
+          error: result.error,
+        });
+        return asked.admission;
+      }
+      if (asked.kind === "resend" && resends++ < ARRIVAL_RESENDS) {
+        ports.telemetry({
+          type: "retry",
+          attempt: n + 1,
+          reason: `admission reset in transit (${result.error}) and ${asked.why}: sent again`,
+        });
+        continue;
+      }
+    }
     if (result.kind === "lost") return "lost";
     if (result.kind === "unsent" && Date.now() - started < config.admitWindowMs) {
       ports.telemetry({ type: "retry", attempt: n + 1, reason: `admission not sent: ${result.error}` });
@@ -182,13 +208,32 @@ async function admit(
     }
     if (result.kind === "unknown") return afterInTransit(state, result.error, before);
     if (result.kind === "refused") {
+      const bound = config.storeFailingWaitMs ?? STORE_FAILING_WAIT_MS;
+      const wait = storeFailingWait(result, waitedForStore, bound);
+      if (wait) {
+        ports.telemetry({ type: "retry", attempt: n + 1, reason: wait.reason });
+        ports.log("warn", "the Harness store refuses writes; the admission waits and is sent again", {
+          waitMs: wait.waitMs,
+          waitedMs: waitedForStore,
+          boundMs: bound,
+        });
+        waitedForStore += wait.waitMs;
+        await sleep(state, wait.waitMs);
+        continue;
+      }
+      const fault = faultOfRefusal(result.status, result.body, {
+        harnessUrl,
+        agent: ports.input.agentName,
+        model: modelOf(ports),
+      });
       endTurn(
         state,
-        faultOfRefusal(result.status, result.body, {
-          harnessUrl,
-          agent: ports.input.agentName,
-          model: modelOf(ports),
-        }),
+        waitedForStore > 0
+          ? {
+              ...fault,
+              detail: `${fault.detail} (after waiting ${Math.round(waitedForStore / 100) / 10} s for the Harness store)`,
+            }
+          : fault,
       );
     } else {
       endTurn(state, {

@@ -1,3 +1,4 @@
+import { retryOnReset } from "@jr2/http-edge";
 import { TRACEPARENT_HEADER } from "@jr2/telemetry";
 import {
   AbortAnswer,
@@ -5,6 +6,7 @@ import {
   Health,
   readStreamEvent,
   type StreamEvent,
+  SubmissionArrival,
   type SubmissionRequest,
 } from "@jr2/wire";
 
@@ -33,7 +35,8 @@ export const INSTANCE_HEADER = "x-jr2-instance";
 export type AdmitResult =
   | { kind: "admitted"; admission: Admission }
   | { kind: "lost" } // 404: `kept: true` on a conversation the Harness no longer holds
-  | { kind: "refused"; status: number; body: unknown }
+  /** `retryAfterS`: the answer's `Retry-After` in seconds, when it named one (a 503 "not now"). */
+  | { kind: "refused"; status: number; body: unknown; retryAfterS?: number }
   | { kind: "unsent"; error: string }
   | { kind: "unknown"; error: string };
 
@@ -54,6 +57,15 @@ export type ReadResult =
  * that does not tell its process apart (issue 16 "provably lost").
  */
 export type HealthResult = { kind: "up"; bootId: string | undefined } | { kind: "down"; error: string };
+
+/**
+ * Whether a Submission named by its client-chosen id reached the Harness (ADR-0288).
+ * `cannot-tell`: an older Harness without the route, or no answer.
+ */
+export type ArrivalResult =
+  | { kind: "arrived"; admission: Admission; bootId: string | undefined }
+  | { kind: "absent"; bootId: string | undefined }
+  | { kind: "cannot-tell"; error: string };
 
 /** How long one `/healthz` read may take, ms: a Harness that hangs reads as down. */
 const HEALTH_TIMEOUT_MS = 5_000;
@@ -82,6 +94,12 @@ function iidSegment(iid: string): string {
  * @see SPEC §5.5 (following), §7.1 (the wire)
  */
 export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof fetch = fetch) {
+  // Reads, `/healthz`, arrival checks and aborts (an abort of an aborted conversation is a
+  // no-op) are sent once more after a reset before any answer byte — the keep-alive race
+  // (ADR-0288). An admission is never re-sent blindly: see `arrival`.
+  const send = retryOnReset(fetchImpl, {
+    idempotent: (method, url) => method === "GET" || url.endsWith("/abort"),
+  });
   const base = endpoint.url.replace(/\/+$/, "");
   const headers: Record<string, string> = {
     authorization: `Bearer ${endpoint.token}`,
@@ -109,7 +127,15 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
     }
     const payload = await res.json().catch(() => undefined);
     if (res.status === 404) return { kind: "lost" };
-    if (!res.ok) return { kind: "refused", status: res.status, body: payload };
+    if (!res.ok) {
+      const retryAfterS = Number(res.headers.get("retry-after") ?? Number.NaN);
+      return {
+        kind: "refused",
+        status: res.status,
+        body: payload,
+        ...(Number.isFinite(retryAfterS) && retryAfterS >= 0 ? { retryAfterS } : {}),
+      };
+    }
     const admission = Admission.safeParse(payload);
     return admission.success
       ? { kind: "admitted", admission: admission.data }
@@ -124,7 +150,7 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
   ): Promise<ReadResult> {
     const url = `${base}/conversations/${iidSegment(iid)}/stream?offset=${encodeURIComponent(offset)}&wait=${waitSeconds}`;
     try {
-      const res = await fetchImpl(url, { headers, signal });
+      const res = await send(url, { headers, signal });
       if (res.status === 204) return { kind: "idle" };
       if (res.status === 404) return { kind: "lost" };
       if (!res.ok) return { kind: "transport", error: `HTTP ${res.status}` };
@@ -148,7 +174,7 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
 
   async function abort(iid: string): Promise<{ ok: boolean; aborted?: boolean; error?: string }> {
     try {
-      const res = await fetchImpl(`${base}/conversations/${iidSegment(iid)}/abort`, {
+      const res = await send(`${base}/conversations/${iidSegment(iid)}/abort`, {
         method: "POST",
         headers,
       });
@@ -164,7 +190,7 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
   /** Reads `/healthz` (open, no bearer needed; sent anyway). Never throws. */
   async function health(): Promise<HealthResult> {
     try {
-      const res = await fetchImpl(`${base}/healthz`, {
+      const res = await send(`${base}/healthz`, {
         headers,
         signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
       });
@@ -177,9 +203,36 @@ export function createHarnessClient(endpoint: HarnessEndpoint, fetchImpl: typeof
     }
   }
 
-  // `health` is optional in the client's type: a client without it (a fake, an older build)
-  // reads as a Harness that tells no bootId.
-  const optional: { health?: typeof health } = { health };
+  /**
+   * Asks whether the admission sent with `clientSubmissionId` reached the Harness (ADR-0288,
+   * `GET /conversations/:iid/submissions/:id`). Any answer but a readable 200 is `cannot-tell`
+   * (an older Harness answers 404 without the route). Never throws.
+   */
+  async function arrival(iid: string, clientSubmissionId: string): Promise<ArrivalResult> {
+    try {
+      const res = await send(
+        `${base}/conversations/${iidSegment(iid)}/submissions/${encodeURIComponent(clientSubmissionId)}`,
+        { headers, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) },
+      );
+      const parsed = SubmissionArrival.safeParse(await res.json().catch(() => undefined));
+      if (res.status !== 200 || !parsed.success)
+        return {
+          kind: "cannot-tell",
+          error: `HTTP ${res.status}${parsed.success ? "" : " without an arrival answer"}`,
+        };
+      const { arrived, admission, bootId } = parsed.data;
+      if (arrived && admission) return { kind: "arrived", admission, bootId };
+      return arrived
+        ? { kind: "cannot-tell", error: "arrived, but no admission given" }
+        : { kind: "absent", bootId };
+    } catch (error) {
+      return { kind: "cannot-tell", error: describe(error) };
+    }
+  }
+
+  // `health` and `arrival` are optional in the client's type: a client without them (a fake,
+  // an older build) reads as a Harness that tells no bootId and cannot say what arrived.
+  const optional: { health?: typeof health; arrival?: typeof arrival } = { health, arrival };
   return { endpoint, admit, read, abort, ...optional };
 }
 

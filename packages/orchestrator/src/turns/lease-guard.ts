@@ -35,6 +35,10 @@ export function leaseGuardedClient(
     },
     abort: async (iid) => ((await holds()) ? client.abort(iid) : { ok: false, error: NOT_HELD }),
   };
+  const { arrival } = client;
+  if (arrival)
+    guarded.arrival = async (iid, id) =>
+      (await holds()) ? arrival(iid, id) : { kind: "cannot-tell", error: NOT_HELD };
   if (health) guarded.health = async () => ((await holds()) ? health() : { kind: "down", error: NOT_HELD });
   return guarded;
 }

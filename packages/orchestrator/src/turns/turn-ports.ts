@@ -69,6 +69,11 @@ export interface TurnConfig {
   backoffMaxMs: number;
   /** How long an admission that provably never left the host is re-sent (§5.5). */
   admitWindowMs: number;
+  /**
+   * How long a Turn waits in all for a Harness whose store refuses writes (503
+   * `JR2_ERR_HARNESS_STORE_FAILING`, ADR-0177) before it faults (ADR-0289). Default 10 min.
+   */
+  storeFailingWaitMs?: number;
 }
 
 /** The knobs jr2 runs with: 2 nudges, a one-hour deadline, 20 s polls, 90 s to admit. */

@@ -122,8 +122,12 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     await fake.close();
   });
 
-  it("the same Harness process never seated it (its stream answers 404): admitted again after aborting the old iid", async () => {
-    const fake = await startFakeHarness({ script: (_a, n) => (n === 0 ? { kind: "drop" } : working) });
+  it("an older Harness (no arrival route) whose same process never seated it (its stream answers 404): admitted again after aborting the old iid", async () => {
+    // A Harness older than ADR-0288 (no arrival route): issue 24's ask is in keep-alive-reset-admission.test.ts.
+    const fake = await startFakeHarness({
+      tellsArrival: false,
+      script: (_a, n) => (n === 0 ? { kind: "drop" } : working),
+    });
     const host = hostOn(fake, machine);
     const { runId } = await host.startRun("w", {});
     await until("the second admission", () => fake.admissions.length === 2);
@@ -135,8 +139,8 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
     await fake.close();
   });
 
-  it("the same Harness process seated it but the answer was cut: not sent twice, the Turn faults infra / unavailable", async () => {
-    const fake = await startFakeHarness({ script: () => ({ kind: "cut", events: [] }) });
+  it("an older Harness (no arrival route) whose same process seated it but the answer was cut: not sent twice, the Turn faults infra / unavailable", async () => {
+    const fake = await startFakeHarness({ tellsArrival: false, script: () => ({ kind: "cut", events: [] }) });
     const host = hostOn(fake, machine);
     const { runId } = await host.startRun("w", {});
     await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");

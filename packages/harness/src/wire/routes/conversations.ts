@@ -3,11 +3,14 @@ import { extractTraceparent } from "@jr2/telemetry";
 import {
   AbortAnswer,
   Admission,
+  ClientSubmissionId,
   ErrorBody,
   History,
   Jr2Error,
   StreamPage,
   StreamQuery,
+  SUBMISSION_ARRIVAL_PATH,
+  SubmissionArrival,
   SubmissionRequest,
 } from "@jr2/wire";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -15,6 +18,7 @@ import { z } from "zod";
 import type { Conversations } from "../../conversations/conversations.js";
 import { type ModelTable, modelEntry } from "../../provider/models.js";
 import { cwdProblem } from "../../tools/working-directory.js";
+import { createArrivals } from "./arrivals.js";
 import { bearerCheck } from "./auth.js";
 import { refuseUnknownDefinitionKeys, skipUnknownNotices } from "./notices.js";
 
@@ -29,6 +33,8 @@ export interface ConversationRoutesOptions {
   version: string;
   /** The Harness's data dir (ADR-0175): refused as, inside or around a working directory. */
   dataDir?: string;
+  /** This process's bootId, named in an arrival answer (ADR-0288). */
+  bootId: string;
 }
 
 /**
@@ -41,6 +47,7 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
   app.addHook("preValidation", skipUnknownNotices);
   app.addHook("preValidation", refuseUnknownDefinitionKeys(opts.version));
   const known = () => Object.keys(models);
+  const arrivals = createArrivals();
 
   app.post(
     "/conversations/:iid/submissions",
@@ -54,6 +61,9 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
     async (request) => {
       const { iid } = request.params;
       const body = request.body;
+      // The same Submission sent again after a reset (ADR-0288): its first admission, once.
+      const first = body.clientSubmissionId ? arrivals.get(iid, body.clientSubmissionId) : undefined;
+      if (first) return first;
       for (const [field, model] of [
         ["definition.model", body.definition.model],
         ["model", body.model],
@@ -68,11 +78,31 @@ export const conversationRoutes: FastifyPluginAsyncZod<ConversationRoutesOptions
       const admitted = conversations.admit(iid, body, { trace: extractTraceparent(request.headers) });
       if ("lost" in admitted)
         throw new Jr2Error("JR2_ERR_CONVERSATION_NOT_REBUILT", { iid, why: admitted.lost });
-      return {
+      const admission = {
         submissionId: admitted.submissionId,
         offset: admitted.offset,
         streamUrl: `/conversations/${encodeURIComponent(iid)}/stream?offset=${admitted.offset}`,
       };
+      if (body.clientSubmissionId) arrivals.put(iid, body.clientSubmissionId, admission);
+      return admission;
+    },
+  );
+
+  // Whether a Submission reset in transit arrived (ADR-0288); answered by this process only.
+  app.get(
+    SUBMISSION_ARRIVAL_PATH,
+    {
+      schema: {
+        params: Params.extend({ clientSubmissionId: ClientSubmissionId }),
+        response: { 200: SubmissionArrival, 400: ErrorBody, 401: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { iid, clientSubmissionId } = request.params;
+      const admission = arrivals.get(iid, clientSubmissionId);
+      return admission
+        ? { arrived: true, admission, bootId: opts.bootId }
+        : { arrived: false, bootId: opts.bootId };
     },
   );
 
