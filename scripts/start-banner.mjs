@@ -53,7 +53,8 @@ export function followFirstRun(args, { cli: cliFile, repoRoot, env, stop }) {
   if (sample) cliArgs.push("--input", JSON.stringify({ repo: sample.repo, pushUrl: sample.remote }));
   if (args.input) cliArgs.push("--input", args.input);
   const cli = spawn(process.execPath, [cliFile, ...cliArgs], {
-    env: { ...process.env, ...env },
+    // Its hints name `pnpm jr2`, the way this user goes on (the quickstart runs start.mjs by node).
+    env: { ...process.env, ...env, JR2_CLI_INVOKED_AS: "pnpm jr2" },
     stdio: "inherit",
   });
   cli.on("exit", (code) => {

@@ -84,7 +84,7 @@ export const errorCodes = {
   JR2_ERR_RUN_VERSION_NOT_FOUND: {
     status: 404,
     message:
-      "run `{runId}` has no version {version}; kept versions: {kept} (`GET /runs/{runId}/history` lists them)",
+      "run `{runId}` has no version {version}; kept versions: {kept} (`jr2 history {runId}` or `GET /runs/{runId}/history` lists them)",
   },
   JR2_ERR_FORK_DRIFTED: {
     status: 409,
