@@ -4,7 +4,15 @@
  */
 import type { RunFeedEvent } from "@jr2/wire";
 import { expect } from "vitest";
-import { createHarnessTurnDriver, createRunHost, type Jr2Machine, type RunStore } from "../src/index.js";
+import {
+  agent,
+  createHarnessTurnDriver,
+  createRunHost,
+  defineEvent,
+  type Jr2Machine,
+  jr2Setup,
+  type RunStore,
+} from "../src/index.js";
 import type { TurnConfig } from "../src/turns/agent-actor.js";
 import type { FakeHarness } from "./fake-harness-server.js";
 
@@ -14,6 +22,29 @@ export const quickTurns: Partial<TurnConfig> = {
   backoffMinMs: 5,
   backoffMaxMs: 20,
 };
+
+/**
+ * The one-Agent workflow the admission regressions drive: `coder` works until it picks `finish`
+ * (→ `done`) or faults (→ `failed`). `id` names the Machine.
+ */
+export function oneCoderMachine(id: string) {
+  const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
+  return jr2Setup({
+    events: [finish],
+    actors: { coder: agent({ model: "m", instructions: "You code.", workspace: "none" }) },
+  }).createMachine({
+    id,
+    initial: "work",
+    states: {
+      work: {
+        invoke: { src: "coder", input: { prompt: "Do the work." } },
+        on: { finish: "done", "agent.fault": "failed" },
+      },
+      done: { type: "final" },
+      failed: { type: "final" },
+    },
+  });
+}
 
 /** A host with one workflow `w` placed on `fake`, or any Harness at a URL (every Agent `workspace: "none"`). */
 export function hostOn(

@@ -8,26 +8,11 @@
  * past the bound the Turn faults as before, saying how long it waited.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { agent, defineEvent, INSTANCE_CALLER, jr2Setup } from "../../src/index.js";
+import { INSTANCE_CALLER } from "../../src/index.js";
 import { type AdmissionBehaviour, startFakeHarness } from "../fake-harness-server.js";
-import { feedOf, hostOn, until } from "../host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, until } from "../host-on-fake-harness.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "m", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  id: "store-failing",
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+const machine = oneCoderMachine("store-failing");
 
 /** The Harness's answer while its store refuses writes (as routes/errors.ts sends it), told to come back in 0.1 s. */
 const storeFailing: AdmissionBehaviour = {

@@ -14,27 +14,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { pooled, startResetServer } from "../../../http-edge/test/reset-reused-socket-server.js";
 import { call } from "../../src/cli/client.js";
-import { agent, defineEvent, INSTANCE_CALLER, jr2Setup } from "../../src/index.js";
+import { INSTANCE_CALLER } from "../../src/index.js";
 import { createHarnessClient } from "../../src/turns/harness-client.js";
 import { startFakeHarness } from "../fake-harness-server.js";
-import { feedOf, hostOn, until } from "../host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, until } from "../host-on-fake-harness.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "m", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  id: "keep-alive",
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+const machine = oneCoderMachine("keep-alive");
 const working = { kind: "events", events: [] } as const;
 
 const closers: Array<() => Promise<void>> = [];
