@@ -24,8 +24,9 @@ export const quickTurns: Partial<TurnConfig> = {
 };
 
 /**
- * The one-Agent workflow the admission regressions drive: `coder` works until it picks `finish`
- * (→ `done`) or faults (→ `failed`). `id` names the Machine.
+ * The one-Agent workflow of the tests that drive one Turn (admission regressions, run ownership,
+ * the Harness's retries on the feed): `coder` (model `m`) works until it picks `finish` (→ `done`)
+ * or faults (→ `failed`). `id` names the Machine.
  */
 export function oneCoderMachine(id: string) {
   const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });

@@ -13,25 +13,11 @@
 import { describe, expect, it } from "vitest";
 import { agent, defineEvent, INSTANCE_CALLER, jr2Setup } from "../../src/index.js";
 import { startFakeHarness } from "../fake-harness-server.js";
-import { feedOf, hostOn, until } from "../host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, until } from "../host-on-fake-harness.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "m", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  id: "in-transit",
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+const machine = oneCoderMachine("in-transit");
 
 /** The Turn's admissions stay open (the model is still working) unless a test settles them. */
 const working = { kind: "events", events: [] } as const;
