@@ -17,13 +17,16 @@ describePg("the PostgreSQL store's leases under contention (ADR-0280)", () => {
   const { runId } = pgs;
   const instance = pgs.instance.bind(pgs);
 
-  it("a write under way when an adoption runs commits first (the adoption waits for its row lock)", async () => {
+  /**
+   * A run `id` of A's whose lease expired, B to adopt it, and a write transaction of A's on it
+   * paused after its fence (`writer`, a raw session: no idle timeout; the caller ends it).
+   */
+  async function expiredWithWriteUnderWay() {
     const a = await instance("A");
     const b = await instance("B");
     const id = runId();
     await a.save(blob(id));
     await sleep(LEASE_MS + 100);
-    // A write transaction of A's, paused after its fence (a raw session: no idle timeout).
     const writer = new pg.Client(pgs.db.url);
     await writer.connect();
     try {
@@ -33,6 +36,16 @@ describePg("the PostgreSQL store's leases under contention (ADR-0280)", () => {
         [id],
       );
       expect(fence.rowCount).toBe(1);
+      return { b, id, writer };
+    } catch (error) {
+      await writer.end();
+      throw error;
+    }
+  }
+
+  it("a write under way when an adoption runs commits first (the adoption waits for its row lock)", async () => {
+    const { b, id, writer } = await expiredWithWriteUnderWay();
+    try {
       let adopted: RunBlob[] | undefined;
       const adoption = b.ownership.adopt(["review"]).then((r) => (adopted = r.adopted));
       await sleep(200);
@@ -50,19 +63,8 @@ describePg("the PostgreSQL store's leases under contention (ADR-0280)", () => {
   });
 
   it("an adoption waiting on a save that settles the run does not keep a lease on it", async () => {
-    const a = await instance("A");
-    const b = await instance("B");
-    const id = runId();
-    await a.save(blob(id));
-    await sleep(LEASE_MS + 100);
-    const writer = new pg.Client(pgs.db.url);
-    await writer.connect();
+    const { b, id, writer } = await expiredWithWriteUnderWay();
     try {
-      await writer.query("BEGIN");
-      await writer.query(
-        "SELECT 1 FROM run_leases WHERE run_id = $1 AND owner_id = 'A' AND epoch = 1 FOR SHARE",
-        [id],
-      );
       const done = blob(id, { status: "done", outcome: "succeeded" });
       await writer.query("UPDATE runs SET status = 'done', blob = $2 WHERE run_id = $1", [
         id,
