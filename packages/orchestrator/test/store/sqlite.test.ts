@@ -1,20 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore, STORE_FILE } from "../../src/durability/store/sqlite.js";
+import { sqliteDir } from "./store-fixture.js";
 
-const dirs: string[] = [];
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-store-"));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = () => sqliteDir("jr2-store-");
 
 function blob(runId: string, patch: Partial<RunBlob> = {}): RunBlob {
   return {
