@@ -4,29 +4,13 @@
  * a refusal as an Error).
  */
 import type { RunFeedEvent } from "@jr2/wire";
-import type { RunBlob } from "../src/durability/store/run-store.js";
+import { reviewBlob } from "./store/review-blob.js";
 
 /** The suites' lease, ms: short, so an expiry and an adoption come within a test. */
 export const LEASE_MS = 300;
 
 /** A running run `runId` of workflow `review`, with `patch` over it. */
-export function blob(runId: string, patch: Partial<RunBlob> = {}): RunBlob {
-  return {
-    runId,
-    workflow: "review",
-    machineFingerprint: "fp1",
-    status: "running",
-    snapshot: { value: "implement", context: {} },
-    input: {},
-    ledger: {},
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
-    createdAt: "2026-11-30T00:00:00.000Z",
-    updatedAt: "2026-11-30T00:00:00.000Z",
-    ...patch,
-  };
-}
+export const blob = reviewBlob;
 
 /** A `status` feed event at `seq` carrying `value` (the event's data, never to be notified). */
 export const event = (seq: number, value: unknown = "event data"): RunFeedEvent =>

@@ -18,6 +18,7 @@ import { openSqliteStore, type SqliteRunStore } from "../../src/durability/store
 import type { TranscriptRow, TurnRecord } from "../../src/durability/transcript-rows.js";
 import type { UsageRecord } from "../../src/durability/usage-totals.js";
 import { describePg, freshPgDatabase } from "../pg.js";
+import { reviewBlob } from "./review-blob.js";
 import { sqliteDir } from "./store-fixture.js";
 
 /** One store under test: how to open a fresh, empty one, and (not memory) how to damage a row. */
@@ -78,21 +79,12 @@ export function eachStore(concern: string, cases: (subject: Subject) => void): v
 
 /** A running run `runId` of workflow `review` with one ledgered admission, `patch` over it. */
 export function blob(runId: string, patch: Partial<RunBlob> = {}): RunBlob {
-  return {
-    runId,
-    workflow: "review",
-    machineFingerprint: "fp1",
-    status: "running",
+  return reviewBlob(runId, {
     snapshot: { value: "implement", context: { n: 1 } },
     input: { task: "x" },
     ledger: { [`${runId}/coder`]: { turnId: "t1", submissionId: "s1", offset: "3", streamUrl: "/x" } },
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
-    createdAt: "2026-11-30T00:00:00.000Z",
-    updatedAt: "2026-11-30T00:00:00.000Z",
     ...patch,
-  };
+  });
 }
 
 /** `runId` settled `done` (succeeded, in `finished`) at `updatedAt`, `patch` over it. */

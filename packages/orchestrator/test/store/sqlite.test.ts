@@ -3,26 +3,17 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore, STORE_FILE } from "../../src/durability/store/sqlite.js";
+import { reviewBlob } from "./review-blob.js";
 import { sqliteDir } from "./store-fixture.js";
 
 const tempDir = () => sqliteDir("jr2-store-");
 
+/** The review run with its coder's admission ledgered. */
 function blob(runId: string, patch: Partial<RunBlob> = {}): RunBlob {
-  return {
-    runId,
-    workflow: "review",
-    machineFingerprint: "fp1",
-    status: "running",
-    snapshot: { value: "implement", context: {} },
-    input: {},
+  return reviewBlob(runId, {
     ledger: { [`${runId}/coder`]: { turnId: "t1", submissionId: "s1", offset: "3", streamUrl: "/x" } },
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
-    createdAt: "2026-11-30T00:00:00.000Z",
-    updatedAt: "2026-11-30T00:00:00.000Z",
     ...patch,
-  };
+  });
 }
 
 const answer = { delivered: true, moved: true, turnComplete: true, allowed: [] };
