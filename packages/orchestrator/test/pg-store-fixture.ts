@@ -4,6 +4,7 @@
  * a refusal as an Error).
  */
 import type { RunFeedEvent } from "@jr2/wire";
+import type { PostgresRunStore } from "../src/durability/store/postgres.js";
 import { reviewBlob } from "./store/review-blob.js";
 
 /** The suites' lease, ms: short, so an expiry and an adoption come within a test. */
@@ -48,3 +49,15 @@ export const refusal = (p: Promise<unknown>) =>
     () => new Error("accepted"),
     (e: unknown) => e as Error,
   );
+
+/**
+ * `b` subscribed to run `id`'s notices, and `a`'s first save of it (with event 0) heard there:
+ * the seqs `b` is told, in order, growing as later notices come.
+ */
+export async function notifiedSeqs(a: PostgresRunStore, b: PostgresRunStore, id: string): Promise<number[]> {
+  const seen: number[] = [];
+  b.notices.subscribe(id, (seq) => seen.push(seq));
+  await a.save(blob(id), [], [], [event(0)]);
+  await eventually(() => seen.includes(0));
+  return seen;
+}

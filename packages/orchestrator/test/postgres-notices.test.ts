@@ -9,7 +9,7 @@ import { expect, it } from "vitest";
 import { FencedError } from "../src/durability/store/ownership.js";
 import { describePg } from "./pg.js";
 import { pgInstances } from "./pg-instances.js";
-import { blob, event, eventually, LEASE_MS, sleep } from "./pg-store-fixture.js";
+import { blob, event, eventually, LEASE_MS, notifiedSeqs, sleep } from "./pg-store-fixture.js";
 
 describePg("the PostgreSQL store's notices across instances (ADR-0280)", () => {
   const pgs = pgInstances("jr2_notices", LEASE_MS);
@@ -51,10 +51,7 @@ describePg("the PostgreSQL store's notices across instances (ADR-0280)", () => {
     const a = await instance("A");
     const b = await instance("B");
     const id = runId();
-    const seen: number[] = [];
-    b.notices.subscribe(id, (seq) => seen.push(seq));
-    await a.save(blob(id), [], [], [event(0)]);
-    await eventually(() => seen.includes(0));
+    const seen = await notifiedSeqs(a, b, id);
     await a.pool.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jr2-notices' AND datname = current_database()",
     );

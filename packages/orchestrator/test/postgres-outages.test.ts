@@ -15,7 +15,7 @@ import {
 } from "../src/durability/store/postgres.js";
 import { describePg } from "./pg.js";
 import { Cluster, commitCuttingProxy } from "./pg-outages.js";
-import { blob, event, eventually, outcome, sleep } from "./pg-store-fixture.js";
+import { blob, event, eventually, notifiedSeqs, outcome, sleep } from "./pg-store-fixture.js";
 
 describePg("the PostgreSQL store when its database is paused, killed and restarted", () => {
   const cluster = new Cluster();
@@ -117,10 +117,7 @@ describePg("the PostgreSQL store when its database is paused, killed and restart
   it("the database killed (immediate) under saves and restarted: every save settles, later saves work, the LISTEN client is back and a reader misses no event", async () => {
     const a = await instance("A");
     const b = await instance("B");
-    const seen: number[] = [];
-    b.notices.subscribe("k-1", (seq) => seen.push(seq));
-    await a.save(blob("k-1"), [], [], [event(0)]);
-    await eventually(() => seen.includes(0));
+    const seen = await notifiedSeqs(a, b, "k-1");
     const inFlight = Array.from({ length: 12 }, (_, i) =>
       a.save(blob(`k-${(i % 4) + 1}`, { updatedAt: `2026-11-30T00:00:0${i % 10}.000Z` })),
     );
@@ -144,10 +141,7 @@ describePg("the PostgreSQL store when its database is paused, killed and restart
   it("after the whole database was paused past every timeout, notices reach a reader again", async () => {
     const a = await instance("A");
     const b = await instance("B");
-    const seen: number[] = [];
-    b.notices.subscribe("s-1", (seq) => seen.push(seq));
-    await a.save(blob("s-1"), [], [], [event(0)]);
-    await eventually(() => seen.includes(0));
+    const seen = await notifiedSeqs(a, b, "s-1");
     cluster.signal("SIGSTOP");
     try {
       expect(await outcome(a.appendEvents("s-1", [event(1)]), 12_000)).toBe("rejected");
