@@ -9,6 +9,7 @@ import {
   createHarnessTurnDriver,
   createRunHost,
   defineEvent,
+  INSTANCE_CALLER,
   type Jr2Machine,
   jr2Setup,
   type RunStore,
@@ -24,8 +25,9 @@ export const quickTurns: Partial<TurnConfig> = {
 };
 
 /**
- * The one-Agent workflow the admission regressions drive: `coder` works until it picks `finish`
- * (→ `done`) or faults (→ `failed`). `id` names the Machine.
+ * The one-Agent workflow of the tests that drive one Turn (admission regressions, run ownership,
+ * the Harness's retries on the feed): `coder` (model `m`) works until it picks `finish` (→ `done`)
+ * or faults (→ `failed`). `id` names the Machine.
  */
 export function oneCoderMachine(id: string) {
   const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
@@ -76,4 +78,15 @@ export async function feedOf<T extends RunFeedEvent["type"]>(
   return (await host.feedOf(runId))
     .since()
     .filter((e): e is Extract<RunFeedEvent, { type: T }> => e.type === type);
+}
+
+/** Picks `finish` (toolCallId `c1`) as the instance on the run's first Turn: that Turn's `iid` and the pick's answer. */
+export async function pickFinishOnFirstTurn(host: ReturnType<typeof createRunHost>, runId: string) {
+  const { iid } = (await host.getRun(runId)).turns[0]!;
+  const answer = await host.deliverPick(iid, INSTANCE_CALLER, {
+    name: "finish",
+    arguments: {},
+    toolCallId: "c1",
+  });
+  return { iid, answer };
 }

@@ -3,27 +3,12 @@
  * short lease they run it under, and a run started with its Turn's admission ledgered in the
  * shared store. Used by ownership-suite.ts and regressions/lease-own-clock-lapse.test.ts.
  */
-import { agent, defineEvent, jr2Setup, type RunStore } from "../src/index.js";
+import type { RunStore } from "../src/index.js";
 import type { FakeHarness } from "./fake-harness-server.js";
-import { type hostOn, until } from "./host-on-fake-harness.js";
-
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
+import { type hostOn, oneCoderMachine, until } from "./host-on-fake-harness.js";
 
 /** `work` (the coder's Turn; `finish` → done, a fault → failed). */
-export const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "coder", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+export const machine = oneCoderMachine("ownership");
 
 /** The lease the tests run under, ms: short, so an adoption comes within a test. */
 export const LEASE_MS = 600;

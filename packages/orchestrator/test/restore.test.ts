@@ -6,21 +6,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SubmissionRequest } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { assign } from "xstate";
 import { createMemoryStore, type RunStore } from "../src/durability/store/run-store.js";
 import { openSqliteStore } from "../src/durability/store/sqlite.js";
-import {
-  agent,
-  createHarnessTurnDriver,
-  createRunHost,
-  defineEvent,
-  INSTANCE_CALLER,
-  jr2Setup,
-} from "../src/index.js";
-import type { HarnessClient } from "../src/turns/harness-client.js";
+import { agent, createRunHost, defineEvent, INSTANCE_CALLER, jr2Setup } from "../src/index.js";
 import { pendingDelayedEvents } from "../src/xstate/adapter.js";
+import { neverSettlingHarness, placement } from "./never-settling-harness.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 const note = defineEvent({
@@ -58,43 +50,6 @@ function durableMachine(timeoutMs = 3_600_000, extraState = false) {
   });
 }
 
-/** Every Turn (workspace "none") on the instance Harness: the fake below. */
-const placement = {
-  instanceHarnessUrl: "http://127.0.0.1:1",
-  workRoot: "/work",
-  allowExplicitEndpoints: false,
-};
-
-/** A fake Harness shared by both hosts (it outlives the Orchestrator, as a real one does). */
-function fakeHarness() {
-  const admissions: Array<{ iid: string; body: SubmissionRequest }> = [];
-  const aborts: string[] = [];
-  const client: HarnessClient = {
-    endpoint: { url: "http://127.0.0.1:1", token: "t" },
-    async admit(iid, body) {
-      admissions.push({ iid, body });
-      return {
-        kind: "admitted",
-        admission: { submissionId: `s${admissions.length}`, offset: "0", streamUrl: `/c/${iid}` },
-      };
-    },
-    // The Submission never settles in these tests: the Turn waits on the stream until stopped.
-    async read(_iid, _offset, _wait, signal) {
-      await new Promise<void>((resolve) =>
-        signal?.addEventListener("abort", () => resolve(), { once: true }),
-      );
-      return { kind: "transport", error: "aborted" };
-    },
-    async abort(iid) {
-      aborts.push(iid);
-      return { ok: true, aborted: true };
-    },
-  };
-  // The shipped Harness Turn driver, on this fake Harness.
-  const driver = createHarnessTurnDriver({ harnessToken: "t", client: () => client });
-  return { driver, admissions, aborts };
-}
-
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -123,7 +78,7 @@ async function until(check: () => boolean | Promise<boolean>, label: string): Pr
 describe.each(Object.keys(stores) as Array<keyof typeof stores>)("restore with the %s store (§8)", (kind) => {
   async function hostPair(machine = durableMachine()) {
     const open = stores[kind]();
-    const harness = fakeHarness();
+    const harness = neverSettlingHarness();
     const first = createRunHost({
       workflows: new Map([["durable", machine]]),
       store: open(),

@@ -6,39 +6,16 @@
  * state, where the current state was removed. Turns run the shipped Harness Turn driver
  * against a fake Harness that records admissions.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { driftReason } from "../src/durability/restore.js";
 import type { RunBlob } from "../src/durability/store/run-store.js";
 import { openSqliteStore } from "../src/durability/store/sqlite.js";
 import { agent, createRunHost, INSTANCE_CALLER, jr2Setup, workspace } from "../src/index.js";
-import { fakeHarness, finish, machine, placement, until } from "./drift-fixture.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { finish, machine, runSavedMidTurn, storeDir, until } from "./drift-fixture.js";
 
 /** A run saved mid-Turn under v1, then a second host serving `next` (the run drifted). */
 async function driftedRun(next: ReturnType<typeof machine>) {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-resume-"));
-  dirs.push(dir);
-  const harness = fakeHarness();
-  const hostOf = (m: ReturnType<typeof machine>) =>
-    createRunHost({
-      workflows: new Map([["durable", m]]),
-      store: openSqliteStore(dir),
-      turnDriver: harness.driver,
-      placement,
-    });
-  const first = hostOf(machine());
-  await first.restore();
-  const { runId } = await first.startRun("durable", {});
-  await until(() => harness.admissions.length === 1, "first admission");
-  const iid = (await first.getRun(runId)).turns[0]!.iid;
-  await first.close();
+  const { hostOf, runId, iid, harness } = await runSavedMidTurn();
   const second = hostOf(next);
   const report = await second.restore();
   expect(report.drifted.map((d) => d.runId)).toEqual([runId]);
@@ -168,8 +145,7 @@ function nested(changed: boolean) {
 
 describe("drift of a nested Machine (ADR-0271)", () => {
   it("a changed workspace() body is drift on restore, naming that Machine; resume restores it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "jr2-resume-"));
-    dirs.push(dir);
+    const dir = storeDir();
     const hostOf = (changed: boolean) =>
       createRunHost({ workflows: new Map([["nested", nested(changed)]]), store: openSqliteStore(dir) });
     const first = hostOf(false);

@@ -1,26 +1,14 @@
 /** The ownership suite (ownership-suite.ts) on the shared-store double; PostgreSQL: run-ownership-pg.test.ts. */
 import { describe, expect, it } from "vitest";
-import { agent, defineEvent, INSTANCE_CALLER, jr2Setup, type RunStore } from "../src/index.js";
+import { INSTANCE_CALLER, type RunStore } from "../src/index.js";
 import { startFakeHarness } from "./fake-harness-server.js";
-import { hostOn, until } from "./host-on-fake-harness.js";
+import { hostOn, oneCoderMachine, until } from "./host-on-fake-harness.js";
 import { ownershipSuite } from "./ownership-suite.js";
 import { createSharedStore, doubleBackend } from "./shared-store.js";
 
 ownershipSuite(doubleBackend);
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "coder", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  initial: "work",
-  on: { "agent.fault": ".failed" },
-  states: {
-    work: { invoke: { src: "coder", input: { prompt: "Do the work." } }, on: { finish: "done" } },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+const machine = oneCoderMachine("shared-store-failing");
 
 describe("a failed save on a shared store that is not the fence (ADR-0253, ADR-0280)", () => {
   it("freezes the run (503 JR2_ERR_STORE_FAILING) and keeps it here, as on SQLite", async () => {

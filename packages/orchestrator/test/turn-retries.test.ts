@@ -6,33 +6,18 @@
  */
 import { describe, expect, it } from "vitest";
 import { formatFeedEvent } from "../src/cli/feed-printer.js";
-import { agent, defineEvent, jr2Setup } from "../src/index.js";
 import { type ScriptedEvent, startFakeHarness } from "./fake-harness-server.js";
-import { feedOf, hostOn, until } from "./host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, until } from "./host-on-fake-harness.js";
 
-const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "coder", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+const machine = oneCoderMachine("turn-retries");
 
 const waiting = (attempt: number): ScriptedEvent => ({
   type: "retry",
-  model: "coder",
+  model: "m",
   attempt,
   waitMs: 500 * attempt,
   cause: "unavailable",
-  message: "model `coder` at http://127.0.0.1:8000/v1: 503 Service Unavailable",
+  message: "model `m` at http://127.0.0.1:8000/v1: 503 Service Unavailable",
 });
 
 describe("Harness retries on the feed (issue 10 §3)", () => {
@@ -54,13 +39,13 @@ describe("Harness retries on the feed (issue 10 §3)", () => {
       attempt: 1,
       reason: "unavailable",
       waitMs: 500,
-      model: "coder",
-      message: "model `coder` at http://127.0.0.1:8000/v1: 503 Service Unavailable",
+      model: "m",
+      message: "model `m` at http://127.0.0.1:8000/v1: 503 Service Unavailable",
     });
     expect(await feedOf(host, runId, "fault")).toEqual([expect.objectContaining({ reason: "no-signal" })]);
     // The CLI reads a wait as waiting for the model endpoint.
     expect(formatFeedEvent(retries[0]!, runId)).toMatch(
-      /waiting {3}work#coder {2}for the model endpoint \(model coder\): down or loading, trying again in 0\.5 s \(attempt 1\)/,
+      /waiting {3}work#coder {2}for the model endpoint \(model m\): down or loading, trying again in 0\.5 s \(attempt 1\)/,
     );
     await host.close();
     await fake.close();

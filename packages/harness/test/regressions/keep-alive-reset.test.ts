@@ -13,30 +13,8 @@ import { SubmissionRequest } from "@jr2/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { pooled, startResetServer } from "../../../http-edge/test/reset-reused-socket-server.js";
-import { buildHarness } from "../../src/index.js";
 import { createOrchestratorClient } from "../../src/orchestrator/orchestrator-client.js";
-
-const TOKEN = "harness-secret";
-const auth = { authorization: `Bearer ${TOKEN}` };
-
-/** A Harness whose Orchestrator is unreachable: admissions answer, their Turns fail quickly. */
-function harness() {
-  return buildHarness({
-    models: { sim: { baseUrl: "http://127.0.0.1:9/v1", id: "sim", contextWindow: 1000, maxTokens: 100 } },
-    orchestratorUrl: "http://127.0.0.1:9",
-    harnessToken: TOKEN,
-    sandboxToken: "",
-    surfaceBudgetMs: 0,
-  });
-}
-
-const submission = (extra: Record<string, unknown> = {}) => ({
-  agent: "coder",
-  kind: "task",
-  definition: { model: "sim", instructions: "i", workspace: "none" },
-  prompt: "Review the change.",
-  ...extra,
-});
+import { auth, offlineHarness, submission } from "../fixtures/offline-harness.js";
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -45,7 +23,7 @@ afterEach(async () => {
 
 describe("whether a Submission arrived, by its client-chosen id (ADR-0288)", () => {
   it("answers arrived with the admission, or not arrived, naming this process's bootId; a repeated id is admitted once", async () => {
-    const app = harness();
+    const app = offlineHarness();
     closers.push(async () => {
       await app.conversations.idle();
       await app.close();
@@ -86,7 +64,7 @@ describe("whether a Submission arrived, by its client-chosen id (ADR-0288)", () 
   });
 
   it("an older Orchestrator (no id) is admitted as before; an older Harness's schema drops the id", async () => {
-    const app = harness();
+    const app = offlineHarness();
     closers.push(async () => {
       await app.conversations.idle();
       await app.close();

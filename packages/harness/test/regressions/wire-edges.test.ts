@@ -11,33 +11,12 @@
  * routes/notices.ts, models.ts (`modelEntry`, Object.hasOwn).
  */
 import { describe, expect, it } from "vitest";
-import { buildHarness, HARNESS_BODY_LIMIT } from "../../src/index.js";
-
-const TOKEN = "harness-secret";
-const auth = { authorization: `Bearer ${TOKEN}` };
-
-/** A Harness whose Orchestrator is unreachable: admissions answer, their Turns fail quickly. */
-function harness() {
-  return buildHarness({
-    models: { sim: { baseUrl: "http://127.0.0.1:9/v1", id: "sim", contextWindow: 1000, maxTokens: 100 } },
-    orchestratorUrl: "http://127.0.0.1:9",
-    harnessToken: TOKEN,
-    sandboxToken: "",
-    surfaceBudgetMs: 0,
-  });
-}
-
-const submission = (extra: Record<string, unknown> = {}) => ({
-  agent: "coder",
-  kind: "task",
-  definition: { model: "sim", instructions: "i", workspace: "none" },
-  prompt: "Review the change.",
-  ...extra,
-});
+import { HARNESS_BODY_LIMIT } from "../../src/index.js";
+import { auth, offlineHarness, submission, TOKEN } from "../fixtures/offline-harness.js";
 
 describe("long iids (item 3)", () => {
   it("admits and streams a conversation whose iid is 600 characters", async () => {
-    const app = harness();
+    const app = offlineHarness();
     const iid = `run-1/${"a".repeat(600)}`;
     const url = `/conversations/${encodeURIComponent(iid)}`;
     const admitted = await app.inject({
@@ -58,7 +37,7 @@ describe("Object's members are not models (item 5)", () => {
   it.each(["toString", "__proto__", "constructor", "hasOwnProperty"])(
     "`%s` answers 400 JR2_ERR_MODEL_UNKNOWN and /healthz gains no endpoint",
     async (name) => {
-      const app = harness();
+      const app = offlineHarness();
       const res = await app.inject({
         method: "POST",
         url: "/conversations/r1%2Fm/submissions",
@@ -77,7 +56,7 @@ describe("Object's members are not models (item 5)", () => {
 
 describe("content types (item 8)", () => {
   it("a form body or no content type answers 415 naming it, not 500", async () => {
-    const app = harness();
+    const app = offlineHarness();
     const form = await app.inject({
       method: "POST",
       url: "/conversations/r1%2Fc/submissions",
@@ -114,7 +93,7 @@ describe("content types (item 8)", () => {
 
 describe("malformed paths (item 10)", () => {
   it("a path that does not decode and a parameter over the limit answer 400 JR2_ERR_REQUEST_INVALID", async () => {
-    const app = harness();
+    const app = offlineHarness();
     for (const url of ["/conversations/%ff/history", "/conversations/%ff%fe/stream"]) {
       const res = await app.inject({ method: "GET", url, headers: auth });
       expect(res.statusCode).toBe(400);
@@ -134,7 +113,7 @@ describe("malformed paths (item 10)", () => {
 
 describe("stream query errors (item 11)", () => {
   it("`wait=61` is a bad request naming `wait`, not an invalid Submission", async () => {
-    const app = harness();
+    const app = offlineHarness();
     const res = await app.inject({
       method: "GET",
       url: "/conversations/r1%2Fs/stream?offset=0&wait=61",
@@ -148,7 +127,7 @@ describe("stream query errors (item 11)", () => {
 
 describe("body limit (item 12)", () => {
   it("admits a 2 MiB prompt; a body over the limit answers 413 naming the limit in bytes", async () => {
-    const app = harness();
+    const app = offlineHarness();
     const big = await app.inject({
       method: "POST",
       url: "/conversations/r1%2Fbig/submissions",
@@ -173,7 +152,7 @@ describe("body limit (item 12)", () => {
 
 describe("notice tolerance (item 16)", () => {
   it("an unknown notice type is skipped and the Submission admitted; a known one with a bad shape is refused", async () => {
-    const app = harness();
+    const app = offlineHarness();
     const newer = await app.inject({
       method: "POST",
       url: "/conversations/r1%2Fn/submissions",
@@ -196,7 +175,7 @@ describe("notice tolerance (item 16)", () => {
 
 describe("the bearer scheme (item 19)", () => {
   it("is case-insensitive; the token is not", async () => {
-    const app = harness();
+    const app = offlineHarness();
     for (const scheme of ["bearer", "BEARER", "Bearer"]) {
       const res = await app.inject({
         method: "GET",

@@ -1,4 +1,6 @@
+import { errorCodes } from "@jr2/wire";
 import type { FastifyInstance, InjectOptions } from "fastify";
+import { expect } from "vitest";
 import { buildOrchestrator } from "../../src/index.js";
 import { machine as flow } from "../integration/workflows/flow.js";
 
@@ -51,3 +53,10 @@ export async function startFlow(app: FastifyInstance): Promise<{ runId: string; 
 /** The agent route of an iid: one percent-encoded segment. */
 export const agentUrl = (iid: string, what: "surface" | "picks") =>
   `/agents/${encodeURIComponent(iid)}/${what}`;
+
+/** Every error body is `{ error, code, ... }` with a code of the wire table and its status. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
+export function expectCoded(res: { status: number; body: any }, code: keyof typeof errorCodes) {
+  expect(res.body).toMatchObject({ code, error: expect.any(String) });
+  expect(res.status).toBe(errorCodes[code].status);
+}

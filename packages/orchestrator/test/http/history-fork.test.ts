@@ -4,11 +4,10 @@
  * version with a Turn of its own (an iid under its own runId) and runs to its end, a checked
  * context patch, the instance token only, and 404s naming the run or the version.
  */
-import { errorCodes } from "@jr2/wire";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mintSandboxToken } from "../../src/index.js";
-import { agentUrl, buildTestApp, call, SANDBOX_KEY, startFlow } from "./fixture.js";
+import { agentUrl, buildTestApp, call, expectCoded, SANDBOX_KEY, startFlow } from "./fixture.js";
 
 let app: FastifyInstance;
 beforeEach(async () => {
@@ -17,12 +16,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await app.close();
 });
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-function expectCoded(res: { status: number; body: any }, code: keyof typeof errorCodes) {
-  expect(res.body).toMatchObject({ code, error: expect.any(String) });
-  expect(res.status).toBe(errorCodes[code].status);
-}
 
 /** A flow run with one `note` pick taken, then `finish`: the run waits at its review Gate. */
 async function runToGate(): Promise<{ runId: string; iid: string }> {

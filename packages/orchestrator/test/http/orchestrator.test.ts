@@ -1,8 +1,15 @@
-import { errorCodes } from "@jr2/wire";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mintSandboxToken } from "../../src/index.js";
-import { agentUrl, buildTestApp, call, INSTANCE_TOKEN, SANDBOX_KEY, startFlow } from "./fixture.js";
+import {
+  agentUrl,
+  buildTestApp,
+  call,
+  expectCoded,
+  INSTANCE_TOKEN,
+  SANDBOX_KEY,
+  startFlow,
+} from "./fixture.js";
 
 let app: FastifyInstance;
 beforeEach(async () => {
@@ -11,13 +18,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await app.close();
 });
-
-/** Every error body is `{ error, code, ... }` with a code of the wire table and its status. */
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-function expectCoded(res: { status: number; body: any }, code: keyof typeof errorCodes) {
-  expect(res.body).toMatchObject({ code, error: expect.any(String) });
-  expect(res.status).toBe(errorCodes[code].status);
-}
 
 describe("runs and the Turn's surface", () => {
   it("starts a run; GET /runs lists it; its Turn's surface serves the Menu and the Allowed picks", async () => {

@@ -4,11 +4,10 @@
  * unknown run, and an unknown body key. The controls themselves: test/resume-drifted.test.ts,
  * test/retry-faulted.test.ts and the integration test on the built binaries.
  */
-import { errorCodes } from "@jr2/wire";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mintSandboxToken } from "../../src/index.js";
-import { buildTestApp, call, SANDBOX_KEY, startFlow } from "./fixture.js";
+import { buildTestApp, call, expectCoded, SANDBOX_KEY, startFlow } from "./fixture.js";
 
 let app: FastifyInstance;
 beforeEach(async () => {
@@ -17,12 +16,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await app.close();
 });
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-function expectCoded(res: { status: number; body: any }, code: keyof typeof errorCodes) {
-  expect(res.body).toMatchObject({ code, error: expect.any(String) });
-  expect(res.status).toBe(errorCodes[code].status);
-}
 
 describe("the resume and retry routes", () => {
   it("take the instance token only: none is 401 missing, a sandbox token 401 invalid", async () => {

@@ -4,11 +4,10 @@
  * for a hand-played Turn: no Harness streamed it), the instance token like `GET /runs/:runId`,
  * and 404s naming the unknown run or Turn.
  */
-import { errorCodes } from "@jr2/wire";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mintSandboxToken } from "../../src/index.js";
-import { agentUrl, buildTestApp, call, SANDBOX_KEY, startFlow } from "./fixture.js";
+import { agentUrl, buildTestApp, call, expectCoded, SANDBOX_KEY, startFlow } from "./fixture.js";
 
 let app: FastifyInstance;
 beforeEach(async () => {
@@ -17,12 +16,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await app.close();
 });
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are asserted field by field
-function expectCoded(res: { status: number; body: any }, code: keyof typeof errorCodes) {
-  expect(res.body).toMatchObject({ code, error: expect.any(String) });
-  expect(res.status).toBe(errorCodes[code].status);
-}
 
 describe("the Turn routes", () => {
   it("list the Turns in start order with the pick that ended one, and serve one Turn", async () => {

@@ -6,37 +6,13 @@
  * read-only without asking the fingerprints again. Now the verdict follows the fingerprints
  * served at each start (`driftCleared` in durability/restore.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteStore } from "../../src/durability/store/sqlite.js";
-import { createRunHost, INSTANCE_CALLER } from "../../src/index.js";
-import { fakeHarness, machine, placement, until } from "../drift-fixture.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { describe, expect, it } from "vitest";
+import { INSTANCE_CALLER } from "../../src/index.js";
+import { machine, runSavedMidTurn, until } from "../drift-fixture.js";
 
 describe("a drifted run whose fingerprints match again (regression)", () => {
   it("is restored running at the next right start, re-attached to its Turn, and finishes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "jr2-undrift-"));
-    dirs.push(dir);
-    const harness = fakeHarness();
-    const hostOf = (m: ReturnType<typeof machine>) =>
-      createRunHost({
-        workflows: new Map([["durable", m]]),
-        store: openSqliteStore(dir),
-        turnDriver: harness.driver,
-        placement,
-      });
-    const first = hostOf(machine());
-    await first.restore();
-    const { runId } = await first.startRun("durable", {});
-    await until(() => harness.admissions.length === 1, "first admission");
-    const iid = (await first.getRun(runId)).turns[0]!.iid;
-    await first.close();
+    const { hostOf, runId, iid, harness } = await runSavedMidTurn();
 
     // The wrong start: the Machine changed shape, the run is drifted.
     const wrong = hostOf(machine("extra-state"));

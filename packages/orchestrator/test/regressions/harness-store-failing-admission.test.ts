@@ -8,9 +8,8 @@
  * past the bound the Turn faults as before, saying how long it waited.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { INSTANCE_CALLER } from "../../src/index.js";
 import { type AdmissionBehaviour, startFakeHarness } from "../fake-harness-server.js";
-import { feedOf, hostOn, oneCoderMachine, until } from "../host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, pickFinishOnFirstTurn, until } from "../host-on-fake-harness.js";
 
 const machine = oneCoderMachine("store-failing");
 
@@ -49,12 +48,7 @@ describe("an admission answered 503 JR2_ERR_HARNESS_STORE_FAILING (ADR-0289)", (
     expect(waits[0]).toMatch(
       /^the Harness store refuses writes \(.*SQLITE_FULL.*\); admitting again in 0\.1 s \(Retry-After\), waited 0 s of at most 600 s$/,
     );
-    const turn = (await host.getRun(runId)).turns[0]!;
-    const answer = await host.deliverPick(turn.iid, INSTANCE_CALLER, {
-      name: "finish",
-      arguments: {},
-      toolCallId: "c1",
-    });
+    const { answer } = await pickFinishOnFirstTurn(host, runId);
     expect(answer).toMatchObject({ delivered: true, turnComplete: true });
     expect((await host.getRun(runId)).value).toBe("done");
   });

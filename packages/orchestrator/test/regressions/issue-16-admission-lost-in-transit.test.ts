@@ -11,27 +11,13 @@
  * and nothing is sent twice.
  */
 import { describe, expect, it } from "vitest";
-import { agent, defineEvent, INSTANCE_CALLER, jr2Setup } from "../../src/index.js";
+import { agent, defineEvent, jr2Setup } from "../../src/index.js";
 import { startFakeHarness } from "../fake-harness-server.js";
-import { feedOf, hostOn, until } from "../host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, pickFinishOnFirstTurn, until } from "../host-on-fake-harness.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 
-const machine = jr2Setup({
-  events: [finish],
-  actors: { coder: agent({ model: "m", instructions: "You code.", workspace: "none" }) },
-}).createMachine({
-  id: "in-transit",
-  initial: "work",
-  states: {
-    work: {
-      invoke: { src: "coder", input: { prompt: "Do the work." } },
-      on: { finish: "done", "agent.fault": "failed" },
-    },
-    done: { type: "final" },
-    failed: { type: "final" },
-  },
-});
+const machine = oneCoderMachine("in-transit");
 
 /** The Turn's admissions stay open (the model is still working) unless a test settles them. */
 const working = { kind: "events", events: [] } as const;
@@ -59,13 +45,8 @@ describe("an admission that failed in transit (issue 16 item 5)", () => {
       "the Harness lost the admission in transit; admitted on a new conversation",
     );
     // The Turn goes on: its surface is the new iid, and a pick there ends it.
-    const turn = (await host.getRun(runId)).turns[0]!;
-    expect(turn.iid).toBe(second?.iid);
-    const answer = await host.deliverPick(turn.iid, INSTANCE_CALLER, {
-      name: "finish",
-      arguments: {},
-      toolCallId: "c1",
-    });
+    const { iid, answer } = await pickFinishOnFirstTurn(host, runId);
+    expect(iid).toBe(second?.iid);
     expect(answer).toMatchObject({ delivered: true, moved: true, turnComplete: true });
     expect((await host.getRun(runId)).value).toBe("done");
     await host.close();

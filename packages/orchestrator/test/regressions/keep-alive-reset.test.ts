@@ -14,10 +14,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { pooled, startResetServer } from "../../../http-edge/test/reset-reused-socket-server.js";
 import { call } from "../../src/cli/client.js";
-import { INSTANCE_CALLER } from "../../src/index.js";
 import { createHarnessClient } from "../../src/turns/harness-client.js";
 import { startFakeHarness } from "../fake-harness-server.js";
-import { feedOf, hostOn, oneCoderMachine, until } from "../host-on-fake-harness.js";
+import { feedOf, hostOn, oneCoderMachine, pickFinishOnFirstTurn, until } from "../host-on-fake-harness.js";
 
 const machine = oneCoderMachine("keep-alive");
 const working = { kind: "events", events: [] } as const;
@@ -47,12 +46,7 @@ describe("an admission reset in transit, asked about by its submission id (ADR-0
     expect((await feedOf(host, runId, "retry")).map((e) => e.reason).join("\n")).toMatch(
       /admission reset in transit .* never arrived: sent again/,
     );
-    const turn = (await host.getRun(runId)).turns[0]!;
-    const answer = await host.deliverPick(turn.iid, INSTANCE_CALLER, {
-      name: "finish",
-      arguments: {},
-      toolCallId: "c1",
-    });
+    const { answer } = await pickFinishOnFirstTurn(host, runId);
     expect(answer).toMatchObject({ delivered: true, turnComplete: true });
     expect((await host.getRun(runId)).value).toBe("done");
   });
@@ -67,13 +61,8 @@ describe("an admission reset in transit, asked about by its submission id (ADR-0
     expect(fake.admissions).toHaveLength(1);
     expect(fake.calls).toEqual([`admit ${fake.admissions[0]?.iid}`]);
     expect(await feedOf(host, runId, "fault")).toEqual([]);
-    const turn = (await host.getRun(runId)).turns[0]!;
-    expect(turn.iid).toBe(fake.admissions[0]?.iid);
-    const answer = await host.deliverPick(turn.iid, INSTANCE_CALLER, {
-      name: "finish",
-      arguments: {},
-      toolCallId: "c1",
-    });
+    const { iid, answer } = await pickFinishOnFirstTurn(host, runId);
+    expect(iid).toBe(fake.admissions[0]?.iid);
     expect(answer).toMatchObject({ delivered: true, turnComplete: true });
     expect((await host.getRun(runId)).value).toBe("done");
   });

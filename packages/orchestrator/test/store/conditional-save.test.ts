@@ -5,9 +5,6 @@
  * PostgreSQL, two instances (two pools, two instance ids) saving the same drifted run at once:
  * exactly one commits, under the fence of ADR-0280.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunFeedEvent } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FencedError } from "../../src/durability/store/ownership.js";
@@ -20,6 +17,7 @@ import {
 } from "../../src/durability/store/run-store.js";
 import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { describePg, freshPgDatabase } from "../pg.js";
+import { sqliteDir } from "./store-fixture.js";
 
 const blob = (status: RunBlob["status"], updatedAt: string): RunBlob => ({
   runId: "r1",
@@ -86,20 +84,13 @@ function conditional(open: () => Promise<RunStore>) {
   });
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
 describe("the memory store's conditional save (issue 22)", () => {
   conditional(async () => createMemoryStore());
 });
 
 describe("the SQLite store's conditional save (issue 22)", () => {
   conditional(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "jr2-conditional-"));
-    dirs.push(dir);
-    return openSqliteStore(dir);
+    return openSqliteStore(sqliteDir("jr2-conditional-"));
   });
 });
 

@@ -8,16 +8,14 @@
  * the run's saves or events, and an instance without the run's lease stores none.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { HistorySubmission } from "@jr2/wire";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/durability/store/postgres.js";
-import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
+import { createMemoryStore, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { describePg, freshPgDatabase } from "../pg.js";
+import { blob, sqliteDir } from "./store-fixture.js";
 
 /** Parts chained as the Harness chains them: sha256(previous hex ‖ "\n" ‖ text). */
 function chain(texts: readonly string[]): HistorySubmission[] {
@@ -34,23 +32,6 @@ const TEXTS = [
   '[{"content":"ok 👍 \\u0000","role":"assistant"} ]',
   '[{"role":"user","content":"\\"again\\"\\n"}]',
 ];
-
-function blob(runId: string, status: RunBlob["status"], updatedAt = "2026-01-01T00:00:00.000Z"): RunBlob {
-  return {
-    runId,
-    workflow: "w",
-    machineFingerprint: "f",
-    status,
-    snapshot: { value: "x" },
-    input: null,
-    ledger: {},
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: null, cachedTokens: null, completionTokens: null },
-    createdAt: updatedAt,
-    updatedAt,
-  };
-}
 
 /** Retries `check` every 20 ms for up to 10 s (its last failure thrown). */
 async function eventually(check: () => Promise<void>): Promise<void> {
@@ -128,11 +109,6 @@ function contract(open: () => Promise<RunStore>, reopen?: () => Promise<RunStore
   });
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
 describe("the memory store's conversation histories", () => {
   contract(async () => createMemoryStore());
 });
@@ -141,15 +117,14 @@ describe("the SQLite store's conversation histories (migration 11)", () => {
   let dir = "";
   contract(
     async () => {
-      dir = mkdtempSync(join(tmpdir(), "jr2-histories-"));
-      dirs.push(dir);
+      dir = sqliteDir("jr2-histories-");
       return openSqliteStore(dir);
     },
     async () => openSqliteStore(dir),
   );
 
   it("retention deletes the history a settled run still holds", async () => {
-    const store = openSqliteStore(mkdtempSync(join(tmpdir(), "jr2-histories-")));
+    const store = openSqliteStore(sqliteDir("jr2-histories-"));
     const [a] = chain(TEXTS);
     await store.save(blob("r4", "running"));
     await store.conversationHistory!.writeHistory("r4", [{ iid: "r4/coder", part: a! }]);

@@ -1,19 +1,10 @@
 /** ADR-0280 "SQLite is single-writer": the data-dir lock, in one process (the kernel's release on death is the integration test's). */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOCK_FILE, lockDataDir } from "../../src/durability/store/data-dir-lock.js";
+import { sqliteDir } from "./store-fixture.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const freshDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "jr2-lock-"));
-  dirs.push(d);
-  return join(d, "data");
-};
+const freshDir = () => join(sqliteDir("jr2-lock-"), "data");
 
 describe("the data-dir lock", () => {
   it("refuses a second holder naming the first's pid, host and the lock's path, and what to do", () => {

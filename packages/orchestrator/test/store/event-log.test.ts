@@ -3,30 +3,9 @@
  * original seq and at, read in pages from a seq, its last seq, carried by a save's transaction,
  * and retention deleting only old settled runs' logs — the SQLite store and the memory store alike.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunFeedEvent } from "@jr2/wire";
-import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
-import { openSqliteStore } from "../../src/durability/store/sqlite.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const stores: Array<[string, () => RunStore]> = [
-  ["memory", () => createMemoryStore()],
-  [
-    "sqlite",
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), "jr2-events-"));
-      dirs.push(dir);
-      return openSqliteStore(dir);
-    },
-  ],
-];
+import { describe, expect, it } from "vitest";
+import { blob, memoryAndSqlite } from "./store-fixture.js";
 
 const status = (seq: number, at = `2026-01-01T00:00:0${seq % 10}.000Z`): RunFeedEvent => ({
   type: "status",
@@ -45,24 +24,7 @@ const usage = (seq: number): RunFeedEvent => ({
   at: "2026-01-01T00:00:00.000Z",
 });
 
-function blob(runId: string, status: RunBlob["status"], updatedAt: string): RunBlob {
-  return {
-    runId,
-    workflow: "w",
-    machineFingerprint: "f",
-    status,
-    snapshot: { value: "x" },
-    input: null,
-    ledger: {},
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: null, cachedTokens: null, completionTokens: null },
-    createdAt: updatedAt,
-    updatedAt,
-  };
-}
-
-describe.each(stores)("the %s store's event log (ADR-0256)", (_name, open) => {
+describe.each(memoryAndSqlite)("the %s store's event log (ADR-0256)", (_name, open) => {
   it("keeps each event once by seq, with its original seq and at, and pages from a seq", async () => {
     const store = open();
     await store.appendEvents("r1", [status(0), usage(1), status(2)]);

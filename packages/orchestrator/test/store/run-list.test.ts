@@ -3,24 +3,15 @@
  * (`updatedAt`, then `runId`), paged by `limit` and `after` — the same for the memory and the
  * SQLite store; the outcome and the settled state value are stored with the run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore, STORE_FILE } from "../../src/durability/store/sqlite.js";
 import { sumUsage } from "../../src/durability/usage-totals.js";
+import { sqliteDir } from "./store-fixture.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-list-"));
-  dirs.push(dir);
-  return dir;
-};
+const tempDir = () => sqliteDir("jr2-list-");
 
 const blobOf = (n: number, over: Partial<RunBlob> = {}): RunBlob => ({
   runId: `run-${String(n).padStart(2, "0")}`,

@@ -1,37 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore, STORE_FILE } from "../../src/durability/store/sqlite.js";
+import { reviewBlob } from "./review-blob.js";
+import { sqliteDir } from "./store-fixture.js";
 
-const dirs: string[] = [];
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-store-"));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = () => sqliteDir("jr2-store-");
 
+/** The review run with its coder's admission ledgered. */
 function blob(runId: string, patch: Partial<RunBlob> = {}): RunBlob {
-  return {
-    runId,
-    workflow: "review",
-    machineFingerprint: "fp1",
-    status: "running",
-    snapshot: { value: "implement", context: {} },
-    input: {},
+  return reviewBlob(runId, {
     ledger: { [`${runId}/coder`]: { turnId: "t1", submissionId: "s1", offset: "3", streamUrl: "/x" } },
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
-    createdAt: "2026-11-30T00:00:00.000Z",
-    updatedAt: "2026-11-30T00:00:00.000Z",
     ...patch,
-  };
+  });
 }
 
 const answer = { delivered: true, moved: true, turnComplete: true, allowed: [] };

@@ -3,15 +3,13 @@
  * run answers that run for 24 h (another key, or the same key a day later, is fresh); a failed
  * start's key is forgotten; on PostgreSQL two instances reserving one key at once agree on one run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/durability/store/postgres.js";
 import { createMemoryStore, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { START_KEY_WINDOW_MS } from "../../src/durability/store/start-keys.js";
 import { describePg, freshPgDatabase } from "../pg.js";
+import { sqliteDir } from "./store-fixture.js";
 
 const T0 = Date.parse("2026-12-01T00:00:00.000Z");
 
@@ -48,20 +46,13 @@ function contract(open: () => Promise<RunStore>) {
   });
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
 describe("the memory store's start keys", () => {
   contract(async () => createMemoryStore());
 });
 
 describe("the SQLite store's start keys (migration 10)", () => {
   contract(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "jr2-start-keys-"));
-    dirs.push(dir);
-    return openSqliteStore(dir);
+    return openSqliteStore(sqliteDir("jr2-start-keys-"));
   });
 });
 

@@ -5,29 +5,11 @@
  * retention deleting log, transcripts and Turn records of old settled runs together — the
  * SQLite store (also across a reopen) and the memory store alike.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { TRANSCRIPT_FIELD_CAP_BYTES, type TranscriptEntry } from "@jr2/wire";
-import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
+import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { capEntry, type TranscriptRow, type TurnRecord } from "../../src/durability/transcript-rows.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const sqliteDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "jr2-transcripts-"));
-  dirs.push(dir);
-  return dir;
-};
-
-const stores: Array<[string, () => RunStore]> = [
-  ["memory", () => createMemoryStore()],
-  ["sqlite", () => openSqliteStore(sqliteDir())],
-];
+import { blob, memoryAndSqlite, sqliteDir } from "./store-fixture.js";
 
 const prompt: TranscriptEntry = {
   kind: "message",
@@ -70,24 +52,8 @@ function turn(turnId: string, startedAt: string, patch: Partial<TurnRecord> = {}
     ...patch,
   };
 }
-function blob(runId: string, status: RunBlob["status"], updatedAt: string): RunBlob {
-  return {
-    runId,
-    workflow: "w",
-    machineFingerprint: "f",
-    status,
-    snapshot: { value: "x" },
-    input: null,
-    ledger: {},
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: null, cachedTokens: null, completionTokens: null },
-    createdAt: updatedAt,
-    updatedAt,
-  };
-}
 
-describe.each(stores)("transcripts in the %s store", (_name, open) => {
+describe.each(memoryAndSqlite)("transcripts in the %s store", (_name, open) => {
   it("keeps each stream position once, in recording order, per Turn; a re-read adds nothing", async () => {
     const store = open();
     await store.recordTranscript("r1", [row(0, prefix), row(1, prompt), row(2, answer)]);

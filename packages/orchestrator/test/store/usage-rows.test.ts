@@ -2,18 +2,11 @@
  * Usage rows of the store port (ADR-0255): one per (iid, submissionId, stream position), the
  * same for the memory and the SQLite store, whether written on their own or with a save.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunBlob } from "../../src/durability/store/run-store.js";
 import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { streamPosition, sumUsage, type UsageRecord } from "../../src/durability/usage-totals.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { sqliteDir } from "./store-fixture.js";
 
 const blob: RunBlob = {
   runId: "run-1",
@@ -44,9 +37,7 @@ describe.each([
   [
     "sqlite",
     () => {
-      const dir = mkdtempSync(join(tmpdir(), "jr2-usage-rows-"));
-      dirs.push(dir);
-      return openSqliteStore(dir);
+      return openSqliteStore(sqliteDir("jr2-usage-rows-"));
     },
   ],
 ])("usage rows in the %s store", (_kind, open) => {

@@ -7,9 +7,6 @@
  * fork from the uncompacted one does, rows written before the migration read as they are, and
  * the reserved `workspace` survives the fold. The settled run's `run_versions` bytes are ≤ 8 KB.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunFeedEvent, VersionCause } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { machine as review } from "../../../../examples/workflows/review.js";
@@ -19,6 +16,7 @@ import { openSqliteStore, type SqliteRunStore } from "../../src/durability/store
 import { createRunHost, INSTANCE_CALLER } from "../../src/index.js";
 import { forkBlob } from "../../src/runs/fork-snapshot.js";
 import { describePg, freshPgDatabase } from "../pg.js";
+import { sqliteDir } from "./store-fixture.js";
 
 /** One save as the host wrote it: the blob's JSON text, its events and explicit cause. */
 interface CapturedSave {
@@ -124,20 +122,13 @@ function compactionContract(subject: Subject) {
   });
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
 const ROW_BYTES =
   "length(run_id) + length(at) + length(status) + length(value) + length(cause) + length(blob) + coalesce(length(packed), 0) + 8";
 
 describe("the SQLite store stores versions compactly (issue 22 §4)", () => {
   compactionContract({
     async open() {
-      const dir = mkdtempSync(join(tmpdir(), "jr2-compaction-"));
-      dirs.push(dir);
-      return openSqliteStore(dir);
+      return openSqliteStore(sqliteDir("jr2-compaction-"));
     },
     async versionBytes(store, runId) {
       return (store as SqliteRunStore).db

@@ -3,11 +3,8 @@
  * with its cause, in the save's transaction; a settled run keeps its last N; retention by age
  * deletes versions with the log — the SQLite store and the memory store alike.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunFeedEvent } from "@jr2/wire";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createMemoryStore,
   type RunBlob,
@@ -16,20 +13,14 @@ import {
 } from "../../src/durability/store/run-store.js";
 import { openSqliteStore } from "../../src/durability/store/sqlite.js";
 import { versionsKeptOf } from "../../src/durability/store/versions.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { sqliteDir } from "./store-fixture.js";
 
 const stores: Array<[string, (o?: StoreOptions) => RunStore]> = [
   ["memory", (o) => createMemoryStore(o)],
   [
     "sqlite",
     (o) => {
-      const dir = mkdtempSync(join(tmpdir(), "jr2-versions-"));
-      dirs.push(dir);
-      return openSqliteStore(dir, o);
+      return openSqliteStore(sqliteDir("jr2-versions-"), o);
     },
   ],
 ];
