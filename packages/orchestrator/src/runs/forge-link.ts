@@ -68,6 +68,9 @@ export function forgeRepoOf(url: string): ForgeRepo | { reason: string } {
     host = scp[1] ?? "";
     path = scp[2] ?? "";
   }
+  // The host goes into the link unescaped: a name (and an https port), nothing else.
+  if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host) && !/^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(host))
+    return { reason: `\`${url}\` names no host jr2 can link to` };
   const parts = path.split("/").filter((p) => p !== "" && p !== "~");
   const repo = (parts.pop() ?? "").replace(/\.git$/, "");
   if (!host || !repo || parts.length === 0)
