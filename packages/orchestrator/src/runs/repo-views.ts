@@ -114,19 +114,25 @@ function whyUnavailable(error: unknown): string {
   return `the Harness could not be asked (${message}); shown from the run's log`;
 }
 
+/** How many of the newest kept versions the log fallback reads. */
+const VERSIONS_READ = 200;
+
 /**
- * The commit each stored version recorded per slot (`<workspace>/<slot>`), kept where it changed
- * from the version before: what the run's log says of the branch without its Harness.
+ * The commit each kept version recorded per slot (`<workspace>/<slot>`, its blob's
+ * `repoCommits`), kept where it changed from the version before: what the run's log says of the
+ * branch without its Harness. Reads at most the newest {@link VERSIONS_READ} versions.
  */
 async function versionCommits(
   state: HostState,
   runId: string,
 ): Promise<Map<string, NonNullable<RepoView["versions"]>>> {
   const out = new Map<string, NonNullable<RepoView["versions"]>>();
-  const versions = await state.store.versions(runId).catch(() => []);
+  const versions = (await state.store.versions(runId).catch(() => [])).slice(-VERSIONS_READ);
   const last = new Map<string, string>();
   for (const v of versions) {
-    for (const [key, commit] of Object.entries(v.workspace ?? {})) {
+    const recorded =
+      v.workspace ?? (await state.store.version(runId, v.version).catch(() => undefined))?.blob.repoCommits;
+    for (const [key, commit] of Object.entries(recorded ?? {})) {
       if (last.get(key) === commit) continue;
       last.set(key, commit);
       const cause = v.cause as { kind?: string; name?: string };
