@@ -48,6 +48,7 @@ export async function attachRunRepos(
       slot,
       ...out[slot],
       url: redactRepoUrl(spec.url),
+      ...(spec.ref ? { ref: spec.ref } : {}),
     });
     if (run.status === "running")
       run.feed.append({

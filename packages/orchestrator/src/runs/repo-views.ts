@@ -36,6 +36,7 @@ export async function runRepos(state: HostState, runId: string): Promise<RunRepo
       branch: slot.branch,
       base: slot.base,
       ...(slot.url ? { url: slot.url } : {}),
+      ...(slot.ref ? { baseRef: slot.ref } : {}),
       ...(head ? { head } : {}),
       ...(slot.pushed ? { pushed: slot.pushed } : {}),
       ...(slot.hook ? { hook: slot.hook } : {}),

@@ -102,6 +102,8 @@ export interface RepoSlotRecord {
   base: string;
   /** The slot's URL, credentials redacted (absent in runs attached before it was kept). */
   url?: string;
+  /** The slot's `ref` as authored (absent: the remote's HEAD). */
+  ref?: string;
   /** What publish pushed, once it did. */
   pushed?: { commit: string; url: string };
   /** What the publish hook did after the push (ADR-0226). */
