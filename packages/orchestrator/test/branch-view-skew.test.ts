@@ -7,7 +7,13 @@
  * git and the hook itself are exercised in the Harness's tests and the console's stack test.
  */
 import { describe, expect, it } from "vitest";
-import { createHarnessTurnDriver, createRunHost, jr2Setup, staticWorkspaceProvider, workspace } from "../src/index.js";
+import {
+  createHarnessTurnDriver,
+  createRunHost,
+  jr2Setup,
+  staticWorkspaceProvider,
+  workspace,
+} from "../src/index.js";
 import { createRepoSlotClient } from "../src/turns/repo-slot-client.js";
 import { startFakeHarness } from "./fake-harness-server.js";
 import { quickTurns, until } from "./host-on-fake-harness.js";
@@ -98,7 +104,9 @@ describe("the branch view against an older Harness, and the hook's record", () =
       baseRef: "main",
       link: `https://git.home/alice/app/compare/main...jr2/w/${runId}`,
     });
-    expect(repo?.unavailable).toContain(`the Harness at \`${fake.url}\` (version fake) has no Repo Slot routes`);
+    expect(repo?.unavailable).toContain(
+      `the Harness at \`${fake.url}\` (version fake) has no Repo Slot routes`,
+    );
     expect(repo?.unavailable).toContain("shown from the run's log");
     expect(JSON.stringify(view)).not.toContain("s3cret");
     await host.close();

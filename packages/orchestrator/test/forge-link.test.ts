@@ -15,7 +15,9 @@ describe("forge link", () => {
     expect(forgeLink(TEMPLATE, slot("https://x-access-token:s3cret@git.home/alice/app.git/"))).toEqual({
       link: "https://git.home/alice/app/compare/main...jr2/review/run-abc",
     });
-    expect(forgeLink("https://{host}/{owner}/{repo}/tree/{branch}", slot("https://git.home:8443/team/sub/app"))).toEqual({
+    expect(
+      forgeLink("https://{host}/{owner}/{repo}/tree/{branch}", slot("https://git.home:8443/team/sub/app")),
+    ).toEqual({
       link: "https://git.home:8443/team/sub/app/tree/jr2/review/run-abc",
     });
   });
@@ -26,7 +28,11 @@ describe("forge link", () => {
       owner: "alice",
       repo: "app",
     });
-    expect(forgeRepoOf("git@git.home:alice/app.git")).toEqual({ host: "git.home", owner: "alice", repo: "app" });
+    expect(forgeRepoOf("git@git.home:alice/app.git")).toEqual({
+      host: "git.home",
+      owner: "alice",
+      repo: "app",
+    });
     expect(forgeLink(TEMPLATE, slot("git.home:group/sub/app"))).toEqual({
       link: "https://git.home/group/sub/app/compare/main...jr2/review/run-abc",
     });
@@ -36,7 +42,9 @@ describe("forge link", () => {
     expect(forgeLink(TEMPLATE, slot("file:///srv/repos/app"))).toEqual({
       reason: "a local repository (a path or file://) has no forge page",
     });
-    expect(forgeLink(TEMPLATE, slot("/srv/repos/app.git"))).toMatchObject({ reason: expect.stringContaining("local") });
+    expect(forgeLink(TEMPLATE, slot("/srv/repos/app.git"))).toMatchObject({
+      reason: expect.stringContaining("local"),
+    });
     expect(forgeLink(TEMPLATE, slot("https://git.home/app.git"))).toMatchObject({
       reason: expect.stringContaining("names no owner and repository"),
     });
@@ -57,7 +65,9 @@ describe("forge link", () => {
 
   it("refuses a template naming an unknown placeholder, unmatched braces, or no http(s) URL", () => {
     expect(parseForgeTemplate(TEMPLATE)).toBe(TEMPLATE);
-    expect(() => parseForgeTemplate("https://git.home/{owner}/{project}")).toThrow(/\{project\}.*\{host\} \{owner\}/);
+    expect(() => parseForgeTemplate("https://git.home/{owner}/{project}")).toThrow(
+      /\{project\}.*\{host\} \{owner\}/,
+    );
     expect(() => parseForgeTemplate("https://git.home/{owner/{repo}")).toThrow(/\{owner\/\{repo\}|unmatched/);
     expect(() => parseForgeTemplate("javascript:alert({repo})")).toThrow(/http\(s\) URL/);
   });
@@ -74,6 +84,8 @@ describe("forge link", () => {
   });
 
   it("redacts a password and query values in a URL shown to a person", () => {
-    expect(redactRepoUrl("https://bob:pw@git.home/a/b.git?token=x")).toBe("https://bob:***@git.home/a/b.git?token=***");
+    expect(redactRepoUrl("https://bob:pw@git.home/a/b.git?token=x")).toBe(
+      "https://bob:***@git.home/a/b.git?token=***",
+    );
   });
 });

@@ -60,7 +60,8 @@ function Branch({ repo }: { repo: Repo }) {
   return (
     <article className="branch" data-slot={`${repo.workspace}/${repo.slot}`} data-source={repo.source ?? ""}>
       <h3>
-        <Inline text={`${repo.workspace}/${repo.slot}`} /> on <code className="branch-name">{repo.branch}</code>
+        <Inline text={`${repo.workspace}/${repo.slot}`} /> on{" "}
+        <code className="branch-name">{repo.branch}</code>
       </h3>
       <dl className="facts">
         <dt>base</dt>
@@ -138,7 +139,8 @@ function Branch({ repo }: { repo: Repo }) {
       {repo.stat ? (
         <p className="diffstat">
           {repo.stat.files} file{repo.stat.files === 1 ? "" : "s"} changed,{" "}
-          <span className="ins">+{repo.stat.insertions}</span> <span className="del">−{repo.stat.deletions}</span>
+          <span className="ins">+{repo.stat.insertions}</span>{" "}
+          <span className="del">−{repo.stat.deletions}</span>
         </p>
       ) : null}
       {repo.files?.length ? (

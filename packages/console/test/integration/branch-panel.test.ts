@@ -16,7 +16,10 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { orchestratorClient, runView, until } from "../../../conformance/test/support.js";
-import { type HttpsGitServer, startHttpsGitServer } from "../../../harness/test/workspace/https-git-server.js";
+import {
+  type HttpsGitServer,
+  startHttpsGitServer,
+} from "../../../harness/test/workspace/https-git-server.js";
 import { browserMissing, launchChromium } from "./browser.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -173,12 +176,16 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     const branch = `jr2/pr/${runId}`;
     const head = git(join(dir, "served", "alice", "app.git"), "rev-parse", branch);
     await openRun();
-    const panel = page.locator('section.branches article.branch[data-slot="code/app"][data-source="harness"]');
+    const panel = page.locator(
+      'section.branches article.branch[data-slot="code/app"][data-source="harness"]',
+    );
     await panel.waitFor();
     expect(await panel.locator(".branch-name").textContent()).toBe(branch);
     expect(await panel.locator(".pushed").textContent()).toBe(`${head.slice(0, 12)} to ${pushUrl}`);
     expect(await panel.locator(".commits-count").textContent()).toBe("1 commit");
-    expect(await panel.locator(`tr[data-commit="${head}"]`).textContent()).toMatch(/jr2 coder.*picked finish/);
+    expect(await panel.locator(`tr[data-commit="${head}"]`).textContent()).toMatch(
+      /jr2 coder.*picked finish/,
+    );
     expect(await panel.locator(".diffstat").textContent()).toBe("1 file changed, +1 −0");
     expect(await panel.locator(".files li").first().textContent()).toContain("jr2-worker.txt");
     const link = panel.locator("a.forge-link");
@@ -189,7 +196,7 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     expect(await panel.locator(".hook .hook-status").textContent()).toBe("exit 0");
     expect(await panel.locator(".hook-tail").textContent()).toContain("pull request opened");
     // The hook's URL is text, never a link: the hook's output is not the operator's template.
-    expect(await panel.locator('.hook a').count()).toBe(0);
+    expect(await panel.locator(".hook a").count()).toBe(0);
 
     const env = readFileSync(join(dir, "hook.env"), "utf8");
     expect(env).toContain(`JR2_BRANCH=${branch}\n`);
@@ -214,11 +221,17 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     const branch = `jr2/pr/${runId}`;
     const head = git(join(dir, "served", "alice", "app.git"), "rev-parse", branch).slice(0, 12);
     expect(text).toContain(`repo      code/app on ${branch} (base main `);
-    expect(text).toMatch(/ {2}commits 1\n {4}[0-9a-f]{12} \d{4}-\d\d-\d\d \d\d:\d\d jr2 coder: jr2: coder in .* picked finish/);
+    expect(text).toMatch(
+      / {2}commits 1\n {4}[0-9a-f]{12} \d{4}-\d\d-\d\d \d\d:\d\d jr2 coder: jr2: coder in .* picked finish/,
+    );
     expect(text).toContain("  diff    1 file changed, 1 insertion(+)");
     expect(text).toContain(`  pushed  ${head} to ${pushUrl}`);
-    expect(text).toMatch(/ {2}hook {4}exit 0 in \d+\.\d s: https:\/\/forge\.invalid\/alice\/app\/pulls\/1\n {4}\| pull request opened/);
-    expect(text).toContain(`  link    https://${new URL(server.url).host}/alice/app/compare/main...${branch}`);
+    expect(text).toMatch(
+      / {2}hook {4}exit 0 in \d+\.\d s: https:\/\/forge\.invalid\/alice\/app\/pulls\/1\n {4}\| pull request opened/,
+    );
+    expect(text).toContain(
+      `  link    https://${new URL(server.url).host}/alice/app/compare/main...${branch}`,
+    );
   });
 
   it("with the Harness gone, says so and shows the commits the run's log recorded", async () => {
@@ -226,7 +239,9 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     await openRun();
     const panel = page.locator('section.branches article.branch[data-slot="code/app"][data-source="log"]');
     await panel.waitFor();
-    expect(await panel.locator(".unavailable").textContent()).toMatch(/the Harness could not be asked .*shown from the run's log/);
+    expect(await panel.locator(".unavailable").textContent()).toMatch(
+      /the Harness could not be asked .*shown from the run's log/,
+    );
     const head = git(join(dir, "served", "alice", "app.git"), "rev-parse", `jr2/pr/${runId}`);
     expect(await panel.locator("table.versions").textContent()).toContain(head.slice(0, 12));
     // What was pushed, the hook's result and the link stand: they are on the run's log.

@@ -297,7 +297,11 @@ export function createWorkspaces(
         await registry.put(slotKey(r), r);
         if (!config.publishHook) return pushed;
         const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
-        const summary = req.summary ?? { workflow: r.workflow, title: `jr2 ${r.workflow} run ${r.runId}`, text: "" };
+        const summary = req.summary ?? {
+          workflow: r.workflow,
+          title: `jr2 ${r.workflow} run ${r.runId}`,
+          text: "",
+        };
         const hook = await runPublishHook(
           config.publishHook,
           {

@@ -16,7 +16,12 @@ const slot = (runId: string) => ({ runId, workflow: "review", workspace: "main",
 
 function make(env: Record<string, string>): Workspaces {
   return createWorkspaces(
-    readWorkspaceConfig({ JR2_WORK_ROOT: fx.workRoot, JR2_REPO_ROOTS: fx.repoRoot, JR2_MIRROR_FETCH_S: "0", ...env }),
+    readWorkspaceConfig({
+      JR2_WORK_ROOT: fx.workRoot,
+      JR2_REPO_ROOTS: fx.repoRoot,
+      JR2_MIRROR_FETCH_S: "0",
+      ...env,
+    }),
     { env: { PATH: process.env.PATH, JR2_HARNESS_TOKEN: "never-to-the-hook", GH_TOKEN: "for-the-hook" } },
   );
 }
@@ -50,11 +55,17 @@ afterEach(() => fx.cleanup());
 
 describe("the publish hook (ADR-0226)", () => {
   it("runs after the push with the branch, base, url, pushed commit and the run's summary, in env and on stdin", async () => {
-    const ws = make({ JR2_PUBLISH_HOOK: `${hookScript('echo "opening a pull request"\necho https://git.home/alice/app/pulls/7')} --draft` });
+    const ws = make({
+      JR2_PUBLISH_HOOK: `${hookScript('echo "opening a pull request"\necho https://git.home/alice/app/pulls/7')} --draft`,
+    });
     const commit = await attachAndCommit(ws, "run-1");
     const pushed = await ws.push({
       ...slot("run-1"),
-      summary: { workflow: "review", title: "review: add feature.txt", text: "Picks:\n- implement#coder picked finish: $(rm -rf /)" },
+      summary: {
+        workflow: "review",
+        title: "review: add feature.txt",
+        text: "Picks:\n- implement#coder picked finish: $(rm -rf /)",
+      },
     });
     expect(userGit(fx.remote, "rev-parse", "jr2/review/run-1")).toBe(commit);
     expect(pushed.hook).toMatchObject({
@@ -84,7 +95,11 @@ describe("the publish hook (ADR-0226)", () => {
   });
 
   it("a failing hook fails nothing: the push stands and its exit and last lines come back", async () => {
-    const ws = make({ JR2_PUBLISH_HOOK: hookScript('for i in $(seq 1 30); do echo "line $i"; done\necho "no token" >&2\nexit 3') });
+    const ws = make({
+      JR2_PUBLISH_HOOK: hookScript(
+        'for i in $(seq 1 30); do echo "line $i"; done\necho "no token" >&2\nexit 3',
+      ),
+    });
     const commit = await attachAndCommit(ws, "run-2");
     const pushed = await ws.push(slot("run-2"));
     expect(pushed.commit).toBe(commit);
@@ -124,7 +139,12 @@ describe("the branch view's data (ADR-0225)", () => {
     const commit = await attachAndCommit(ws, "run-5");
     const d = await ws.diff(slot("run-5"));
     expect(d.commits).toEqual([
-      { commit, author: "jr2 coder", subject: "jr2: coder in implement picked finish", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      {
+        commit,
+        author: "jr2 coder",
+        subject: "jr2: coder in implement picked finish",
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
     ]);
     expect(d.commitsTotal).toBe(1);
     expect(d.baseRef).toBe("main");

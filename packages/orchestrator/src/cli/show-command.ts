@@ -103,14 +103,17 @@ export function repoLines(repos: RunRepos["repos"]): string[] {
     if (r.commits) {
       const more = r.moreCommits ? ` (newest ${r.commits.length} shown, ${r.moreCommits} more)` : "";
       lines.push(`  commits ${r.commits.length + (r.moreCommits ?? 0) || "none yet"}${more}`);
-      for (const c of r.commits) lines.push(`    ${short(c.commit)} ${when(c.time)}${m(c.author)}: ${m(c.subject)}`);
+      for (const c of r.commits)
+        lines.push(`    ${short(c.commit)} ${when(c.time)}${m(c.author)}: ${m(c.subject)}`);
     }
     if (r.summary !== undefined) lines.push(`  diff    ${r.summary || "no changes"}`);
     for (const f of r.files ?? []) lines.push(`    ${m(f.path)}  +${f.added} -${f.removed}`);
     if (r.moreFiles) lines.push(`    … ${r.moreFiles} more files`);
     if (r.unavailable) lines.push(`  (commits and diff unavailable: ${m(r.unavailable)})`);
     if (r.versions) {
-      lines.push(`  recorded ${r.versions.length ? "commits per version (the run's log)" : "no commit in any version"}`);
+      lines.push(
+        `  recorded ${r.versions.length ? "commits per version (the run's log)" : "no commit in any version"}`,
+      );
       for (const v of r.versions) lines.push(`    v${v.version} ${short(v.commit)} ${m(v.cause)}`);
     }
     lines.push(r.pushed ? `  pushed  ${short(r.pushed.commit)} to ${r.pushed.url}` : "  pushed  not yet");

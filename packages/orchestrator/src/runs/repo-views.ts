@@ -95,7 +95,8 @@ function linkOf(
   entry: RepoView,
 ): Pick<RepoView, "link" | "noLink"> {
   if (!template) return {};
-  if (!slot.pushed) return { noLink: "the branch is not pushed yet (a final state with meta.publish pushes it)" };
+  if (!slot.pushed)
+    return { noLink: "the branch is not pushed yet (a final state with meta.publish pushes it)" };
   const made = forgeLink(template, {
     url: slot.pushed.url,
     base: entry.baseRef ?? entry.base,
@@ -142,7 +143,8 @@ async function versionCommits(
       out.set(key, list);
     }
   }
-  for (const [key, list] of out) if (list.length > BRANCH_VIEW_MAX) out.set(key, list.slice(-BRANCH_VIEW_MAX));
+  for (const [key, list] of out)
+    if (list.length > BRANCH_VIEW_MAX) out.set(key, list.slice(-BRANCH_VIEW_MAX));
   return out;
 }
 
