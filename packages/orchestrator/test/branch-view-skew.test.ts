@@ -7,6 +7,7 @@
  * git and the hook itself are exercised in the Harness's tests and the console's stack test.
  */
 import { describe, expect, it } from "vitest";
+import { formatFeedEvent } from "../src/cli/feed-printer.js";
 import {
   createHarnessTurnDriver,
   createRunHost,
@@ -86,6 +87,8 @@ describe("the branch view against an older Harness, and the hook's record", () =
       commit: HEAD,
       hook: { exit: 1, tail: ["gh: no token"] },
     });
+    const pushedEvent = feed.find((e) => e.type === "repo-slot" && e.event === "pushed");
+    expect(formatFeedEvent(pushedEvent!, runId)).toContain("; publish hook exit 1");
     const warning = feed.find((e) => e.type === "warning");
     expect((warning as { message: string }).message).toBe(
       "Repo Slot `app`: the publish hook exited 1; the push stands: gh: no token",

@@ -37,6 +37,33 @@ export interface PublishHookConfig {
   timeoutMs: number;
 }
 
+/**
+ * The hook's input for a pushed slot: `base` the base's branch or tag (else its commit);
+ * without the Orchestrator's summary (an older one), the title `jr2 <workflow> run <runId>`.
+ */
+export function hookInput(
+  r: { runId: string; workflow: string; workspace: string; slot: string; base: string },
+  pushed: { branch: string; commit: string; url: string },
+  base: string,
+  summary?: { workflow: string; state?: string; title: string; text: string },
+): PublishHookInput {
+  const s = summary ?? { workflow: r.workflow, title: `jr2 ${r.workflow} run ${r.runId}`, text: "" };
+  return {
+    runId: r.runId,
+    workflow: s.workflow,
+    workspace: r.workspace,
+    slot: r.slot,
+    branch: pushed.branch,
+    base,
+    baseCommit: r.base,
+    commit: pushed.commit,
+    url: pushed.url,
+    ...(s.state === undefined ? {} : { state: s.state }),
+    title: s.title,
+    summary: s.text,
+  };
+}
+
 /** How much of the hook's output is kept: the last lines, each and all bounded. */
 const TAIL_LINES = 20;
 const LINE_CHARS = 400;

@@ -21,7 +21,7 @@ import {
 } from "./git/run-repository.js";
 import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
 import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
-import { type PublishHookResult, runPublishHook } from "./publish-hook.js";
+import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hook.js";
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
@@ -297,27 +297,9 @@ export function createWorkspaces(
         await registry.put(slotKey(r), r);
         if (!config.publishHook) return pushed;
         const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
-        const summary = req.summary ?? {
-          workflow: r.workflow,
-          title: `jr2 ${r.workflow} run ${r.runId}`,
-          text: "",
-        };
         const hook = await runPublishHook(
           config.publishHook,
-          {
-            runId: r.runId,
-            workflow: summary.workflow,
-            workspace: r.workspace,
-            slot: r.slot,
-            branch: pushed.branch,
-            base: baseRef ?? r.base,
-            baseCommit: r.base,
-            commit: pushed.commit,
-            url: pushed.url,
-            ...(summary.state === undefined ? {} : { state: summary.state }),
-            title: summary.title,
-            summary: summary.text,
-          },
+          hookInput(r, pushed, baseRef ?? r.base, req.summary),
           opts.env,
         );
         if (hook.exit !== 0)
