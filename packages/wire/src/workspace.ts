@@ -119,8 +119,6 @@ export type DiffAnswer = z.infer<typeof DiffAnswer>;
  */
 export const PublishSummary = z.object({
   workflow: Name,
-  /** The run's final state (dotted), when known. */
-  state: z.string().max(1024).optional(),
   title: z.string().max(256),
   text: z.string().max(16_384),
 });

@@ -15,8 +15,6 @@ export interface PublishHookInput {
   commit: string;
   /** Where it was pushed, credentials redacted. */
   url: string;
-  /** The run's final state, when the Orchestrator said. */
-  state?: string;
   title: string;
   summary: string;
 }
@@ -45,7 +43,7 @@ export function hookInput(
   r: { runId: string; workflow: string; workspace: string; slot: string; base: string },
   pushed: { branch: string; commit: string; url: string },
   base: string,
-  summary?: { workflow: string; state?: string; title: string; text: string },
+  summary?: { workflow: string; title: string; text: string },
 ): PublishHookInput {
   const s = summary ?? { workflow: r.workflow, title: `jr2 ${r.workflow} run ${r.runId}`, text: "" };
   return {
@@ -58,7 +56,6 @@ export function hookInput(
     baseCommit: r.base,
     commit: pushed.commit,
     url: pushed.url,
-    ...(s.state === undefined ? {} : { state: s.state }),
     title: s.title,
     summary: s.text,
   };
@@ -74,7 +71,7 @@ const KEPT_BYTES = 16_384;
  * <command>` in its own process group, cwd the system temp directory, stdin the
  * {@link PublishHookInput} as one JSON object, and the same fields in the environment as
  * `JR2_RUN_ID`, `JR2_WORKFLOW`, `JR2_WORKSPACE`, `JR2_SLOT`, `JR2_BRANCH`, `JR2_BASE`,
- * `JR2_BASE_COMMIT`, `JR2_COMMIT`, `JR2_URL`, `JR2_STATE`, `JR2_TITLE`, `JR2_SUMMARY`. The
+ * `JR2_BASE_COMMIT`, `JR2_COMMIT`, `JR2_URL`, `JR2_TITLE`, `JR2_SUMMARY`. The
  * Harness's own environment is passed on **without** its `JR2_*` variables (its tokens stay
  * out); everything else (`PATH`, `HOME`, `GH_TOKEN`, …) is the operator's to use. Model-written
  * text reaches the hook only as data (title, summary), never in its command line.
@@ -100,7 +97,6 @@ export function runPublishHook(
     JR2_BASE_COMMIT: input.baseCommit,
     JR2_COMMIT: input.commit,
     JR2_URL: input.url,
-    JR2_STATE: input.state ?? "",
     JR2_TITLE: input.title,
     JR2_SUMMARY: input.summary,
   });

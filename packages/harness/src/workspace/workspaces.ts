@@ -75,7 +75,7 @@ export interface Workspaces {
    * (`JR2_PUBLISH_HOOK`, ADR-0226) with `summary`, if one is configured; its result rides the answer.
    */
   push(
-    req: SlotRef & { summary?: { workflow: string; state?: string; title: string; text: string } },
+    req: SlotRef & { summary?: { workflow: string; title: string; text: string } },
   ): Promise<Pushed & { hook?: PublishHookResult }>;
   /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
