@@ -9,6 +9,9 @@ type RepoView = RunRepos["repos"][number];
 /** How many commits and files a branch view lists (the rest counted). */
 export const BRANCH_VIEW_MAX = 50;
 
+/** How long the view waits for the Harness before it answers from the log (a hung Harness). */
+const HARNESS_WAIT_MS = 15_000;
+
 /**
  * `GET /runs/:runId/repos` (issue 28 §5, ADR-0225): the run's Repo Slots as a branch view for
  * `jr2 show` and the console, from its live state or its stored blob — URL (redacted), branch,
@@ -46,12 +49,11 @@ export async function runRepos(state: HostState, runId: string): Promise<RunRepo
       if (!placement?.provider || !placement.repoSlots)
         throw new Error("this Orchestrator has no Harness (JR2_HARNESS_URL) to read the repository from");
       const { harnessUrl } = placement.provider.provide({ runId, name: slot.workspace });
-      const d = await placement.repoSlots.diff(harnessUrl, {
-        runId,
-        workspace: slot.workspace,
-        slot: slot.slot,
-        maxBytes: 1024,
-      });
+      const d = await placement.repoSlots.diff(
+        harnessUrl,
+        { runId, workspace: slot.workspace, slot: slot.slot, maxBytes: 1024 },
+        HARNESS_WAIT_MS,
+      );
       Object.assign(entry, fromHarness(d, entry));
     } catch (error) {
       logged ??= await versionCommits(state, runId);
