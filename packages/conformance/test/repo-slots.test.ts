@@ -205,9 +205,14 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
     const head = git(paths.remote, "rev-parse", `jr2/repo-review/${runId}`).slice(0, 12);
     expect(text).toContain(`repo      code/app on jr2/repo-review/${runId}`);
     expect(text).toContain(`  pushed  ${head} to ${paths.remote}`);
-    expect(text).toMatch(new RegExp(`commits 1\\n    ${head} jr2 coder: jr2: coder in .* picked finish`));
+    expect(text).toMatch(
+      new RegExp(
+        `commits 1\\n    ${head} \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d jr2 coder: jr2: coder in .* picked finish`,
+      ),
+    );
     expect(text).toContain("  diff    1 file changed, 1 insertion(+)");
     expect(text).toContain("    jr2-worker.txt  +1 -0");
+    expect(text).toContain(`  url     ${paths.app}`);
   });
 
   it("tells the Harness's clean-up that the run settled (with its time) and that an unknown run is deleted", async () => {

@@ -9,6 +9,7 @@ import {
   RunFeedEvent,
   RunHistory,
   RunPage,
+  RunRepos,
   TurnList,
   TurnTranscript,
   WorkflowMenu,
@@ -106,6 +107,16 @@ export const useTranscript = (runId: string, turnId: string) =>
       orNullOn404(api(`/runs/${seg(runId)}/turns/${seg(turnId)}`, TurnTranscript, { signal })),
   });
 
+/**
+ * The run's Repo Slots as branch views (ADR-0225); null where this Orchestrator has no such
+ * route. Re-read with the run (the feed invalidates it): a push shows once it is on the log.
+ */
+export const useRepos = (runId: string) =>
+  useQuery({
+    queryKey: ["repos", runId],
+    queryFn: ({ signal }) => orNullOn404(api(`/runs/${seg(runId)}/repos`, RunRepos, { signal })),
+  });
+
 /** A message's JSON, or null when it is not JSON (then the schema refuses it and it is skipped). */
 function jsonOrNull(text: string): unknown {
   try {
@@ -149,6 +160,7 @@ export function useRunFeed(runId: string): { events: RunFeedEvent[]; state: stri
       void client.invalidateQueries({ queryKey: ["turns", runId] });
       void client.invalidateQueries({ queryKey: ["transcript", runId] });
       void client.invalidateQueries({ queryKey: ["history", runId] });
+      void client.invalidateQueries({ queryKey: ["repos", runId] });
     };
     const stop = followStream(`/runs/${seg(runId)}/events`, {
       onMessage: (message) => {

@@ -40,15 +40,25 @@ describe("the console's source", () => {
     expect(found).toEqual([]);
   });
 
-  it("sets href only from the console's own routes (wouter Links), never from data", () => {
-    const raw = sources(src).flatMap((file) =>
+  it("sets href only from the console's own routes (wouter Links), never from data — but the forge link", () => {
+    // The one exception (ADR-0225): the branch panel's forge link, built by the Orchestrator from
+    // the operator's checked template, rendered only as an http(s) URL and opened without opener.
+    const forge = join(src, "components", "Branches.tsx");
+    const others = sources(src).filter((file) => file !== forge);
+    const raw = others.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(/\b(href|src)=\{/g)].map(() => file),
     );
-    const links = sources(src).flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(/<a\s/g)].map(() => file),
-    );
+    const links = others.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/<a\s/g)].map(() => file));
     expect(links).toEqual([]);
     // Every `href={…}` is a wouter <Link> to a path built from encoded ids.
     for (const file of new Set(raw)) expect(readFileSync(file, "utf8")).toContain('from "wouter"');
+    const text = readFileSync(forge, "utf8");
+    expect(text.match(/<a\s/g)).toHaveLength(1);
+    expect(text.match(/\b(href|src)=\{/g)).toHaveLength(1);
+    expect(text).toContain(
+      '<a className="forge-link" href={href} target="_blank" rel="noopener noreferrer">',
+    );
+    expect(text).toContain("const href = repo.link ? safeHref(repo.link) : null;");
+    expect(text).toContain('return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;');
   });
 });

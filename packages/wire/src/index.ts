@@ -135,6 +135,8 @@ export {
   CommitRequest,
   DiffAnswer,
   DiffRequest,
+  HookResult,
+  PublishSummary,
   PushAnswer,
   PushRequest,
   RemoveAnswer,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { QueuedFeedFields } from "./kv-queue.js";
 import { Gate, RunOutcome, RunStatus } from "./runs.js";
+import { HookResult } from "./workspace.js";
 
 const feedBase = { seq: z.number().int().nonnegative(), at: z.string() };
 
@@ -206,7 +207,8 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     ...feedBase,
     /**
      * A Repo Slot (issue 28): `attached` (its Worktree made on `branch` from `commit`, the base),
-     * or `pushed` (publish left `commit` on `branch` at `url`, credentials redacted).
+     * or `pushed` (publish left `commit` on `branch` at `url`, credentials redacted; `hook`: what
+     * the operator's publish hook did after the push, ADR-0226, absent when none is configured).
      */
     type: z.literal("repo-slot"),
     event: z.enum(["attached", "pushed"]),
@@ -215,6 +217,7 @@ export const RunFeedEvent = z.discriminatedUnion("type", [
     branch: z.string(),
     commit: z.string(),
     url: z.string().optional(),
+    hook: HookResult.optional(),
   }),
 ]);
 export type RunFeedEvent = z.infer<typeof RunFeedEvent>;

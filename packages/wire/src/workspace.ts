@@ -91,17 +91,69 @@ export const DiffAnswer = z.object({
   bytes: z.number().int().nonnegative(),
   summary: z.string(),
   files: z.array(z.object({ path: z.string(), added: z.number().int(), removed: z.number().int() })),
-  /** The commits base..head, newest first (at most 100). Absent from an older Harness. */
-  commits: z.array(z.object({ commit: CommitId, author: z.string(), subject: z.string() })).optional(),
+  /**
+   * The commits base..head, newest first (at most 100); `time` the author date (ISO-8601,
+   * absent from an older Harness). Absent from an older Harness.
+   */
+  commits: z
+    .array(
+      z.object({ commit: CommitId, author: z.string(), subject: z.string(), time: z.string().optional() }),
+    )
+    .optional(),
+  /** How many commits base..head holds in all (`commits` shows the newest 100). Absent from an older Harness. */
+  commitsTotal: z.number().int().nonnegative().optional(),
+  /**
+   * The branch or tag the base was taken from (the slot's `ref`, or the remote's default branch
+   * when none was given); absent when the base was a bare commit or from an older Harness.
+   */
+  baseRef: z.string().optional(),
+  /** The slot's URL, any credential redacted (ADR-0213). Absent from an older Harness. */
+  url: z.string().optional(),
 });
 export type DiffAnswer = z.infer<typeof DiffAnswer>;
 
-/** `POST /workspaces/push`: push the run's branch to the slot's `pushUrl` or `url`. */
-export const PushRequest = SlotRef;
+/**
+ * The run's summary handed to the publish hook (ADR-0226): a title line and a text a pull
+ * request can use as its body. Model-written text may be in it: the hook gets it as data
+ * (environment and stdin), never in its command line.
+ */
+export const PublishSummary = z.object({
+  workflow: Name,
+  title: z.string().max(256),
+  text: z.string().max(16_384),
+});
+export type PublishSummary = z.infer<typeof PublishSummary>;
+
+/**
+ * `POST /workspaces/push`: push the run's branch to the slot's `pushUrl` or `url`; `summary`
+ * (optional, dropped by an older Harness) is what the publish hook gets.
+ */
+export const PushRequest = SlotRef.extend({ summary: PublishSummary.optional() });
 export type PushRequest = z.infer<typeof PushRequest>;
 
-/** What the remote now holds (the URL with any credential redacted). */
-export const PushAnswer = z.object({ branch: z.string(), commit: CommitId, url: z.string() });
+/**
+ * What the operator's publish hook (`JR2_PUBLISH_HOOK`, ADR-0226) did after a successful push:
+ * its exit status (null when killed: `signal`, `timedOut`), how long it ran, the last lines of
+ * its output (stdout and stderr merged, bounded), and the last `http(s)://` URL it printed on
+ * stdout (e.g. the pull request `gh pr create` made). A failing hook does not fail the push.
+ */
+export const HookResult = z.object({
+  exit: z.number().int().nullable(),
+  signal: z.string().optional(),
+  timedOut: z.boolean(),
+  ms: z.number().int().nonnegative(),
+  tail: z.array(z.string()),
+  url: z.string().optional(),
+});
+export type HookResult = z.infer<typeof HookResult>;
+
+/** What the remote now holds (the URL with any credential redacted), and the hook's result if one ran. */
+export const PushAnswer = z.object({
+  branch: z.string(),
+  commit: CommitId,
+  url: z.string(),
+  hook: HookResult.optional(),
+});
 export type PushAnswer = z.infer<typeof PushAnswer>;
 
 /** `POST /workspaces/remove`: rescue, then remove a run's Worktrees (one workspace or slot, or all). */
@@ -120,10 +172,23 @@ export type RemoveAnswer = z.infer<typeof RemoveAnswer>;
 export const WorkspaceCommits = z.record(z.string().max(257), CommitId);
 export type WorkspaceCommits = z.infer<typeof WorkspaceCommits>;
 
+/** One commit of a branch view: id, subject, author, author time (ISO-8601, absent when unknown). */
+const BranchCommit = z.object({
+  commit: z.string(),
+  subject: z.string(),
+  author: z.string(),
+  time: z.string().optional(),
+});
+
 /**
- * `GET /runs/:runId/repos` (the Orchestrator): a run's Repo Slots for `jr2 show` — branch, base,
- * the newest commit its versions recorded, what publish pushed, and (asked of the Harness) the
- * commits and a diffstat; `unavailable` says why those could not be read.
+ * `GET /runs/:runId/repos` (the Orchestrator, ADR-0225): a run's Repo Slots as a branch view for
+ * `jr2 show` and the console. Per slot: where and on what branch, the URL (credentials redacted),
+ * the base, the newest commit its versions recorded, what publish pushed and the hook's result,
+ * the forge link (or why there is none) and, read from the Harness (`source: "harness"`), the
+ * commits on the branch (the newest 50, `moreCommits` the rest) and a diffstat (the first 50
+ * files, `moreFiles` the rest). When the Harness cannot answer (down, too old, the Worktree's
+ * repository swept), `source: "log"`: the commits the run's versions recorded, and
+ * `unavailable` says why.
  */
 export const RunRepos = z.object({
   runId: z.string(),
@@ -134,11 +199,35 @@ export const RunRepos = z.object({
       path: z.string(),
       branch: z.string(),
       base: z.string(),
+      /** The branch or tag the base came from, when known. */
+      baseRef: z.string().optional(),
+      /** The slot's URL, credentials redacted (absent for a run recorded before it was kept). */
+      url: z.string().optional(),
       head: z.string().optional(),
       pushed: z.object({ commit: z.string(), url: z.string() }).optional(),
+      /** What the publish hook did after the push (ADR-0226). */
+      hook: HookResult.optional(),
+      /** The forge page of the branch (`JR2_FORGE_URL_TEMPLATE`), or why there is none. */
+      link: z.string().optional(),
+      noLink: z.string().optional(),
+      /** Where `commits` and the diffstat came from. */
+      source: z.enum(["harness", "log"]).optional(),
       summary: z.string().optional(),
+      stat: z
+        .object({
+          files: z.number().int().nonnegative(),
+          insertions: z.number().int().nonnegative(),
+          deletions: z.number().int().nonnegative(),
+        })
+        .optional(),
       files: DiffAnswer.shape.files.optional(),
-      commits: DiffAnswer.shape.commits,
+      moreFiles: z.number().int().nonnegative().optional(),
+      commits: z.array(BranchCommit).optional(),
+      moreCommits: z.number().int().nonnegative().optional(),
+      /** `source: "log"`: the commit each version recorded for this slot, where it changed. */
+      versions: z
+        .array(z.object({ version: z.number().int(), commit: z.string(), cause: z.string() }))
+        .optional(),
       unavailable: z.string().optional(),
     }),
   ),

@@ -49,7 +49,7 @@ export function describe(e: RunFeedEvent): string {
     case "repo-slot":
       return e.event === "attached"
         ? `Repo Slot ${e.workspace}/${e.slot} on branch ${e.branch} from ${e.commit.slice(0, 12)}`
-        : `pushed ${e.workspace}/${e.slot}: ${e.branch} @ ${e.commit.slice(0, 12)} to ${e.url ?? "its remote"}`;
+        : `pushed ${e.workspace}/${e.slot}: ${e.branch} @ ${e.commit.slice(0, 12)} to ${e.url ?? "its remote"}${e.hook ? `; publish hook ${e.hook.timedOut ? "timed out" : `exit ${e.hook.exit ?? e.hook.signal}`}` : ""}`;
   }
 }
 

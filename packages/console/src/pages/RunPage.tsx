@@ -1,6 +1,7 @@
 /**
  * A run (issue 12): its Machines as state charts with the active states highlighted, open
- * Gates with their forms, the prompt-vs-cached chart, its Turns, its History (versions, each
+ * Gates with their forms, the prompt-vs-cached chart, its Turns, its Repo Slots' branches
+ * (issue 28), its History (versions, each
  * forkable), Retry / Resume where the run offers them (issue 13), and the event log following
  * live. Refreshed by the event stream (each event re-reads the run), never by a timer.
  */
@@ -9,6 +10,7 @@ import { useMemo } from "react";
 import { Link } from "wouter";
 import { seg } from "../api.js";
 import { activePaths } from "../chart-model.js";
+import { Branches } from "../components/Branches.js";
 import { Controls } from "../components/Controls.js";
 import { DriftNotice } from "../components/Drift.js";
 import { Gates } from "../components/Gates.js";
@@ -173,6 +175,7 @@ export function RunPage({ runId }: { runId: string }) {
         <UsageChart usage={usage} />
       </section>
       <Turns runId={r.runId} run={r} />
+      <Branches runId={r.runId} />
       <History runId={r.runId} forkable={controlsFor(r).fork} />
       <Timeline events={feed.events} state={feed.state} />
       <details>

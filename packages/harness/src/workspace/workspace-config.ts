@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { type GitCredentialConfig, readGitCredentialConfig } from "./git/credentials.js";
+import type { PublishHookConfig } from "./publish-hook.js";
 
 /** What the `workspace/` room reads from the Harness's environment (issue 28). */
 export interface WorkspaceConfig {
@@ -14,6 +15,11 @@ export interface WorkspaceConfig {
   /** `JR2_WORKTREE_KEEP` in seconds × 1000 (default 1 day): how long a settled run's Worktree stays. */
   worktreeKeepMs: number;
   credentials: GitCredentialConfig;
+  /**
+   * `JR2_PUBLISH_HOOK` (a command for `/bin/sh -c`) run after each successful push, bounded by
+   * `JR2_PUBLISH_HOOK_TIMEOUT_S` (default 120 s); absent: no hook (ADR-0226).
+   */
+  publishHook?: PublishHookConfig;
 }
 
 /**
@@ -36,6 +42,14 @@ export function readWorkspaceConfig(env: NodeJS.ProcessEnv): WorkspaceConfig {
     diffMaxBytes: whole(env, "JR2_DIFF_MAX_BYTES", 65_536, 1024),
     worktreeKeepMs: whole(env, "JR2_WORKTREE_KEEP", 86_400, 0) * 1000,
     credentials: readGitCredentialConfig(env),
+    ...(env.JR2_PUBLISH_HOOK?.trim()
+      ? {
+          publishHook: {
+            command: env.JR2_PUBLISH_HOOK,
+            timeoutMs: whole(env, "JR2_PUBLISH_HOOK_TIMEOUT_S", 120, 1) * 1000,
+          },
+        }
+      : {}),
   };
 }
 

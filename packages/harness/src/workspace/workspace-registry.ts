@@ -9,6 +9,8 @@ export interface SlotRecord {
   slot: string;
   /** The slot's URL as given (accepted by repo-url.ts), and the push URL when it differs. */
   url: string;
+  /** The slot's `ref` as given (absent: the remote's HEAD). Absent in records made before it was kept. */
+  ref?: string;
   pushUrl?: string;
   /** The run's repository and its Worktree (slot-paths.ts). */
   repo: string;

@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import { keyOfPath, withDiskRecords } from "./disk-records.js";
+import { baseRefOf, branchLog } from "./git/branch-log.js";
 import { credentialEnv } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
@@ -20,6 +21,7 @@ import {
 } from "./git/run-repository.js";
 import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
 import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
+import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hook.js";
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
@@ -62,11 +64,19 @@ export interface Workspaces {
     BoundedDiff & {
       base: string;
       head: string;
-      commits: { commit: string; author: string; subject: string }[];
+      commits: { commit: string; author: string; subject: string; time: string }[];
+      commitsTotal: number;
+      baseRef?: string;
+      url: string;
     }
   >;
-  /** Pushes the run's branch from the credential-holding repository. */
-  push(req: SlotRef): Promise<Pushed>;
+  /**
+   * Pushes the run's branch from the credential-holding repository, then runs the publish hook
+   * (`JR2_PUBLISH_HOOK`, ADR-0226) with `summary`, if one is configured; its result rides the answer.
+   */
+  push(
+    req: SlotRef & { summary?: { workflow: string; title: string; text: string } },
+  ): Promise<Pushed & { hook?: PublishHookResult }>;
   /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
   /** The record of a slot, if attached here. */
@@ -134,6 +144,14 @@ export function createWorkspaces(
     await rescue(pathsOf(r), r.runId, op, r.rescues);
     await registry.put(slotKey(r), r);
   };
+  /** The mirror a slot borrows from (undefined: its URL no longer accepted here). */
+  const mirrorOf = async (r: SlotRecord): Promise<string | undefined> => {
+    try {
+      return mirrors.pathOf(acceptUrl(r.url, rules));
+    } catch {
+      return undefined;
+    }
+  };
   const hasCommit = async (repo: string, commit: string) =>
     /^[0-9a-f]{40,64}$/.test(commit) &&
     (await git({ gitDir: repo }, ["cat-file", "-e", `${commit}^{commit}`], { okCodes: [1, 128] })).code === 0;
@@ -162,6 +180,7 @@ export function createWorkspaces(
           workspace: req.workspace,
           slot: req.slot,
           url: req.url,
+          ...(req.ref === undefined ? {} : { ref: req.ref }),
           ...(req.pushUrl === undefined ? {} : { pushUrl: req.pushUrl }),
           ...paths,
           base,
@@ -249,21 +268,17 @@ export function createWorkspaces(
       const r = await need(req);
       const head = (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base;
       const d = await slotDiff({ gitDir: r.repo }, r.base, head, req.maxBytes ?? config.diffMaxBytes);
-      const { stdout } = await git({ gitDir: r.repo }, [
-        "log",
-        "-z",
-        "--max-count=100",
-        "--format=%H%x1f%an%x1f%s",
-        `${r.base}..${head}`,
-      ]);
-      const commits = stdout
-        .split("\0")
-        .filter(Boolean)
-        .map((line) => {
-          const [commit = "", author = "", subject = ""] = line.replace(/^\n/, "").split("\x1f");
-          return { commit, author, subject };
-        });
-      return { ...d, base: r.base, head, commits };
+      const log = await branchLog(r.repo, r.base, head);
+      const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
+      return {
+        ...d,
+        base: r.base,
+        head,
+        commits: log.commits,
+        commitsTotal: log.total,
+        ...(baseRef ? { baseRef } : {}),
+        url: redactUrl(r.url),
+      };
     },
     push: (req) =>
       serial(slotKey(req), async () => {
@@ -280,7 +295,21 @@ export function createWorkspaces(
         });
         r.pushed = { commit: pushed.commit, url: pushed.url, at: Date.now() };
         await registry.put(slotKey(r), r);
-        return pushed;
+        if (!config.publishHook) return pushed;
+        const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
+        const hook = await runPublishHook(
+          config.publishHook,
+          hookInput(r, pushed, baseRef ?? r.base, req.summary),
+          opts.env,
+        );
+        if (hook.exit !== 0)
+          opts.warn?.("the publish hook failed; the push stands (ADR-0226)", {
+            slot: slotKey(r),
+            exit: hook.exit,
+            timedOut: hook.timedOut,
+            tail: hook.tail.slice(-3),
+          });
+        return { ...pushed, hook };
       }),
     remove: async (req) => {
       const removed: string[] = [];

@@ -83,7 +83,7 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "repo-slot":
       return event.event === "attached"
         ? `${time}  repo      ${event.workspace}/${event.slot} on branch ${event.branch} from ${event.commit.slice(0, 12)}`
-        : `${time}  pushed    ${event.workspace}/${event.slot} ${event.branch} @ ${event.commit.slice(0, 12)} to ${event.url ?? "its remote"}`;
+        : `${time}  pushed    ${event.workspace}/${event.slot} ${event.branch} @ ${event.commit.slice(0, 12)} to ${event.url ?? "its remote"}${event.hook ? `; publish hook ${event.hook.timedOut ? "timed out" : `exit ${event.hook.exit ?? event.hook.signal}`}${event.hook.url ? ` (${event.hook.url})` : ""}` : ""}`;
   }
 }
 

@@ -85,25 +85,56 @@ export function turnTable(turns: readonly TurnSummary[], runId: string): string[
 }
 
 /**
- * The run's Repo Slots (issue 28): per slot its branch, base and head, what was pushed, the
- * commits on the branch and a diffstat; empty for a run without any.
+ * The run's Repo Slots as a branch view (issue 28 §5, ADR-0225): per slot its branch, base and
+ * head, URL, the commits on the branch (newest first, the rest counted) and a diffstat, what was
+ * pushed, what the publish hook did (ADR-0226) and the forge link; without the Harness, the
+ * commits the run's log recorded per version and why. Empty for a run without Repo Slots.
  */
 export function repoLines(repos: RunRepos["repos"]): string[] {
   const short = (c: string | undefined) => (c ? c.slice(0, 12) : "?");
+  const when = (t: string | undefined) => (t ? `${t.slice(0, 16).replace("T", " ")} ` : "");
   const lines: string[] = [];
   for (const r of repos) {
+    const base = r.baseRef ? `${m(r.baseRef)} ${short(r.base)}` : short(r.base);
     lines.push(
-      `repo      ${r.workspace}/${r.slot} on ${r.branch} (base ${short(r.base)}${r.head ? `, head ${short(r.head)}` : ""})  ${r.path}`,
+      `repo      ${r.workspace}/${r.slot} on ${r.branch} (base ${base}${r.head ? `, head ${short(r.head)}` : ""})  ${r.path}`,
     );
-    if (r.pushed) lines.push(`  pushed  ${short(r.pushed.commit)} to ${r.pushed.url}`);
+    if (r.url) lines.push(`  url     ${r.url}`);
     if (r.commits) {
-      lines.push(`  commits ${r.commits.length || "none yet"}`);
-      for (const c of r.commits) lines.push(`    ${short(c.commit)} ${c.author}: ${c.subject}`);
+      const more = r.moreCommits ? ` (newest ${r.commits.length} shown, ${r.moreCommits} more)` : "";
+      lines.push(`  commits ${r.commits.length + (r.moreCommits ?? 0) || "none yet"}${more}`);
+      for (const c of r.commits)
+        lines.push(`    ${short(c.commit)} ${when(c.time)}${m(c.author)}: ${m(c.subject)}`);
     }
     if (r.summary !== undefined) lines.push(`  diff    ${r.summary || "no changes"}`);
-    for (const f of r.files ?? []) lines.push(`    ${f.path}  +${f.added} -${f.removed}`);
-    if (r.unavailable) lines.push(`  (commits and diff unavailable: ${r.unavailable})`);
+    for (const f of r.files ?? []) lines.push(`    ${m(f.path)}  +${f.added} -${f.removed}`);
+    if (r.moreFiles) lines.push(`    … ${r.moreFiles} more files`);
+    if (r.unavailable) lines.push(`  (commits and diff unavailable: ${m(r.unavailable)})`);
+    if (r.versions) {
+      lines.push(
+        `  recorded ${r.versions.length ? "commits per version (the run's log)" : "no commit in any version"}`,
+      );
+      for (const v of r.versions) lines.push(`    v${v.version} ${short(v.commit)} ${m(v.cause)}`);
+    }
+    lines.push(r.pushed ? `  pushed  ${short(r.pushed.commit)} to ${r.pushed.url}` : "  pushed  not yet");
+    if (r.hook) lines.push(...hookLines(r.hook));
+    if (r.link) lines.push(`  link    ${r.link}`);
+    else if (r.noLink) lines.push(`  link    none: ${r.noLink}`);
   }
+  return lines;
+}
+
+/** What the publish hook did (ADR-0226): its status, time, the URL it printed, its last lines. */
+function hookLines(h: NonNullable<RunRepos["repos"][number]["hook"]>): string[] {
+  const status = h.timedOut
+    ? "timed out (killed)"
+    : h.exit === 0
+      ? "exit 0"
+      : h.exit === null
+        ? `killed by ${h.signal ?? "a signal"}`
+        : `exit ${h.exit} (failed; the push stands)`;
+  const lines = [`  hook    ${status} in ${(h.ms / 1000).toFixed(1)} s${h.url ? `: ${h.url}` : ""}`];
+  for (const l of h.tail.slice(-5)) lines.push(`    | ${m(l)}`);
   return lines;
 }
 

@@ -1,6 +1,8 @@
 import type { PlacementOptions } from "../turns/placement.js";
 import type { RepoSlotHandle, RepoSlotsRequest } from "../xstate/run-binding.js";
+import { redactRepoUrl } from "./forge-link.js";
 import type { LiveRun } from "./live-run.js";
+import { publishSummary } from "./publish-summary.js";
 
 /**
  * Attaches a workspace's Repo Slots for a run (issue 28 §2): on the Harness the
@@ -41,7 +43,13 @@ export async function attachRunRepos(
         throw new Error(message);
       });
     out[slot] = { path: h.path, branch: h.branch, base: h.base };
-    run.repoSlots.set(`${request.workspace}/${slot}`, { workspace: request.workspace, slot, ...out[slot] });
+    run.repoSlots.set(`${request.workspace}/${slot}`, {
+      workspace: request.workspace,
+      slot,
+      ...out[slot],
+      url: redactRepoUrl(spec.url),
+      ...(spec.ref ? { ref: spec.ref } : {}),
+    });
     if (run.status === "running")
       run.feed.append({
         type: "repo-slot",
@@ -64,8 +72,9 @@ export async function attachRunRepos(
 
 /**
  * Publishes a workspace's slots (issue 28 §5): the Harness pushes each slot's run branch from
- * its credential-holding repository; the run's feed records each pushed commit (`repo-slot`
- * `pushed`), which is the run's log.
+ * its credential-holding repository, then runs the operator's publish hook (if configured) with
+ * the run's summary; the run's feed records each pushed commit and the hook's result
+ * (`repo-slot` `pushed` with `hook`), which is the run's log. A failing hook fails nothing.
  * @throws Error with the code of the Harness's refusal (e.g. `JR2_ERR_WORKSPACE_PUSH_FAILED`)
  */
 export async function publishRunRepos(
@@ -78,9 +87,10 @@ export async function publishRunRepos(
       `workspace \`${request.workspace}\` publishes, but this Orchestrator has no Harness (set JR2_HARNESS_URL)`,
     );
   const { harnessUrl } = placement.provider.provide({ runId: run.runId, name: request.workspace });
+  const summary = publishSummary(run);
   for (const slot of request.slots) {
     const pushed = await placement.repoSlots
-      .push(harnessUrl, { runId: run.runId, workspace: request.workspace, slot })
+      .push(harnessUrl, { runId: run.runId, workspace: request.workspace, slot, summary })
       .catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
         throw new Error(
@@ -88,7 +98,10 @@ export async function publishRunRepos(
         );
       });
     const record = run.repoSlots.get(`${request.workspace}/${slot}`);
-    if (record) record.pushed = { commit: pushed.commit, url: pushed.url };
+    if (record) {
+      record.pushed = { commit: pushed.commit, url: pushed.url };
+      if (pushed.hook) record.hook = pushed.hook;
+    }
     if (run.status === "running")
       run.feed.append({
         type: "repo-slot",
@@ -98,6 +111,13 @@ export async function publishRunRepos(
         branch: pushed.branch,
         commit: pushed.commit,
         url: pushed.url,
+        ...(pushed.hook ? { hook: pushed.hook } : {}),
+      });
+    if (pushed.hook && pushed.hook.exit !== 0 && run.status === "running")
+      run.feed.append({
+        type: "warning",
+        child: `workspace:${request.workspace}`,
+        message: `Repo Slot \`${slot}\`: the publish hook ${pushed.hook.timedOut ? "timed out" : `exited ${pushed.hook.exit ?? pushed.hook.signal}`}; the push stands: ${pushed.hook.tail.slice(-2).join(" | ") || "(no output)"}`,
       });
   }
 }

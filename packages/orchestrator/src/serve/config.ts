@@ -5,6 +5,7 @@ import type { PostgresStoreConfig } from "../durability/store/open.js";
 import { DEFAULT_LEASE_MS } from "../durability/store/ownership.js";
 import { parseStoreUrl } from "../durability/store/postgres-connection.js";
 import { DEFAULT_SHED_LAG_MS } from "../http/plugins/load-shed.js";
+import { parseForgeTemplate } from "../runs/forge-link.js";
 import { type PeerConfig, readPeerConfig } from "./peer-config.js";
 
 /** Where Turns are admitted: nowhere (`none`, played by hand over HTTP) or an instance Harness. */
@@ -55,6 +56,11 @@ export interface ServeConfig {
    * like `/healthz`). Absent: tracing off, `/metrics` open.
    */
   telemetry?: { env: TelemetryEnv; metricsToken?: string };
+  /**
+   * `JR2_FORGE_URL_TEMPLATE` (ADR-0225): the forge page of a pushed Repo Slot branch, with
+   * `{host} {owner} {repo} {base} {branch}`; checked at start. Absent: no links.
+   */
+  forgeTemplate?: string;
 }
 
 /** The flags `jr2 serve` takes (already parsed). */
@@ -152,7 +158,19 @@ export function readServeConfig(env: NodeJS.ProcessEnv, flags: ServeFlags): Serv
     shedLagMs: nonNegativeInt("JR2_SHED_LAG_MS", env.JR2_SHED_LAG_MS, DEFAULT_SHED_LAG_MS),
     eventRetentionDays: nonNegativeInt("JR2_EVENT_RETENTION_DAYS", env.JR2_EVENT_RETENTION_DAYS, 0),
     telemetry: readTelemetryConfig(env),
+    ...readForgeTemplate(env),
   };
+}
+
+/** `JR2_FORGE_URL_TEMPLATE`, checked. @throws Jr2Error `JR2_ERR_CONFIG_INVALID` naming the bad placeholder */
+function readForgeTemplate(env: NodeJS.ProcessEnv): { forgeTemplate?: string } {
+  const text = env.JR2_FORGE_URL_TEMPLATE?.trim();
+  if (!text) return {};
+  try {
+    return { forgeTemplate: parseForgeTemplate(text) };
+  } catch (error) {
+    throw new Jr2Error("JR2_ERR_CONFIG_INVALID", { detail: (error as Error).message });
+  }
 }
 
 /**

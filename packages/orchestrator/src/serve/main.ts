@@ -79,6 +79,7 @@ async function startUnlocked(
           workRoot: config.workRoot,
           allowExplicitEndpoints: config.dev,
           repoSlots: createRepoSlotClient({ token: harness.token ?? "" }),
+          ...(config.forgeTemplate ? { forgeTemplate: config.forgeTemplate } : {}),
         }
       : undefined;
   // Test-only JR2_CRASH_AT: the log lines before a crash point must reach the harness.

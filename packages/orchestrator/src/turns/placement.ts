@@ -42,6 +42,8 @@ export interface PlacementOptions {
   allowExplicitEndpoints: boolean;
   /** The Harness's Repo Slot routes (issue 28); absent: a workspace with `repos` faults at start. */
   repoSlots?: RepoSlotClient;
+  /** `JR2_FORGE_URL_TEMPLATE`, checked (ADR-0225): the branch view's forge link; absent: none. */
+  forgeTemplate?: string;
 }
 
 /**

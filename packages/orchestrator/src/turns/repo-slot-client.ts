@@ -29,8 +29,11 @@ export interface RepoSlotClient {
    * commit (issue 28 §3). Same errors as attach, and `JR2_ERR_WORKSPACE_COMMIT_GONE`.
    */
   checkoutAt(harnessUrl: string, request: CheckoutAtRequest): Promise<SlotHandle>;
-  /** A slot's committed diff summary, files and commits (for `jr2 show`). Same errors as attach. */
-  diff(harnessUrl: string, request: DiffRequest): Promise<DiffAnswer>;
+  /**
+   * A slot's committed diff summary, files and commits (for `jr2 show`). Same errors as attach;
+   * `timeoutMs` (default 15 min) bounds the wait (the branch view asks with a short one).
+   */
+  diff(harnessUrl: string, request: DiffRequest, timeoutMs?: number): Promise<DiffAnswer>;
   /** Pushes a slot's branch (publish). Same errors as attach. */
   push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
 }
@@ -43,13 +46,14 @@ export function createRepoSlotClient(options: { token: string; fetch?: typeof fe
     path: string,
     body: unknown,
     parse: (v: unknown) => T,
+    timeoutMs = 15 * 60_000,
   ): Promise<T> {
     const url = new URL(path, harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`);
     const res = await doFetch(url, {
       method: "POST",
       headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15 * 60_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const json: unknown = await res.json().catch(() => ({}));
     if (res.ok) return parse(json);
@@ -73,7 +77,8 @@ export function createRepoSlotClient(options: { token: string; fetch?: typeof fe
   return {
     attach: (harnessUrl, request) =>
       post(harnessUrl, "workspaces/attach", request, (v) => SlotHandle.parse(v)),
-    diff: (harnessUrl, request) => post(harnessUrl, "workspaces/diff", request, (v) => DiffAnswer.parse(v)),
+    diff: (harnessUrl, request, timeoutMs) =>
+      post(harnessUrl, "workspaces/diff", request, (v) => DiffAnswer.parse(v), timeoutMs),
     checkoutAt: (harnessUrl, request) =>
       post(harnessUrl, "workspaces/checkout-at", request, (v) => SlotHandle.parse(v)),
     push: (harnessUrl, request) => post(harnessUrl, "workspaces/push", request, (v) => PushAnswer.parse(v)),

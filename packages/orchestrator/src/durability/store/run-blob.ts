@@ -4,7 +4,7 @@
  * name a RunBlob without an import circle.
  * @see SPEC §8
  */
-import type { RunFaultRecord, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
+import type { HookResult, RunFaultRecord, RunOutcome, RunStatus, UsageTotals } from "@jr2/wire";
 
 /**
  * A delayed event (`after`, delayed `sendTo`) saved from xstate's scheduler, because xstate's
@@ -100,6 +100,12 @@ export interface RepoSlotRecord {
   path: string;
   branch: string;
   base: string;
+  /** The slot's URL, credentials redacted (absent in runs attached before it was kept). */
+  url?: string;
+  /** The slot's `ref` as authored (absent: the remote's HEAD). */
+  ref?: string;
   /** What publish pushed, once it did. */
   pushed?: { commit: string; url: string };
+  /** What the publish hook did after the push (ADR-0226). */
+  hook?: HookResult;
 }
