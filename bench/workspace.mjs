@@ -3,13 +3,14 @@
 // commit), warms its mirror once, then times — interleaved, BENCH_N each, so machine load hits
 // both alike — the Harness's attach (a run repository borrowing the mirror's objects + its
 // Worktree checkout) against `git clone --local` of the same repository; prints p50/p90, the
-// ratio of the p50s (target ≤ 0.5×), and disk per run (the run repository and the Worktree,
+// ratio of the p50s (target ≤ 0.5×), the floor (a bare checkout of the same tree by one git,
+// what attach cannot skip), and disk per run (the run repository and the Worktree,
 // counted by `du`, against the clone). `pnpm bench:workspace` (2,000 files × 8 KiB ≈ 16 MB,
 // N=10), BENCH_FILES=2000 BENCH_FILE_KB=50 for the issue's ~100 MB shape. The soak of 1,000
 // runs under SIGKILLs is not here yet (bench/README.md says so).
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -59,23 +60,51 @@ const workspaces = createWorkspaces(
 );
 await workspaces.attach({ runId: "warm", workflow: "bench", workspace: "w", slot: "app", url: app });
 
-const times = { attach: [], clone: [] };
+// The floor: the same tree checked out by one bare git (files + index, the parallel workers attach
+// uses), from the mirror, into an empty directory — what an attach cannot skip (bench/README.md).
+const { CHECKOUT_WORKERS } = await import(
+  join(ROOT, "packages/harness/dist/workspace/git/run-repository.js")
+);
+const mirrors = join(work, ".mirrors");
+const mirror = join(
+  mirrors,
+  readdirSync(mirrors).find((d) => d.endsWith(".git")),
+);
+const checkouts = join(base, "checkouts");
+mkdirSync(checkouts);
+const times = { attach: [], clone: [], checkout: [] };
 const attach = async (i) => {
   await workspaces.attach({ runId: `run-${i}`, workflow: "bench", workspace: "w", slot: "app", url: app });
 };
 const clone = async (i) => {
   git(clones, "clone", "--quiet", "--local", app, `c${i}`);
 };
+const checkout = async (i) => {
+  const dir = join(checkouts, `k${i}`);
+  mkdirSync(dir);
+  execFileSync(
+    "git",
+    [
+      "-c",
+      `checkout.workers=${CHECKOUT_WORKERS}`,
+      `--git-dir=${mirror}`,
+      `--work-tree=${dir}`,
+      "read-tree",
+      "-u",
+      "--reset",
+      "HEAD",
+    ],
+    { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: `${dir}.index` } },
+  );
+};
+const order = [
+  ["attach", attach],
+  ["clone", clone],
+  ["checkout", checkout],
+];
 for (let i = 0; i < N; i++) {
-  for (const [name, fn] of i % 2 === 0
-    ? [
-        ["attach", attach],
-        ["clone", clone],
-      ]
-    : [
-        ["clone", clone],
-        ["attach", attach],
-      ]) {
+  // Rotated each round, so no mode always runs first (or after the same one).
+  for (const [name, fn] of [...order.slice(i % 3), ...order.slice(0, i % 3)]) {
     const t = performance.now();
     await fn(i);
     times[name].push(performance.now() - t);
@@ -86,18 +115,25 @@ const perRun = {
   attach: duBytes(join(work, ".repos", "run-0")) + duBytes(join(work, "run-0")),
   clone: duBytes(join(clones, "c0")),
 };
+const MODES = {
+  attach: "attach (warm mirror)",
+  clone: "git clone --local",
+  checkout: "bare checkout (floor)",
+};
 const row = (name) => ({
-  mode: name === "attach" ? "attach (warm mirror)" : "git clone --local",
+  mode: MODES[name],
   n: times[name].length,
   p50_ms: percentile(times[name], 50).toFixed(0),
   p90_ms: percentile(times[name], 90).toFixed(0),
-  disk_per_run_MB: (perRun[name] / 1e6).toFixed(1),
+  disk_per_run_MB: perRun[name] === undefined ? "-" : (perRun[name] / 1e6).toFixed(1),
 });
-printTable([row("attach"), row("clone")]);
+printTable([row("attach"), row("clone"), row("checkout")]);
 const ratio = percentile(times.attach, 50) / percentile(times.clone, 50);
 console.log(
   `\nrepository: ${FILES} files × ${FILE_KB} KiB, .git ${(repoBytes / 1e6).toFixed(1)} MB; attach/clone p50 ratio ${ratio.toFixed(2)}× (target ≤ 0.5×); ` +
-    `run repository alone ${(duBytes(join(work, ".repos", "run-0")) / 1e3).toFixed(0)} KB (objects borrowed from the mirror)`,
+    `run repository alone ${(duBytes(join(work, ".repos", "run-0")) / 1e3).toFixed(0)} KB (objects borrowed from the mirror); ` +
+    `attach/bare-checkout p50 ratio ${(percentile(times.attach, 50) / percentile(times.checkout, 50)).toFixed(2)}× ` +
+    `(checkout.workers=${CHECKOUT_WORKERS})`,
 );
 rmSync(base, { recursive: true, force: true });
 if (N >= 5)
@@ -105,7 +141,11 @@ if (N >= 5)
     files: FILES,
     fileKiB: FILE_KB,
     n: N,
-    p50Ms: { attach: percentile(times.attach, 50), clone: percentile(times.clone, 50) },
+    p50Ms: {
+      attach: percentile(times.attach, 50),
+      clone: percentile(times.clone, 50),
+      checkout: percentile(times.checkout, 50),
+    },
     ratio,
     diskPerRunBytes: perRun,
   });

@@ -231,14 +231,32 @@ describe("the Agent actor's Turn mechanics (§5)", () => {
     expect(t2.faults[0]?.reason).toBe("infra");
   });
 
-  it("past its deadline the Turn is aborted and faults with reason deadline", async () => {
+  it("past its deadline the Turn is aborted; the aborted settlement's Worktree commit is recorded, then it faults with reason deadline (ADR-0219)", async () => {
     const h = fakeHarness();
     const t = fakeTurn(h);
+    const seen: string[] = [];
     t.ports.config = { ...t.ports.config, deadlineMs: 30 };
+    t.ports.recordCommits = (commits) => seen.push(`commit ${commits["code/app"]}`);
+    const fault = t.ports.fault;
+    t.ports.fault = (reason, detail, cause) => {
+      seen.push(`fault ${reason}`);
+      fault(reason, detail, cause);
+    };
     startTurn(t.ports);
+    await until(() => h.calls.some((c) => c.op === "abort"));
+    // The Harness answered that it aborted a running Submission: the fault waits for its settlement.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.faults).toEqual([]);
+    const commit = "c".repeat(40);
+    h.push("run-1/coder", {
+      type: "submission-settled",
+      submissionId: "s1",
+      outcome: "aborted",
+      commit: { "code/app": commit },
+    });
     await until(() => t.faults.length === 1);
     expect(t.faults[0]?.reason).toBe("deadline");
-    expect(h.calls.some((c) => c.op === "abort")).toBe(true);
+    expect(seen).toEqual([`commit ${commit}`, "fault deadline"]);
   });
 
   it("usage of the Submission reaches the telemetry, without iids", async () => {

@@ -59,6 +59,12 @@ export const SubmissionRequest = z
      * about after a reset in transit. An older Harness drops it.
      */
     clientSubmissionId: ClientSubmissionId.optional(),
+    /**
+     * The Turn's state path (`review.coding`, issue 28 §3): the Harness names it in the commits it
+     * makes of a Repo-Slot Worktree (ADR-0220). An older Harness drops it; without it the
+     * Harness names the conversation's iid.
+     */
+    state: z.string().min(1).max(512).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.kind === "task" && (body.prompt === undefined || body.prompt.length === 0)) {
@@ -227,8 +233,8 @@ export const StreamEvent = z.discriminatedUnion("type", [
     textCallWhere: z.enum(["reasoning"]).optional(),
     ...KvWaitField,
     /**
-     * A Turn that ended by a fault committed its Repo-Slot Worktree at settlement (issue 28 §3):
-     * `<workspace>/<slot>` → the branch's head. An older Orchestrator drops it.
+     * The Repo-Slot Worktree committed at settlement, whatever the outcome (issue 28 §3,
+     * ADR-0219): `<workspace>/<slot>` → the branch's head. An older Orchestrator drops it.
      */
     commit: WorkspaceCommits.optional(),
   }),

@@ -4,8 +4,9 @@ import type { StreamEvent, SubmissionRequest } from "@jr2/wire";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { withTraceHeaders } from "../orchestrator/orchestrator-client.js";
 import { type HarnessTelemetry, startSubmissionTrace } from "../telemetry/submission-telemetry.js";
-import { type KvWaitTally, kvWaitField, newKvWaitTally } from "../turn/kv-wait-tally.js";
+import { type KvWaitTally, newKvWaitTally } from "../turn/kv-wait-tally.js";
 import { runTurn, type SeatSlot, type Settlement, type TurnDeps } from "../turn/turn.js";
+import { abortOpen } from "./abort-commit.js";
 import {
   type ConversationParts,
   type DurableState,
@@ -73,6 +74,8 @@ interface SubmissionRecord {
   kvWait: KvWaitTally;
   /** The admission's trace context (its `traceparent`): the Submission span's parent. */
   trace: Context;
+  /** Aborted, its settlement waiting for the Worktree's commit (ADR-0219): not run, not settled by its run. */
+  closing?: boolean;
 }
 
 /** One conversation. */
@@ -91,6 +94,8 @@ export interface Conversation {
   lastActive: number;
   /** What of it the store holds already (ADR-0175). */
   durable: DurableState;
+  /** An abort committing the Worktree before it settles (ADR-0219); nothing runs meanwhile. */
+  closing?: Promise<void>;
 }
 
 /** The store of conversations and the queue pump. */
@@ -213,7 +218,7 @@ export function createConversations(opts: ConversationsOptions): Conversations {
   };
 
   const pump = (conv: Conversation) => {
-    if (conv.running) return;
+    if (conv.running || conv.closing) return;
     const next = conv.queue.find((s) => !s.settled);
     if (!next) return;
     conv.runningId = next.id;
@@ -244,8 +249,9 @@ export function createConversations(opts: ConversationsOptions): Conversations {
       trace.end(result);
       // The run is over: its messages go out before its settlement, so the Orchestrator's
       // follower, which stops at the settlement, has read them (issue 27).
-      if (!next.settled) ship(conv, next.id);
-      settle(conv, next, result);
+      if (!next.settled && !next.closing) ship(conv, next.id);
+      // An abort committing first settles it (ADR-0219).
+      if (!next.closing) settle(conv, next, result);
     })().finally(() => {
       // An aborted run's last messages land after its settlement: stored as its own, then sent
       // to the Orchestrator, which pushes them back if this Harness loses them (issue 27).
@@ -360,18 +366,14 @@ export function createConversations(opts: ConversationsOptions): Conversations {
     abort(iid) {
       const conv = all.get(iid);
       if (!conv) return false;
-      const open = conv.queue.filter((s) => !s.settled);
-      for (const sub of open) {
-        sub.abort.abort();
-        // Settled at once, its wait so far included (ADR-0432): the wait's own end comes later.
-        const aborted = { type: "submission-settled", submissionId: sub.id, outcome: "aborted" } as const;
-        settle(conv, sub, { ...aborted, ...kvWaitField(sub.kvWait) });
-      }
-      return open.length > 0;
+      return abortOpen(conv, deps, settle, () => {
+        conv.queue = conv.queue.filter((s) => !s.settled);
+        pump(conv);
+      });
     },
     history: (conv) => conv.slot.seat?.messages() ?? (conv.slot.restore?.messages as AgentMessage[]) ?? [],
     async idle() {
-      await Promise.all([...all.values()].map((c) => c.running));
+      await Promise.all([...all.values()].flatMap((c) => [c.running, c.closing]));
     },
     sweep,
     get size() {

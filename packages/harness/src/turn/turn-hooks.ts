@@ -49,7 +49,7 @@ export function turnHooks(
   slot: SeatSlot,
   submissionId: string,
   /** The Submission's turnId: sent with each pick, so a re-send finds its own Turn's answer (ADR-0252). */
-  who: { turnId: string | undefined; model: string; refusalBudget?: number; agent?: string },
+  who: { turnId: string | undefined; model: string; refusalBudget?: number; agent?: string; state?: string },
   state: TurnState,
   deps: TurnDeps,
   emit: (e: StreamEvent) => void,
@@ -69,7 +69,12 @@ export function turnHooks(
       const commit =
         slot.cwd && slot.hasWorkingTools && deps.workspaces
           ? await deps.workspaces
-              .commitAt(slot.cwd, { agent: who.agent ?? "agent", state: slot.iid, pick: call.name })
+              .commitAt(slot.cwd, {
+                agent: who.agent ?? "agent",
+                // The Turn's state as the Orchestrator names it (ADR-0220); an older one sends none.
+                state: who.state ?? slot.iid,
+                pick: call.name,
+              })
               .catch((error: unknown) => {
                 logAt(deps, "warn", "the Worktree could not be committed before a pick", {
                   iid: slot.iid,

@@ -61,21 +61,32 @@ export async function runTurn(
     const run: RunInput = { seat: seated.seat, userText, allowed: surface.allowed, state, ...dials };
     const outcome = await runPhase(slot, submissionId, req, { ...run, waited }, deps, emit, signal);
     if (signal.aborted) return settle("aborted");
-    // A Turn that ends by a fault commits at settlement (issue 28 §3): its settlement carries the id.
-    const commit =
-      outcome.kind === "failed" && slot.cwd && deps.workspaces
-        ? await deps.workspaces
-            .commitAt(slot.cwd, { agent: req.agent, state: slot.iid })
-            .catch((error: unknown) => {
-              deps.log("commit at a fault's settlement failed", { iid: slot.iid, error: String(error) });
-              return undefined;
-            })
-        : undefined;
+    // Every settlement commits the Worktree (issue 28 §3, ADR-0219): a fault the Orchestrator
+    // decides after a completed one (no pick after the nudges) keeps the Turn's files too.
+    const commit = await commitAtSettlement(slot, req, deps);
     const settled = settlePhase(slot, req, dials.modelName, outcome, deps, settle);
     return commit ? { ...settled, commit } : settled;
   } catch (err) {
     return settle("failed", { type: "internal", message: err instanceof Error ? err.message : String(err) });
   }
+}
+
+/**
+ * Commits the Turn's Repo Slot if it changed, for its settlement (ADR-0219): `{ "<ws>/<slot>": head }`,
+ * or undefined when the Turn has no Working tools or no slot, or the commit failed (logged).
+ */
+export async function commitAtSettlement(
+  slot: SeatSlot,
+  req: SubmissionRequest,
+  deps: Pick<TurnDeps, "workspaces" | "log">,
+): Promise<Record<string, string> | undefined> {
+  if (!slot.cwd || !slot.hasWorkingTools || !deps.workspaces) return undefined;
+  return deps.workspaces
+    .commitAt(slot.cwd, { agent: req.agent, state: req.state ?? slot.iid })
+    .catch((error: unknown) => {
+      deps.log("the Worktree could not be committed at settlement", { iid: slot.iid, error: String(error) });
+      return undefined;
+    });
 }
 
 type Settle = (
@@ -192,6 +203,7 @@ async function runPhase(
           turnId: req.turnId,
           model: modelName,
           agent: req.agent,
+          ...(req.state ? { state: req.state } : {}),
           ...(entry.refusalBudget ? { refusalBudget: entry.refusalBudget } : {}),
         },
         run.state,

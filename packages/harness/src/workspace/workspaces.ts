@@ -132,11 +132,12 @@ export function createWorkspaces(
     return r;
   };
   const pathsOf = (r: SlotRecord) => ({ repo: r.repo, worktree: r.worktree, branch: r.branch });
-  const handle = async (r: SlotRecord): Promise<SlotHandle> => ({
+  /** The body's handle; `head`: the branch's head when the caller knows it (else git is asked). */
+  const handle = async (r: SlotRecord, head?: string): Promise<SlotHandle> => ({
     path: r.worktree,
     branch: r.branch,
     base: r.base,
-    commit: (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base,
+    commit: head ?? (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base,
     ...(r.submodules?.length ? { submodules: r.submodules } : {}),
   });
   const nextRescue = async (r: SlotRecord, op: string) => {
@@ -171,9 +172,14 @@ export function createWorkspaces(
         const mirror = await mirrors.ensure(url);
         const base = await resolveRef(mirror, req.ref, req.url);
         const at = { mirror, base, slot: req.slot, url: redactUrl(req.url) };
-        const submodules = await checkSubmodules(req.submodules, at);
+        // The submodule scan (a tree listing in the mirror) runs beside the checkout, not before
+        // it (ADR-0218); only `"refuse"` must have its answer before anything is written.
+        const scan = checkSubmodules(req.submodules, at);
+        scan.catch(() => undefined);
+        if (req.submodules === "refuse") await scan;
         await makeRunRepository(paths, mirror, base);
         await checkoutWorktree(paths);
+        const submodules = await scan;
         const record: SlotRecord = {
           runId: req.runId,
           workflow: req.workflow,
@@ -189,7 +195,8 @@ export function createWorkspaces(
           rescues: 0,
         };
         await registry.put(slotKey(req), record);
-        return handle(record);
+        // A new branch is at its base: no git asked (ADR-0218).
+        return handle(record, base);
       }),
     commit: (req) =>
       serial(slotKey(req), async () => {

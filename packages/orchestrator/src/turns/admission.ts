@@ -104,6 +104,7 @@ export function submissionOf(ports: TurnPorts, next: NextSubmission): Submission
     definition: ports.definition,
     ...(kind === "task" ? { prompt: input.prompt } : {}),
     ...(ports.cwd ? { cwd: ports.cwd } : {}),
+    ...(ports.cwd && ports.state ? { state: ports.state } : {}),
     ...(ports.network ? { network: ports.network === "host" ? "host" : [...ports.network] } : {}),
     ...(input.model ? { model: input.model } : {}),
     ...(input.thinkingLevel ? { thinkingLevel: input.thinkingLevel } : {}),

@@ -1,4 +1,5 @@
 import { admitNext, followFrom, onConversationLost, reattach } from "./admission.js";
+import type { TurnFault } from "./fault-causes.js";
 import { DRAIN_MS, follow } from "./follow.js";
 import {
   isHarnessRestarted,
@@ -8,7 +9,14 @@ import {
 } from "./harness-restarted.js";
 import { afterSettlement } from "./nudge-budget.js";
 import type { TurnHandle, TurnPorts } from "./turn-ports.js";
-import { abortRemote, endTurn, isOver, newTurnState, type TurnState } from "./turn-state.js";
+import {
+  abortRemote,
+  DEADLINE_SETTLE_MS,
+  endTurn,
+  isOver,
+  newTurnState,
+  type TurnState,
+} from "./turn-state.js";
 
 /**
  * The Agent actor's mechanics for one Turn (SPEC §5), top-down: re-attach or admit, ledger,
@@ -94,6 +102,10 @@ async function live(state: TurnState): Promise<void> {
       continue;
     }
     if (isOver(state)) return;
+    if (state.pastDeadline) {
+      endPastDeadline(state, state.pastDeadline, followed.settlement.commit);
+      return;
+    }
     if (isHarnessRestarted(followed.settlement)) {
       // The Harness kept the conversation; only this Submission died with it (§5.6, ADR-0175).
       const again = onHarnessRestarted(state);
@@ -108,16 +120,36 @@ async function live(state: TurnState): Promise<void> {
   }
 }
 
-/** Past the Turn's deadline (§5.6): abort the Submission, then `agent.fault { deadline }`. */
+/**
+ * Past the Turn's deadline (§5.6): abort the Submission, then `agent.fault { deadline }`. When
+ * the abort stopped a running Submission, the fault waits (at most {@link DEADLINE_SETTLE_MS})
+ * for its settlement, read by the Turn's loop: the Worktree commit it carries goes into the
+ * version the fault makes (ADR-0219). The loop reading it sends the fault itself.
+ */
 function armDeadline(state: TurnState): unknown {
   const { ports } = state;
   const { deadlineMs } = ports.config;
   return ports.setTimeout(() => {
     if (state.stopped) return;
-    void abortRemote(state).then(() =>
-      endTurn(state, { reason: "deadline", detail: `the Turn ran past its ${deadlineMs} ms deadline` }),
-    );
+    const fault = { reason: "deadline", detail: `the Turn ran past its ${deadlineMs} ms deadline` } as const;
+    state.pastDeadline = fault;
+    void abortRemote(state).then((answer) => {
+      if ((answer as { aborted?: boolean } | undefined)?.aborted !== true) endTurn(state, fault);
+      else if (!isOver(state))
+        state.deadlineWait = ports.setTimeout(() => endTurn(state, fault), DEADLINE_SETTLE_MS);
+    });
   }, deadlineMs);
+}
+
+/** The aborted Submission of a Turn past its deadline settled: its commit kept, then the fault. */
+function endPastDeadline(
+  state: TurnState,
+  fault: TurnFault,
+  commit?: Readonly<Record<string, string>>,
+): void {
+  if (state.deadlineWait !== undefined) state.ports.clearTimeout(state.deadlineWait);
+  if (commit) state.ports.recordCommits?.(commit);
+  endTurn(state, fault);
 }
 
 /**
@@ -131,6 +163,7 @@ function stop(state: TurnState, deadline: unknown, options?: { shutdown?: boolea
   state.stopped = true;
   state.shuttingDown = options?.shutdown === true;
   ports.clearTimeout(deadline);
+  if (state.deadlineWait !== undefined) ports.clearTimeout(state.deadlineWait);
   if (state.shuttingDown) state.polls.abort();
   else
     ports.setTimeout(() => {

@@ -71,6 +71,7 @@ export function createHarnessTurnDriver(options: HarnessTurnDriverOptions): Turn
         definition: turn.definition,
         client,
         ...(registration.cwd ? { cwd: registration.cwd } : {}),
+        ...(registration.statePath ? { state: registration.statePath } : {}),
         ...(registration.network ? { network: registration.network } : {}),
         ...(context.traceparent ? { traceparent: context.traceparent } : {}),
         outbound,

@@ -102,7 +102,8 @@ export async function afterSettlement(
 ): Promise<AfterSettlement> {
   const { ports } = state;
   const verdict = judgeSettlement(settlement);
-  // The Worktree the Harness committed at a fault's settlement rides the fault's version (issue 28 §3).
+  // The Worktree the Harness committed at settlement (every outcome, ADR-0219) rides the next
+  // version: the fault's, or — a completed one — whatever the nudge or the no-signal fault makes.
   if (settlement.commit && !isOver(state)) ports.recordCommits?.(settlement.commit);
   if (verdict.kind === "fault") {
     endTurn(state, verdict.fault);

@@ -93,6 +93,8 @@ export interface TurnPorts {
   client: HarnessClient;
   /** The Turn's working directory (placement), if it has Working tools. */
   cwd?: string;
+  /** The Turn's state path, sent on each Submission: the Harness names it in its commits (ADR-0220). */
+  state?: string;
   /** Its workspace's network (issue 26), sent on each Submission. */
   network?: readonly string[] | "host";
   /** The Turn's `traceparent` (ADR-0421): sent on its admissions and saved with its ledger entry. */
@@ -120,7 +122,7 @@ export interface TurnPorts {
   historyOf?(iid: string): ConversationHistory | undefined;
   telemetry(event: TurnTelemetry): void;
   /**
-   * Records the Repo-Slot commits a fault's settlement carried (`{ "<workspace>/<slot>": id }`,
+   * Records the Repo-Slot commits a settlement carried (any outcome, ADR-0219) (`{ "<workspace>/<slot>": id }`,
    * issue 28 §3) before the fault is sent, so the version the fault makes keeps them. Absent: dropped.
    */
   recordCommits?(commits: Readonly<Record<string, string>>): void;

@@ -29,12 +29,26 @@ export interface TurnState {
   restartReadmits?: number;
   /** The Turn was nudged once after output the server could not parse (issue 25 §13). */
   unparsableNudged?: boolean;
+  /**
+   * The deadline passed (§5.6): its fault, sent once the aborted Submission's settlement — and
+   * the Worktree commit it carries (ADR-0219) — is read, or after {@link DEADLINE_SETTLE_MS}.
+   */
+  pastDeadline?: TurnFault;
+  /** The bounded wait for that settlement (cleared when the settlement came first). */
+  deadlineWait?: unknown;
   /** Aborts the stream read in flight (stop). */
   readonly polls: AbortController;
   /** The wait of {@link until} in flight, so `stop` can end it. */
   wakeUnsubscribe?: () => void;
   wakeResolve?: () => void;
 }
+
+/**
+ * How long a Turn past its deadline waits for its aborted Submission's settlement before it
+ * faults without it, ms: the Harness commits the Worktree first (ADR-0219), which takes a
+ * second or two on a large tree.
+ */
+export const DEADLINE_SETTLE_MS = 10_000;
 
 /** A fresh state for a Turn on `ports.input.iid`. */
 export function newTurnState(ports: TurnPorts): TurnState {

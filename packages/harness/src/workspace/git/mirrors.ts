@@ -40,12 +40,20 @@ export function createMirrors(opts: {
   const pathOf = (url: AcceptedUrl) =>
     join(root, `${createHash("sha256").update(url.source).digest("hex").slice(0, 24)}.git`);
 
+  const stampOf = (dir: string) => join(dir, "jr2-fetched-at");
+  const fetchedRecently = async (dir: string) => {
+    const last = Number(await readFile(stampOf(dir), "utf8").catch(() => "0"));
+    return last > 0 && now() - last < opts.fetchIntervalMs;
+  };
+
   async function fetchOnce(url: AcceptedUrl, dir: string): Promise<string> {
+    // A stamp inside the interval is only written after a fetch ended (under the lock), and a
+    // next fetch starts only once it is older: reading it needs no lock (ADR-0218).
+    if (await fetchedRecently(dir)) return dir;
     await mkdir(root, { recursive: true });
     return withFileLock(`${dir}.lock`, async () => {
-      const stamp = join(dir, "jr2-fetched-at");
-      const last = Number(await readFile(stamp, "utf8").catch(() => "0"));
-      if (last && now() - last < opts.fetchIntervalMs) return dir;
+      const stamp = stampOf(dir);
+      if (await fetchedRecently(dir)) return dir;
       const place = { gitDir: dir };
       const fresh = !(await exists(join(dir, "HEAD")));
       if (fresh) {

@@ -1,4 +1,5 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import type { SlotPaths } from "../slot-paths.js";
@@ -9,11 +10,19 @@ import { nestedReposOf } from "./nested-repos.js";
  * Makes the run's own repository for a slot: a git directory that borrows every object of the
  * mirror through `objects/info/alternates` (nothing copied), holds only this run's refs, and
  * has the branch `paths.branch` at `base`. Idempotent: a second call keeps what is there.
- * `extraObjects`: further object directories to borrow from (none today).
+ * A new one is written as files, not by `git init` + `update-ref` + `symbolic-ref` (ADR-0218:
+ * four git processes were a quarter of an attach); HEAD is written last, so a Harness killed
+ * half-way leaves a directory git does not take for a repository, and the next call writes it
+ * again.
  */
 export async function makeRunRepository(paths: SlotPaths, mirror: string, base: string): Promise<void> {
   const gitDir = paths.repo;
-  if (!(await exists(join(gitDir, "HEAD")))) {
+  const fresh = !(await exists(join(gitDir, "HEAD")));
+  if (fresh && /^[0-9a-f]{40}$/.test(base)) {
+    await writeFreshRepository(paths, mirror, base);
+    return;
+  }
+  if (fresh) {
     await mkdir(dirname(gitDir), { recursive: true });
     await git({}, ["init", "--bare", "--quiet", gitDir]);
   }
@@ -22,6 +31,30 @@ export async function makeRunRepository(paths: SlotPaths, mirror: string, base: 
   const head = await branchHead({ gitDir }, paths.branch);
   if (!head) await git({ gitDir }, ["update-ref", `refs/heads/${paths.branch}`, base]);
   await git({ gitDir }, ["symbolic-ref", "HEAD", `refs/heads/${paths.branch}`]);
+}
+
+/**
+ * The files `git init --bare` + `update-ref` + `symbolic-ref HEAD` would leave, minus the
+ * templates (sample hooks jr2 never runs, a description): `objects/{info,pack}` with the
+ * alternates, `refs/{heads,tags}`, the branch as a loose ref (40 hex digits and a newline, git's
+ * own format), jr2's config, then HEAD naming the branch. Only for a SHA-1 `base` (a mirror
+ * made by `git init`); anything else goes through git.
+ */
+async function writeFreshRepository(paths: SlotPaths, mirror: string, base: string): Promise<void> {
+  const gitDir = paths.repo;
+  const ref = join(gitDir, "refs", "heads", ...paths.branch.split("/"));
+  await Promise.all([
+    mkdir(join(gitDir, "objects", "info"), { recursive: true }),
+    mkdir(join(gitDir, "objects", "pack"), { recursive: true }),
+    mkdir(join(gitDir, "refs", "tags"), { recursive: true }),
+    mkdir(dirname(ref), { recursive: true }),
+  ]);
+  await Promise.all([
+    writeFile(join(gitDir, "objects", "info", "alternates"), `${join(mirror, "objects")}\n`),
+    writeFile(ref, `${base}\n`),
+    ownConfig(gitDir),
+  ]);
+  await writeFile(join(gitDir, "HEAD"), `ref: refs/heads/${paths.branch}\n`);
 }
 
 /**
@@ -41,14 +74,24 @@ const RUN_REPOSITORY_CONFIG =
 /**
  * Checks the branch out into the Worktree: makes the directory, writes the index and files
  * from the branch's commit, and writes the Worktree's `.git` file (for tools that read it;
- * jr2's git never does). Files already there and not tracked are left alone.
+ * jr2's git never does). Files already there and not tracked are left alone. The files are
+ * written by {@link CHECKOUT_WORKERS} processes at once (git's parallel checkout, ≥ 2.32;
+ * an older git ignores the keys), ADR-0218.
  */
 export async function checkoutWorktree(paths: SlotPaths): Promise<void> {
   await mkdir(paths.worktree, { recursive: true });
   const place = placeOf(paths);
-  await git(place, ["reset", "--hard", "--quiet", `refs/heads/${paths.branch}`]);
+  await git(place, ["reset", "--hard", "--quiet", `refs/heads/${paths.branch}`], {
+    config: [`checkout.workers=${CHECKOUT_WORKERS}`],
+  });
   await writeFile(join(paths.worktree, ".git"), `gitdir: ${paths.repo}\n`);
 }
+
+/**
+ * Processes a checkout writes files with: the node's cores, at most 8. git's default is 1;
+ * below `checkout.thresholdForParallelism` (100 files) it stays sequential.
+ */
+export const CHECKOUT_WORKERS = Math.max(1, Math.min(8, availableParallelism()));
 
 /** The commit a branch points at, or undefined when there is no such branch. */
 export async function branchHead(place: GitPlace, branch: string): Promise<string | undefined> {

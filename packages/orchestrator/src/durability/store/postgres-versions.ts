@@ -16,7 +16,7 @@ import {
   unpackVersion,
   type VersionCodec,
 } from "./version-codec.js";
-import { type SummaryRow, summaryOfRow, unpackStored } from "./version-rows.js";
+import { type SummaryRow, summaryOfRow, unpackStored, workspaceColumn } from "./version-rows.js";
 import { isSettled, type StoredVersionSummary, valueOfBlob } from "./versions.js";
 
 /** A stored row with its codec columns: the codec's row as PostgreSQL types it, and its cause. */
@@ -50,8 +50,8 @@ export async function insertVersion(
     key ? { version: key.version, text: unpackVersion(asPacked(key), () => undefined) } : undefined,
   );
   await sql.query(
-    `INSERT INTO run_versions (run_id, version, at, status, value, cause, blob, codec, base, packed)
-     VALUES ($1, $2, $3, $4, $5, $6, '', $7, $8, $9)`,
+    `INSERT INTO run_versions (run_id, version, at, status, value, cause, blob, codec, base, packed, workspace)
+     VALUES ($1, $2, $3, $4, $5, $6, '', $7, $8, $9, $10)`,
     [
       blob.runId,
       version,
@@ -62,6 +62,7 @@ export async function insertVersion(
       packing.codec,
       packing.base,
       packing.packed,
+      workspaceColumn(blob),
     ],
   );
   if (isSettled(blob.status)) await fold(sql, blob.runId, versionsKept);

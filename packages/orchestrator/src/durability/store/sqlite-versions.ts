@@ -16,7 +16,7 @@ import {
   unpackVersion,
   type VersionCodec,
 } from "./version-codec.js";
-import { type SummaryRow, summaryOfRow, unpackStored } from "./version-rows.js";
+import { type SummaryRow, summaryOfRow, unpackStored, workspaceColumn } from "./version-rows.js";
 import { isSettled, type StoredVersionSummary, valueOfBlob } from "./versions.js";
 
 /** A stored row with its codec columns. */
@@ -42,8 +42,8 @@ export function sqliteVersions(db: Database.Database, versionsKept: number): Sql
      WHERE run_id = ? AND codec = 'deflate' ORDER BY version DESC LIMIT 1`,
   );
   const insertVersion = db.prepare(
-    `INSERT INTO run_versions (run_id, version, at, status, value, cause, blob, codec, base, packed)
-     VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?)`,
+    `INSERT INTO run_versions (run_id, version, at, status, value, cause, blob, codec, base, packed, workspace)
+     VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`,
   );
   const selectCodecRows = db.prepare<[string], CodecRow>(
     "SELECT version, codec, base, blob, packed, cause FROM run_versions WHERE run_id = ? ORDER BY version",
@@ -98,6 +98,7 @@ export function sqliteVersions(db: Database.Database, versionsKept: number): Sql
         packing.codec,
         packing.base,
         packing.packed,
+        workspaceColumn(blob),
       );
       if (isSettled(blob.status)) fold(blob.runId);
       return version;

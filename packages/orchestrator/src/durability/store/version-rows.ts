@@ -7,7 +7,7 @@
 import type { RunStatus, VersionCause } from "@jr2/wire";
 import { DamagedRunError, type RunBlob } from "./run-store.js";
 import { type PackedRow, unpackVersion } from "./version-codec.js";
-import type { StoredVersionSummary } from "./versions.js";
+import { type StoredVersionSummary, type VersionedBlob, workspaceOfBlob } from "./versions.js";
 
 /** A listed `run_versions` row. */
 export interface SummaryRow {
@@ -31,6 +31,12 @@ export function summaryOfRow(r: SummaryRow): StoredVersionSummary {
       ? {}
       : { workspace: JSON.parse(r.workspace) as Record<string, string> }),
   };
+}
+
+/** The `workspace` column of a new row: {@link workspaceOfBlob} as JSON, or null. */
+export function workspaceColumn(blob: VersionedBlob): string | null {
+  const workspace = workspaceOfBlob(blob);
+  return workspace ? JSON.stringify(workspace) : null;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface VersionedBlob {
   fault?: { reason: string };
   /** iid → its newest admission (an admission is read from a new entry, `version-cause.ts`). */
   ledger?: Record<string, { submissionId: string; child?: string }>;
+  /** `<workspace>/<slot>` → the newest Repo-Slot commit recorded at or before this save (issue 28 §3). */
+  repoCommits?: Record<string, string>;
 }
 
 /** How many versions a settled run keeps by default (`JR2_VERSIONS_KEPT`). */
@@ -46,6 +48,16 @@ export interface StoredVersion<B extends VersionedBlob = VersionedBlob> extends 
 /** Whether a run with this status has settled (its versions are pruned to the last N). */
 export function isSettled(status: RunStatus): boolean {
   return status !== "running" && status !== "drifted";
+}
+
+/**
+ * The version's reserved `workspace` field (issue 22, filled by issue 28 §3, ADR-0219): each
+ * Repo Slot's newest recorded commit, by `<workspace>/<slot>`; undefined when none is recorded
+ * (a slot without one is at its base).
+ */
+export function workspaceOfBlob(blob: VersionedBlob): Record<string, string> | undefined {
+  const commits = blob.repoCommits;
+  return commits && Object.keys(commits).length > 0 ? { ...commits } : undefined;
 }
 
 /** The state value of a blob's snapshot (`null` when there is none). */
@@ -84,6 +96,7 @@ export function createMemoryVersions<B extends VersionedBlob>(versionsKept: numb
         value: valueOfBlob(copy),
         status: blob.status,
         cause: causeOf(version === 1),
+        ...(workspaceOfBlob(copy) ? { workspace: workspaceOfBlob(copy) } : {}),
         blob: copy,
       });
       if (isSettled(blob.status)) {
