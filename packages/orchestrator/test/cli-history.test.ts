@@ -30,6 +30,23 @@ describe("jr2 history and jr2 fork", () => {
         "     1  09:00:00  running   working                  start\n" +
         "     2  09:00:00  running   work.triaging, human.asking pick assign (work.triaging#triager)\n",
     );
+    // A Repo Slot run's version names the commit a fork or a retry from it checks out (issue 28).
+    const withFiles = formatHistory({
+      runId: "run-2",
+      versions: [
+        { version: 1, at, value: "working", status: "running", cause: { kind: "start" } },
+        {
+          version: 2,
+          at,
+          value: "working",
+          status: "running",
+          cause: { kind: "pick", child: "working#coder", agent: "coder", name: "finish" },
+          workspace: { "code/app": "0123456789abcdef0123456789abcdef01234567" },
+        },
+      ],
+    });
+    expect(withFiles).toContain("     1  09:00:00  running   working                  start\n");
+    expect(withFiles).toContain("pick finish (working#coder)  [code/app @ 0123456789ab]\n");
     expect(formatCause({ kind: "gate", gate: "merge_gate", event: "merge", by: "cli" })).toBe(
       "Gate merge_gate ← merge (by cli)",
     );

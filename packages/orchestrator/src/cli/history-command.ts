@@ -119,9 +119,19 @@ export function formatHistory(history: RunHistory, states: ReadonlyMap<number, s
   const head = `${history.runId}: ${history.versions.length} version${history.versions.length === 1 ? "" : "s"} kept\n`;
   const rows = history.versions.map(
     (v) =>
-      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${(states.get(v.version) ?? formatValue(v.value)).padEnd(24)} ${formatCause(v.cause)}`,
+      `  ${String(v.version).padStart(4)}  ${v.at.slice(11, 19)}  ${v.status.padEnd(9)} ${(states.get(v.version) ?? formatValue(v.value)).padEnd(24)} ${formatCause(v.cause)}${formatFiles(v.workspace)}`,
   );
   return `${head}${rows.length > 0 ? `     v  at        status    state                    cause\n${rows.join("\n")}\n` : ""}`;
+}
+
+/**
+ * A version's files (issue 28): each Repo Slot's commit as `  [code/app @ 1a2b3c4d5e6f]`, what a fork
+ * or a retry from it checks out; "" for a version without Repo Slot commits.
+ */
+export function formatFiles(workspace: Readonly<Record<string, string>> | undefined): string {
+  const slots = Object.entries(workspace ?? {});
+  if (slots.length === 0) return "";
+  return `  [${slots.map(([slot, commit]) => `${slot} @ ${commit.slice(0, 12)}`).join(", ")}]`;
 }
 
 /** A version's cause in a few words. */
