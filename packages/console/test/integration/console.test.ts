@@ -305,7 +305,10 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     expect(await row.textContent()).toContain("awaitingMerge");
     await row.locator("button.fork").click();
     const confirm = page.locator(`.fork-confirm[data-version="${version}"]`);
-    expect(await confirm.locator(".warning").textContent()).toContain("each Repo Slot starts at version");
+    // review's one workspace is plain: the confirmation names it, and no Repo Slot (ADR-0228).
+    const files = await confirm.locator(".warning").textContent();
+    expect(files).toContain("its plain workspace review (no Repo Slot) starts with an empty directory");
+    expect(files).not.toContain("Repo Slot starts");
     const forks: string[] = [];
     page.on("request", (r) => {
       if (r.method() === "POST" && r.url().endsWith("/fork")) forks.push(String(r.postData()));
