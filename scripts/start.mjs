@@ -94,7 +94,7 @@ const SIM_ENTRY = { contextWindow: 32768, maxTokens: 2048 };
 // With no endpoint configured, every logical model name of the examples maps to a model-sim
 // policy (the "model id" chooses the behaviour, see packages/model-sim/README.md).
 const EXAMPLE_MODELS = {
-  coder: "worker:2",
+  coder: "gitworker:2",
   reviewer: "script:request_changes,approve",
   triager: "obedient",
 };
