@@ -79,7 +79,11 @@ describe("jr2 history and jr2 fork", () => {
   });
 
   it("say where the fork's files start — only what the run has (ADR-0228) — and print the fork lines of the feed", () => {
-    const fork = { runId: "run-2", forkedFrom: { runId: "run-1", version: 7 }, workspaceEmpty: true } as const;
+    const fork = {
+      runId: "run-2",
+      forkedFrom: { runId: "run-1", version: 7 },
+      workspaceEmpty: true,
+    } as const;
     // All Repo Slots: only the slots' commits, no word of a plain workspace.
     const slotsOnly = formatFork({ ...fork, repos: { "review/app": "a".repeat(40) }, plainWorkspaces: [] });
     expect(slotsOnly).toBe(
@@ -95,11 +99,19 @@ describe("jr2 history and jr2 fork", () => {
     );
     expect(plainOnly).not.toContain("Repo Slots start");
     // Both: both said.
-    const both = formatFork({ ...fork, repos: { "code/app": "b".repeat(40) }, plainWorkspaces: ["notes", "scratch"] });
+    const both = formatFork({
+      ...fork,
+      repos: { "code/app": "b".repeat(40) },
+      plainWorkspaces: ["notes", "scratch"],
+    });
     expect(both).toContain("its Repo Slots start at version 7's commits: code/app @ bbbbbbbbbbbb");
-    expect(both).toContain("its plain workspaces `notes`, `scratch` (no Repo Slot) start with an empty directory under run-2\n");
+    expect(both).toContain(
+      "its plain workspaces `notes`, `scratch` (no Repo Slot) start with an empty directory under run-2\n",
+    );
     // An older Orchestrator's answer (no `plainWorkspaces`): read as before.
-    expect(formatFork(fork)).toContain("it has no Repo Slots: its plain workspace directory starts empty under run-2");
+    expect(formatFork(fork)).toContain(
+      "it has no Repo Slots: its plain workspace directory starts empty under run-2",
+    );
     expect(formatFork({ ...fork, repos: { "code/app": "a".repeat(40) } })).toContain(
       "a plain workspace directory (no Repo Slot) starts empty under run-2",
     );
@@ -115,8 +127,6 @@ describe("jr2 history and jr2 fork", () => {
       value: "review",
       context: {},
     } as RunFeedEvent;
-    expect(formatFeedEvent(from, "run-2")).toBe(
-      "09:00:00  forked    from run-1@7 (by cli) at review",
-    );
+    expect(formatFeedEvent(from, "run-2")).toBe("09:00:00  forked    from run-1@7 (by cli) at review");
   });
 });

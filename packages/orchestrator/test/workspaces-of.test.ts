@@ -4,11 +4,11 @@
  * Slots never hears of an empty plain directory. The two shipped examples and a mixed Machine.
  */
 import { describe, expect, it } from "vitest";
-import { machine as reviewRepo } from "../../../examples/workflows/review-repo.js";
 import { machine as review } from "../../../examples/workflows/review.js";
+import { machine as reviewRepo } from "../../../examples/workflows/review-repo.js";
 import { machine as triage } from "../../../examples/workflows/triage.js";
-import { plainWorkspaceNames, workspacesOf } from "../src/menu/workspaces-of.js";
 import { jr2Setup, workspace } from "../src/index.js";
+import { plainWorkspaceNames, workspacesOf } from "../src/menu/workspaces-of.js";
 
 describe("workspacesOf", () => {
   it("names the Repo Slot example's one workspace with its slot, and the plain example's with none", () => {
@@ -20,7 +20,11 @@ describe("workspacesOf", () => {
   });
 
   it("finds workspaces at any depth, inline or by name, a nameless one by its invoke id", () => {
-    const leaf = jr2Setup({ events: [] }).createMachine({ id: "leaf", initial: "a", states: { a: { type: "final" } } });
+    const leaf = jr2Setup({ events: [] }).createMachine({
+      id: "leaf",
+      initial: "a",
+      states: { a: { type: "final" } },
+    });
     const inner = jr2Setup({
       events: [],
       actors: { notes: workspace(leaf) },
@@ -31,7 +35,15 @@ describe("workspacesOf", () => {
     });
     const top = jr2Setup({
       events: [],
-      actors: { code: workspace(inner, { name: "code", repos: { app: { url: "https://example.invalid/a.git" }, lib: { url: "https://example.invalid/l.git" } } }) },
+      actors: {
+        code: workspace(inner, {
+          name: "code",
+          repos: {
+            app: { url: "https://example.invalid/a.git" },
+            lib: { url: "https://example.invalid/l.git" },
+          },
+        }),
+      },
     }).createMachine({ id: "top", initial: "w", states: { w: { invoke: { src: "code" } } } });
     const found = workspacesOf(top);
     expect(found[0]).toEqual({ name: "code", slots: ["app", "lib"] });

@@ -21,14 +21,19 @@ type Workspaces = RunHistory["workspaces"];
  * Orchestrator): both kinds are named, as before.
  */
 export function forkFilesText(version: number, workspaces: Workspaces): string {
-  if (!workspaces) return `each Repo Slot starts at version ${version}'s commit; a plain workspace directory (no Repo Slot) starts empty.`;
+  if (!workspaces)
+    return `each Repo Slot starts at version ${version}'s commit; a plain workspace directory (no Repo Slot) starts empty.`;
   const slots = workspaces.flatMap((w) => w.slots.map((s) => `${w.name}/${s}`));
   const plain = workspaces.filter((w) => w.slots.length === 0).map((w) => w.name);
   const parts: string[] = [];
   if (slots.length > 0)
-    parts.push(`${slots.length === 1 ? "its Repo Slot" : "its Repo Slots"} ${slots.join(", ")} ${slots.length === 1 ? "starts" : "start"} at version ${version}'s commit`);
+    parts.push(
+      `${slots.length === 1 ? "its Repo Slot" : "its Repo Slots"} ${slots.join(", ")} ${slots.length === 1 ? "starts" : "start"} at version ${version}'s commit`,
+    );
   if (plain.length > 0)
-    parts.push(`${plain.length === 1 ? "its plain workspace" : "its plain workspaces"} ${plain.join(", ")} (no Repo Slot) ${plain.length === 1 ? "starts" : "start"} with an empty directory`);
+    parts.push(
+      `${plain.length === 1 ? "its plain workspace" : "its plain workspaces"} ${plain.join(", ")} (no Repo Slot) ${plain.length === 1 ? "starts" : "start"} with an empty directory`,
+    );
   return parts.length > 0 ? `${parts.join("; ")}.` : "the run has no workspace.";
 }
 

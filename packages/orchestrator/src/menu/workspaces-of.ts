@@ -6,8 +6,8 @@
  */
 import type { AnyStateMachine } from "xstate";
 import { rootOf, type StateNodeLike } from "../xstate/adapter.js";
-import { workspaceMarkOf } from "./marks.js";
 import { modelOf } from "./machine-model.js";
+import { workspaceMarkOf } from "./marks.js";
 
 /** One declared workspace: its name (the `name` option, else the invoke id) and its slots. */
 export interface DeclaredWorkspace {

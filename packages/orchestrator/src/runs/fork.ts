@@ -14,9 +14,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type ControlClient, type ForkAnswer, Jr2Error, type RunFeedEvent } from "@jr2/wire";
 import { crashPoint } from "../durability/crash-points.js";
-import { plainWorkspaceNames, workspacesOf } from "../menu/workspaces-of.js";
 import { restoreRun } from "../durability/restore.js";
 import type { StoredRunVersion } from "../durability/store/run-store.js";
+import { plainWorkspaceNames, workspacesOf } from "../menu/workspaces-of.js";
 import { applyContextPatch } from "./context-patch.js";
 import { forkSourceOf } from "./fork-faulted.js";
 import { forkBlob, replaceStrings } from "./fork-snapshot.js";
