@@ -184,6 +184,11 @@ commits=$(remote_git log --format='%an: %s' "$branch")
 grep -q "picked finish" <<<"$commits" || fail "the pushed branch $branch holds no coder commit: $commits"
 remote_git show "$branch:jr2-worker.txt" | grep -q "written by model-sim's worker" ||
   fail "the pushed branch $branch has no jr2-worker.txt from the coder"
+# The coder's `bash` ran its own git in its sandbox (model-sim's gitworker, ADR-0229): the
+# Worktree's status, before the pick's commit, is in the run's transcript.
+run_id=${branch##*/}
+node "$cli" transcript "$run_id" --url "$url" --token "$token" | grep -q '?? jr2-worker.txt' ||
+  fail "the coder's git status in its sandbox is not in $run_id's transcript"
 log "review-repo done in $((SECONDS - run_started)) s; $branch on the bare remote: $(wc -l <<<"$commits") commit(s) — $(head -1 <<<"$commits")"
 
 ok=true
