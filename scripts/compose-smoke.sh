@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Compose smoke test (SPEC §11, ADR-0103): brings the home-lab stack up from the built images
-# with host networking (docker/compose.hostnet.yaml), runs the `review` workflow end to end
-# against model-sim with the host's built CLI, then `review-repo` on a Repo Slot (ADR-0229): a
-# sample repository and a bare remote in the mounted repositories directory (JR2_REPOS_DIR,
+# with host networking (docker/compose.hostnet.yaml), runs the `review` workflow on a Repo Slot
+# end to end against model-sim with the host's built CLI (ADR-0229, ADR-0228): a sample repository and a bare remote in the mounted repositories directory (JR2_REPOS_DIR,
 # owned by the sandbox uid 10001 as docker/README.md tells users), checking that the coder's
 # commits reached the bare remote; and always brings the stack down again.
 #
@@ -163,23 +162,18 @@ extra=$(echo "$networks_during" | grep -vxE 'bridge|host|none' || true)
 # The image serves the web console under its CSP (issue 12): the page, and a bundle it names.
 node scripts/console-served.mjs "$url" || fail "the Orchestrator image does not serve the web console at $url/ui/"
 
-log "running review to done (timeout ${run_timeout} s)"
-run_started=$SECONDS
-timeout "$run_timeout" node "$cli" run review --follow --answer-gates merge --url "$url" --token "$token" ||
-  fail "the review run did not reach done (exit $?)"
-log "review done in $((SECONDS - run_started)) s"
-
-# The Repo Slot review (issue 28): the sample repository at /repos/sample, checked out into a
+# The example `review` is on a Repo Slot (issue 28; the plain-workspace loop runs in the images
+# under the conformance tier, which serves its test fixture): the sample repository at /repos/sample, checked out into a
 # Worktree by the Harness in its container; merging pushes the run's branch to the bare remote.
-log "running review-repo on /repos/sample to done (timeout ${run_timeout} s)"
+log "running review on /repos/sample to done (timeout ${run_timeout} s)"
 run_started=$SECONDS
-timeout "$run_timeout" node "$cli" run review-repo --follow --answer-gates merge --url "$url" --token "$token" \
+timeout "$run_timeout" node "$cli" run review --follow --answer-gates merge --url "$url" --token "$token" \
   --input '{"repo":"/repos/sample","pushUrl":"/repos/sample-remote.git"}' ||
-  fail "the review-repo run did not reach done (exit $?)"
+  fail "the review run did not reach done (exit $?)"
 # Host git reads repositories owned by uid 10001 only when told they are safe.
 remote_git() { git -c safe.directory='*' -C "$repos/sample-remote.git" "$@"; }
-branch=$(remote_git for-each-ref --format='%(refname:short)' 'refs/heads/jr2/review-repo/*')
-[ "$(wc -w <<<"$branch")" -eq 1 ] || fail "the bare remote holds no single jr2/review-repo/* branch: [$branch]"
+branch=$(remote_git for-each-ref --format='%(refname:short)' 'refs/heads/jr2/review/*')
+[ "$(wc -w <<<"$branch")" -eq 1 ] || fail "the bare remote holds no single jr2/review/* branch: [$branch]"
 commits=$(remote_git log --format='%an: %s' "$branch")
 grep -q "picked finish" <<<"$commits" || fail "the pushed branch $branch holds no coder commit: $commits"
 remote_git show "$branch:jr2-worker.txt" | grep -q "written by model-sim's worker" ||
@@ -189,7 +183,7 @@ remote_git show "$branch:jr2-worker.txt" | grep -q "written by model-sim's worke
 run_id=${branch##*/}
 node "$cli" transcript "$run_id" --url "$url" --token "$token" | grep -q '?? jr2-worker.txt' ||
   fail "the coder's git status in its sandbox is not in $run_id's transcript"
-log "review-repo done in $((SECONDS - run_started)) s; $branch on the bare remote: $(wc -l <<<"$commits") commit(s) — $(head -1 <<<"$commits")"
+log "review done in $((SECONDS - run_started)) s; $branch on the bare remote: $(wc -l <<<"$commits") commit(s) — $(head -1 <<<"$commits")"
 
 ok=true
-log "PASS: review and review-repo (a Repo Slot, pushed to a bare remote) reached done in containers"
+log "PASS: review (a Repo Slot, pushed to a bare remote) reached done in containers"

@@ -4,7 +4,8 @@
 // SQLite data dir, and prints where everything listens and how to start a run.
 //
 //   pnpm start                     # start the stack; Ctrl-C stops it
-//   pnpm start --run review        # start it, run `review` end to end (answering its Gate), stop
+//   pnpm start --run review        # start it, run `review` on the sample repository end to end
+//                                  # (answering its Gate), show the branch it pushed, stop
 //
 // Environment (all optional): JR2_MODELS (JSON model table or @file; unset → model-sim for the
 // examples' models; an entry whose baseUrl is "model-sim" — or a bare string, a model-sim

@@ -1,17 +1,18 @@
 /**
  * `workspacesOf` (ADR-0228): the workspaces a workflow declares, each with its Repo Slots, read
  * from the built Machine — what a fork's wording reads so a run whose workspaces are all Repo
- * Slots never hears of an empty plain directory. The two shipped examples and a mixed Machine.
+ * Slots never hears of an empty plain directory. The shipped examples (`review` on a Repo Slot,
+ * `triage`), the suites' plain review loop and a mixed Machine.
  */
 import { describe, expect, it } from "vitest";
-import { machine as review } from "../../../examples/workflows/review.js";
-import { machine as reviewRepo } from "../../../examples/workflows/review-repo.js";
+import { machine as reviewRepo } from "../../../examples/workflows/review.js";
 import { machine as triage } from "../../../examples/workflows/triage.js";
 import { jr2Setup, workspace } from "../src/index.js";
 import { plainWorkspaceNames, workspacesOf } from "../src/menu/workspaces-of.js";
+import { machine as review } from "./fixtures/plain-review/review.js";
 
 describe("workspacesOf", () => {
-  it("names the Repo Slot example's one workspace with its slot, and the plain example's with none", () => {
+  it("names the example's one workspace with its Repo Slot, and the plain loop's with none", () => {
     expect(workspacesOf(reviewRepo)).toEqual([{ name: "review", slots: ["app"] }]);
     expect(plainWorkspaceNames(workspacesOf(reviewRepo))).toEqual([]);
     expect(workspacesOf(review)).toEqual([{ name: "review", slots: [] }]);

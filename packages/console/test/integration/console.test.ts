@@ -1,6 +1,7 @@
 /**
  * The web console in a real browser (issue 12): Debian's Chromium (playwright-core) against a
- * real stack — Orchestrator, Harness and model-sim on 127.0.0.1 — serving `examples/workflows`.
+ * real stack — Orchestrator, Harness and model-sim on 127.0.0.1 — serving `workflows/` here
+ * (the plain review loop as `review`, ADR-0228).
  * One stack, one browser, one run of `review` followed from the token page to `succeeded`:
  * a wrong token is refused; the run is started from the form generated from its input schema
  * (its task carries planted script), reaches the merge Gate live, is answered from the Gate's
