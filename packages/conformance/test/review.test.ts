@@ -21,7 +21,9 @@ import {
 import { newestUserText, orchestratorClient, runView, until } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../orchestrator/test/fixtures/plain-review/", import.meta.url));
+const workflowsDir = fileURLToPath(
+  new URL("../../orchestrator/test/fixtures/plain-review/", import.meta.url),
+);
 const target = targetFromEnv();
 const missing = missingBinaries(repoRoot, target);
 

@@ -38,7 +38,9 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 export async function exampleWorkflows(): Promise<Map<string, AnyStateMachine>> {
   const workflows = new Map<string, AnyStateMachine>();
   for (const name of ["review", "triage"]) {
-    const mod = (await import(`${repoRoot}packages/orchestrator/test/fixtures/plain-review/${name}.ts`)) as { machine: AnyStateMachine };
+    const mod = (await import(`${repoRoot}packages/orchestrator/test/fixtures/plain-review/${name}.ts`)) as {
+      machine: AnyStateMachine;
+    };
     workflows.set(name, mod.machine);
   }
   return workflows;

@@ -84,9 +84,13 @@ describe("jr2 serve --harness none (the built binary)", () => {
   });
 
   it("jr2 menu prints each Agent's Menu and each state's derived set of a workflow file", () => {
-    const out = execFileSync(process.execPath, [bin, "menu", "packages/orchestrator/test/fixtures/plain-review/review.ts"], {
-      cwd: repoDir,
-    }).toString();
+    const out = execFileSync(
+      process.execPath,
+      [bin, "menu", "packages/orchestrator/test/fixtures/plain-review/review.ts"],
+      {
+        cwd: repoDir,
+      },
+    ).toString();
     expect(out).toContain("Agent coder");
     expect(out).toContain("Menu: dispute, finish");
     expect(out).toMatch(/fix: dispute, finish/);

@@ -30,7 +30,9 @@ import {
 } from "../../../../conformance/src/index.js";
 
 export const repoRoot = fileURLToPath(new URL("../../../../../", import.meta.url));
-const examplesDir = fileURLToPath(new URL("../../../../orchestrator/test/fixtures/plain-review/", import.meta.url));
+const examplesDir = fileURLToPath(
+  new URL("../../../../orchestrator/test/fixtures/plain-review/", import.meta.url),
+);
 
 /** The built binaries the stack needs that are missing (run `pnpm build`). */
 export const missing = missingBinaries(repoRoot, "process");
