@@ -187,7 +187,7 @@ export async function startStack(pgc, leaseMs) {
                 }
               : {}),
             ...(leaseMs ? { JR2_LEASE_MS: String(leaseMs) } : {}),
-            JR2_WORKFLOWS_DIR: join(ROOT, "examples/workflows"),
+            JR2_WORKFLOWS_DIR: join(ROOT, "packages/orchestrator/test/fixtures/plain-review"),
             JR2_WORK_ROOT: work,
             JR2_INSTANCE_TOKEN: token,
             JR2_SANDBOX_KEY: sandboxKey,

@@ -1,4 +1,4 @@
-// bench/kv's LIVE driver (issue 30 §4): N concurrent `review` runs (examples/workflows) through
+// bench/kv's LIVE driver (issue 30 §4): N concurrent plain `review` runs (ADR-0228) through
 // the real Orchestrator and Harness processes against model-sim with its time model on
 // (`--time-scale`, `--cache-blocks`), scheduling on (kvTokens on both Agents' entries) or off.
 // Figures come from model-sim's /_sim/stats (cached/prompt, prefill, preemptions) and the runs'
@@ -17,7 +17,7 @@ export async function live({ n, blocks, scheduling, msPerSecond }) {
   const entry = (baseUrl, id) => ({ baseUrl, id, contextWindow: 32768, maxTokens: 1024, ...kv });
   const stack = await startStack("process", {
     repoRoot: ROOT,
-    workflowsDir: `${ROOT}/examples/workflows`,
+    workflowsDir: `${ROOT}/packages/orchestrator/test/fixtures/plain-review`,
     models: (baseUrl) => ({
       coder: entry(baseUrl, "worker:1"),
       reviewer: entry(baseUrl, "script:request_changes,approve"),

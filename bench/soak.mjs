@@ -68,7 +68,7 @@ try {
       JR2_HOST: "127.0.0.1",
       JR2_DATA_DIR: dataDir,
       JR2_WORK_ROOT: workDir,
-      JR2_WORKFLOWS_DIR: join(ROOT, "examples/workflows"),
+      JR2_WORKFLOWS_DIR: join(ROOT, "packages/orchestrator/test/fixtures/plain-review"),
       JR2_INSTANCE_TOKEN: secrets.instance,
       JR2_SANDBOX_KEY: secrets.sandboxKey,
       JR2_HARNESS_URL: `http://127.0.0.1:${harnessPort}`,

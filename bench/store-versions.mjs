@@ -21,7 +21,7 @@ const RUNS = Number(process.env.BENCH_STORE_RUNS ?? 200);
 const KEPT = Number(process.env.JR2_VERSIONS_KEPT ?? 20);
 const dir = mkdtempSync(join(tmpdir(), "jr2-bench-store-"));
 const store = openSqliteStore(dir, { versionsKept: KEPT });
-const workflows = await loadWorkflows(join(ROOT, "examples/workflows"));
+const workflows = await loadWorkflows(join(ROOT, "packages/orchestrator/test/fixtures/plain-review"));
 const host = createRunHost({ workflows, store });
 
 /** Plays the live Turn of `runId` whose Agent is `agent` with `name`. */

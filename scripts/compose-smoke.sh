@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compose smoke test (SPEC §11, ADR-0103): brings the home-lab stack up from the built images
-# with host networking (docker/compose.hostnet.yaml), runs the `review` workflow end to end
-# against model-sim with the host's built CLI, and always brings the stack down again.
+# with host networking (docker/compose.hostnet.yaml), runs the `review` workflow on a Repo Slot
+# end to end against model-sim with the host's built CLI (ADR-0229, ADR-0228): a sample repository and a bare remote in the mounted repositories directory (JR2_REPOS_DIR,
+# owned by the sandbox uid 10001 as docker/README.md tells users), checking that the coder's
+# commits reached the bare remote; and always brings the stack down again.
 #
 #   pnpm run setup && docker/build-images.sh --offline   # first: dist/ and both images
 #   scripts/compose-smoke.sh                             # exit 0 only when the run is `done`
@@ -44,6 +46,21 @@ done
 
 work=$(mktemp -d /tmp/jr2-smoke.XXXXXX)
 env_file=$work/.env
+# The repositories directory the Harness mounts at /repos (its JR2_REPO_ROOTS): a sample
+# repository and a bare remote, owned by uid 10001 as a user's must be (docker/README.md).
+repos=$work/repos
+node --input-type=module -e '
+const { ensureSampleRepo } = await import(process.argv[1]);
+ensureSampleRepo(process.argv[2]);
+' "$root/scripts/sample-repo.mjs" "$repos"
+# Owned by the Harness's uid: as root directly, else from a throwaway container of its image.
+own() {
+  if [ "$(id -u)" -eq 0 ]; then chown -R "$1" "$repos"
+  else docker run --rm --network none --user 0 --entrypoint chown -v "$repos:/repos" "$harness_image" -R "$1" /repos; fi
+}
+own 10001:10001
+# Placeholder credential files: compose.git-token.yaml / compose.git-ssh.yaml are only validated.
+mkdir -p "$work/secrets" && touch "$work/secrets/git-token" "$work/secrets/git-ssh-key" "$work/secrets/known_hosts"
 # Random tokens for this run only; the Harness's token is the sandbox token for `instance`.
 node -e '
 const { createHmac, randomBytes } = require("node:crypto");
@@ -54,8 +71,11 @@ console.log([
   `JR2_INSTANCE_TOKEN=${hex()}`, `JR2_SANDBOX_KEY=${key}`, `JR2_HARNESS_TOKEN=${hex()}`,
   `JR2_SANDBOX_TOKEN=${sandbox}`, `JR2_ORCHESTRATOR_IMAGE=${process.argv[1]}`,
   `JR2_HARNESS_IMAGE=${process.argv[2]}`, `JR2_PG_PASSWORD=${hex()}`, `JR2_PEER_KEY=${hex()}`,
+  `JR2_REPOS_DIR=${process.argv[3]}/repos`, `JR2_GIT_TOKEN_SOURCE=${process.argv[3]}/secrets/git-token`,
+  `JR2_GIT_SSH_KEY_SOURCE=${process.argv[3]}/secrets/git-ssh-key`,
+  `JR2_GIT_SSH_KNOWN_HOSTS_SOURCE=${process.argv[3]}/secrets/known_hosts`,
 ].join("\n"));
-' "$orchestrator_image" "$harness_image" >"$env_file"
+' "$orchestrator_image" "$harness_image" "$work" >"$env_file"
 chmod 600 "$env_file"
 token=$(sed -n 's/^JR2_INSTANCE_TOKEN=//p' "$env_file")
 
@@ -76,6 +96,7 @@ cleanup() {
   local down_started=$SECONDS
   compose down --volumes --remove-orphans >/dev/null 2>&1 || log "compose down failed"
   log "down in $((SECONDS - down_started)) s; total $SECONDS s"
+  own "$(id -u):$(id -g)" 2>/dev/null || true
   rm -rf "$work"
   exit "$code"
 }
@@ -86,7 +107,9 @@ trap cleanup EXIT
 # (compose.postgres.yaml, bridge networking only) and must refuse to run without a password.
 combos=0
 for profile in "" "--profile gpu" "--profile llama" "--profile postgres"; do
-  for files in "" "-f docker/compose.override.yaml" "-f docker/compose.hostnet.yaml"; do
+  for files in "" "-f docker/compose.override.yaml" "-f docker/compose.hostnet.yaml" \
+    "-f docker/compose.override.yaml -f docker/compose.git-token.yaml -f docker/compose.git-ssh.yaml"; do
+    [ -n "$profile" ] && [[ "$files" == *git-* ]] && continue
     if [ "$profile" = "--profile postgres" ]; then
       [ "$files" = "-f docker/compose.hostnet.yaml" ] && continue
       files="$files -f docker/compose.postgres.yaml"
@@ -103,7 +126,7 @@ if refusal=$("${compose_cmd[@]}" --env-file "$work/no-pg-password.env" --profile
   fail "the postgres profile ran without JR2_PG_PASSWORD (it must refuse a default)"
 fi
 grep -q "set JR2_PG_PASSWORD" <<<"$refusal" || fail "the postgres profile's refusal does not name JR2_PG_PASSWORD: $refusal"
-log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override); postgres without a password refused"
+log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override, the git credential files); postgres without a password refused"
 
 networks_before=$(networks)
 log "up -d ($orchestrator_image, $harness_image)"
@@ -139,11 +162,28 @@ extra=$(echo "$networks_during" | grep -vxE 'bridge|host|none' || true)
 # The image serves the web console under its CSP (issue 12): the page, and a bundle it names.
 node scripts/console-served.mjs "$url" || fail "the Orchestrator image does not serve the web console at $url/ui/"
 
-log "running review to done (timeout ${run_timeout} s)"
+# The example `review` is on a Repo Slot (issue 28; the plain-workspace loop runs in the images
+# under the conformance tier, which serves its test fixture): the sample repository at /repos/sample, checked out into a
+# Worktree by the Harness in its container; merging pushes the run's branch to the bare remote.
+log "running review on /repos/sample to done (timeout ${run_timeout} s)"
 run_started=$SECONDS
-timeout "$run_timeout" node "$cli" run review --follow --answer-gates merge --url "$url" --token "$token" ||
+timeout "$run_timeout" node "$cli" run review --follow --answer-gates merge --url "$url" --token "$token" \
+  --input '{"repo":"/repos/sample","pushUrl":"/repos/sample-remote.git"}' ||
   fail "the review run did not reach done (exit $?)"
-log "review done in $((SECONDS - run_started)) s"
+# Host git reads repositories owned by uid 10001 only when told they are safe.
+remote_git() { git -c safe.directory='*' -C "$repos/sample-remote.git" "$@"; }
+branch=$(remote_git for-each-ref --format='%(refname:short)' 'refs/heads/jr2/review/*')
+[ "$(wc -w <<<"$branch")" -eq 1 ] || fail "the bare remote holds no single jr2/review/* branch: [$branch]"
+commits=$(remote_git log --format='%an: %s' "$branch")
+grep -q "picked finish" <<<"$commits" || fail "the pushed branch $branch holds no coder commit: $commits"
+remote_git show "$branch:jr2-worker.txt" | grep -q "written by model-sim's worker" ||
+  fail "the pushed branch $branch has no jr2-worker.txt from the coder"
+# The coder's `bash` ran its own git in its sandbox (model-sim's gitworker, ADR-0229): the
+# Worktree's status, before the pick's commit, is in the run's transcript.
+run_id=${branch##*/}
+node "$cli" transcript "$run_id" --url "$url" --token "$token" | grep -q '?? jr2-worker.txt' ||
+  fail "the coder's git status in its sandbox is not in $run_id's transcript"
+log "review done in $((SECONDS - run_started)) s; $branch on the bare remote: $(wc -l <<<"$commits") commit(s) — $(head -1 <<<"$commits")"
 
 ok=true
-log "PASS: review reached done in containers"
+log "PASS: review (a Repo Slot, pushed to a bare remote) reached done in containers"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's quickstart, one command: installs pnpm if needed, installs and builds jr2, then
-# runs the `review-repo` workflow (a coder and a reviewer on a sample repository; `review` if given as $1) end to end (against model-sim unless JR2_MODELS maps its models to a real
-# endpoint) and stops the stack when the run settles.
+# runs the `review` workflow (a coder and a reviewer on a Repo Slot of a sample repository, or
+# the workflow named as $1) end to end (against model-sim unless JR2_MODELS maps its models to a
+# real endpoint), shows the branch it pushed to the sample's bare remote and stops the stack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Every Working tool runs in its run's bubblewrap sandbox (issue 26, ADR-0170): without bwrap,
@@ -25,4 +26,4 @@ if ! command -v pnpm >/dev/null 2>&1 || ! pnpm -v | grep -q '^10\.'; then
   npm i -g pnpm@10 >/dev/null
 fi
 pnpm run setup
-exec node scripts/start.mjs --run "${1:-review-repo}"
+exec node scripts/start.mjs --run "${1:-review}"

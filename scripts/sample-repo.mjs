@@ -1,4 +1,4 @@
-// The quickstart's sample repository for `review-repo` (issue 28): a small git repository and a
+// The quickstart's sample repository for `review` (issue 28): a small git repository and a
 // bare remote under <data dir>/repos (a root the Harness lists in JR2_REPO_ROOTS), made once.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";

@@ -1,20 +1,20 @@
 // `pnpm start`'s words once the stack is up (scripts/start.mjs): the banner, with a "Start a
-// run" line that works as printed, and `--run`: one run followed to its end (review-repo given
+// run" line that works as printed, and `--run`: one run followed to its end (`review` given
 // the sample repository), then what it pushed to the sample's bare remote.
 import { spawn } from "node:child_process";
 import { ensureSampleRepo, git } from "./sample-repo.mjs";
 
 /**
- * The banner's "Start a run" line: a command that works as printed (newcomer, session 7: the
- * first workflow by name was review-repo, which needs its repository as input). review-repo
- * gets the sample repository and its bare remote (made once); else review; else the first.
+ * The banner's "Start a run" line: a command that works as printed (newcomer, session 7: a
+ * workflow on a Repo Slot needs its repository as input). The example `review` (on a Repo Slot,
+ * ADR-0228) gets the sample repository and its bare remote (made once); else the first workflow.
  */
 function startLine(workflows, repoRoot) {
-  if (workflows.includes("review-repo")) {
+  if (workflows.includes("review")) {
     const sample = ensureSampleRepo(repoRoot);
-    return `pnpm jr2 run review-repo --input '${JSON.stringify({ repo: sample.repo, pushUrl: sample.remote })}' --follow`;
+    return `pnpm jr2 run review --input '${JSON.stringify({ repo: sample.repo, pushUrl: sample.remote })}' --follow`;
   }
-  return `pnpm jr2 run ${workflows.includes("review") ? "review" : (workflows[0] ?? "<workflow>")} --follow`;
+  return `pnpm jr2 run ${workflows[0] ?? "<workflow>"} --follow`;
 }
 
 /**
@@ -41,15 +41,15 @@ List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
 
 /**
  * `pnpm start --run <workflow>`: runs the CLI's `run --follow --answer-gates` against the stack
- * (review-repo with no --input: the sample repository and its bare remote, made once); when it
- * exits, shows what a review-repo run pushed and calls `stop` with its exit code.
+ * (`review` with no --input: the sample repository and its bare remote, made once); when it
+ * exits, shows what that run pushed and calls `stop` with its exit code.
  * @param {{ run: string, input?: string, gate?: string }} args
  * @param {{ cli: string, repoRoot: string, env: Record<string, string>, stop: (code: number) => void }} stack
  */
 export function followFirstRun(args, { cli: cliFile, repoRoot, env, stop }) {
   const cliArgs = ["run", args.run, "--follow", "--answer-gates", args.gate];
-  // review-repo with no --input: the sample repository and its bare remote (made once).
-  const sample = args.run === "review-repo" && !args.input ? ensureSampleRepo(repoRoot) : undefined;
+  // `review` with no --input: the sample repository and its bare remote (made once).
+  const sample = args.run === "review" && !args.input ? ensureSampleRepo(repoRoot) : undefined;
   if (sample) cliArgs.push("--input", JSON.stringify({ repo: sample.repo, pushUrl: sample.remote }));
   if (args.input) cliArgs.push("--input", args.input);
   const cli = spawn(process.execPath, [cliFile, ...cliArgs], {
@@ -63,7 +63,7 @@ export function followFirstRun(args, { cli: cliFile, repoRoot, env, stop }) {
   });
 }
 
-/** After a review-repo run: the branches the run pushed to the sample's bare remote, and their log. */
+/** After a `review` run on the sample: the branches the run pushed to the sample's bare remote, and their log. */
 function showPushed(remote) {
   try {
     const branches = git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads/jr2/")

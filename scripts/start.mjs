@@ -4,7 +4,8 @@
 // SQLite data dir, and prints where everything listens and how to start a run.
 //
 //   pnpm start                     # start the stack; Ctrl-C stops it
-//   pnpm start --run review        # start it, run `review` end to end (answering its Gate), stop
+//   pnpm start --run review        # start it, run `review` on the sample repository end to end
+//                                  # (answering its Gate), show the branch it pushed, stop
 //
 // Environment (all optional): JR2_MODELS (JSON model table or @file; unset → model-sim for the
 // examples' models; an entry whose baseUrl is "model-sim" — or a bare string, a model-sim
@@ -94,7 +95,7 @@ const SIM_ENTRY = { contextWindow: 32768, maxTokens: 2048 };
 // With no endpoint configured, every logical model name of the examples maps to a model-sim
 // policy (the "model id" chooses the behaviour, see packages/model-sim/README.md).
 const EXAMPLE_MODELS = {
-  coder: "worker:2",
+  coder: "gitworker:2",
   reviewer: "script:request_changes,approve",
   triager: "obedient",
 };

@@ -1,8 +1,12 @@
 /**
- * The review loop (SPEC §3.7): a `coder` implements, a `reviewer` reviews, the same coder
- * continues its conversation to fix, and a human Gate decides the merge. The coder and the
- * reviewer share one `workspace()`, so they share a working directory.
- * With model-sim, `script:request_changes,approve` for the reviewer drives it through `fix`.
+ * The review loop on the user's repository (SPEC §3.7, issue 28, ADR-0210, ADR-0228): the
+ * workspace has a Repo Slot `app` — the repository at `input.repo`, checked out by the Harness
+ * into a Worktree on branch `jr2/review/<runId>` — where the `coder` works (every pick commits its changes), the
+ * `reviewer` is handed the diff in its prompt (`{{diff repos.app}}`, expanded by the Harness), a
+ * human Gate decides the merge, and merging publishes: the Harness pushes the branch to
+ * `input.pushUrl` (default the repository itself).
+ * With model-sim, `worker:2` for the coder writes `jr2-worker.txt`; `scripts/quickstart.sh`
+ * makes a sample repository and a bare remote under `.data/repos` and runs this end to end.
  */
 import { agent, defineEvent, jr2Setup, workspace } from "@jr2/orchestrator";
 import { z } from "zod";
@@ -11,12 +15,6 @@ const finish = defineEvent({
   name: "finish",
   description: "Say the code is ready for review, with a short summary of what changed.",
   input: z.object({ summary: z.string().min(1) }),
-  audience: "agent",
-});
-const dispute = defineEvent({
-  name: "dispute",
-  description: "Disagree with the review: explain why the requested changes should not be made.",
-  input: z.object({ reason: z.string().min(1) }),
   audience: "agent",
 });
 const approve = defineEvent({
@@ -29,20 +27,18 @@ const request_changes = defineEvent({
   name: "request_changes",
   description: "Ask for changes; list each change as one comment.",
   input: z.object({ comments: z.array(z.string()) }),
+  audience: "agent",
 });
-const merge = defineEvent({ name: "merge", description: "Merge the approved change.", audience: "gate" });
-const reject = defineEvent({
-  name: "reject",
-  description: "Reject the change.",
-  input: z.object({ reason: z.string().optional() }),
+const merge = defineEvent({
+  name: "merge",
+  description: "Merge (push) the approved change.",
   audience: "gate",
 });
+const reject = defineEvent({ name: "reject", description: "Reject the change.", audience: "gate" });
 
-/** The work inside the workspace: implement → review ⇄ fix, until approved. */
 const body = jr2Setup({
-  events: [finish, dispute, approve, request_changes],
+  events: [finish, approve, request_changes, merge, reject],
   actors: {
-    // Model names are logical: the Harness's model table (JR2_MODELS) maps each to an endpoint.
     coder: agent({
       model: "coder",
       instructions: "You implement changes in the repository.",
@@ -50,20 +46,16 @@ const body = jr2Setup({
     }),
     reviewer: agent({
       model: "reviewer",
-      instructions: "You review the diff in the repository.",
+      instructions: "You review the diff you are given.",
       workspace: "read",
     }),
   },
-  // Types only: what the run's invoke hands this Machine (it has no `input` schema of its own).
-  types: {} as { input: { task?: string } | undefined },
-  guards: {
-    // Reads the payload, so the reviewer's Allowed picks keep it and delivery settles it. A named
-    // guard sees every event: `comments` is `string[] | undefined` until narrowed on `type`.
-    hasComments: ({ event }) => (event.comments?.length ?? 0) > 0,
-  },
+  // The workspace hands its body the run's input plus `{ repos: { app: { path, branch, base } }, branch }`.
+  types: {} as { input: { task: string; branch?: string } },
+  guards: { hasComments: ({ event }) => (event.comments?.length ?? 0) > 0 },
 }).createMachine({
   id: "review-body",
-  context: ({ input }) => ({ task: input?.task ?? "the task" }),
+  context: ({ input }) => ({ task: input.task, branch: input.branch ?? "" }),
   initial: "implement",
   states: {
     implement: {
@@ -74,63 +66,85 @@ const body = jr2Setup({
       on: { finish: "review", "agent.fault": "failed" },
     },
     review: {
-      // The reviewer continues its conversation too: a second review sees the first.
       invoke: {
         src: "reviewer",
-        input: { prompt: "Review the change in the working directory.", continue: true },
+        input: ({ context }) => ({
+          prompt: `Review the change on ${context.branch}:\n\n{{diff repos.app}}`,
+          continue: true,
+        }),
       },
       on: {
-        approve: "approved",
+        approve: "awaitingMerge",
         request_changes: { guard: "hasComments", target: "fix" },
         "agent.fault": "failed",
       },
     },
     fix: {
       invoke: { src: "coder", input: { prompt: "Address the review comments.", continue: true } },
-      on: { finish: "review", dispute: "review", "agent.fault": "failed" },
+      on: { finish: "review", "agent.fault": "failed" },
     },
-    approved: { type: "final", output: { outcome: "approved" } },
-    failed: { type: "final", output: { outcome: "failed" }, meta: { outcome: "failed" } },
+    awaitingMerge: {
+      invoke: {
+        src: "gate",
+        id: "merge_gate",
+        input: { meta: { question: "Merge (push) the approved change?" } },
+      },
+      on: { merge: "merged", reject: "rejected" },
+    },
+    // Publishing: the Harness pushes jr2/review/<runId> once the body ends here.
+    merged: { type: "final", meta: { publish: true }, output: { outcome: "merged" } },
+    rejected: { type: "final", output: { outcome: "rejected" } },
+    failed: { type: "final", output: { outcome: "failed" } },
   },
-  // The final state's output ({ outcome }) is the body's output, which the run's onDone reads.
   output: ({ event }: { event: { output?: unknown } }) => event.output,
 });
 
-/** The run: the workspace's work, then a human merge Gate. */
 export const machine = jr2Setup({
-  events: [merge, reject],
-  actors: { work: workspace(body, { name: "review" }) },
+  events: [],
+  actors: {
+    work: workspace(body, {
+      name: "review",
+      repos: {
+        app: {
+          url: ({ input }) => (input as { repo: string }).repo,
+          pushUrl: ({ input }) => (input as { pushUrl?: string }).pushUrl ?? "",
+        },
+      },
+    }),
+  },
   input: z.object({
+    repo: z
+      .string()
+      .min(1)
+      .describe("the repository: https://, ssh://, or a local path under JR2_REPO_ROOTS"),
+    pushUrl: z.string().min(1).optional().describe("where merging pushes the run's branch (default `repo`)"),
     task: z.string().min(1).default("a hello() function in hello.js that returns a greeting"),
   }),
 }).createMachine({
   id: "review",
-  // The input is what `input` above parses to: `task` is a string (its default applied).
-  context: ({ input }) => ({ task: input.task, outcome: "" }),
+  context: ({ input }) => ({ repo: input.repo, pushUrl: input.pushUrl, task: input.task }),
   initial: "working",
   states: {
     working: {
       invoke: {
         src: "work",
-        input: ({ context }) => ({ task: context.task }),
+        input: ({ context }) => ({
+          repo: context.repo,
+          ...(context.pushUrl ? { pushUrl: context.pushUrl } : {}),
+          task: context.task,
+        }),
         onDone: [
           {
             guard: ({ event }: { event: { output?: { outcome?: string } } }) =>
-              event.output?.outcome === "approved",
-            target: "awaitingMerge",
+              event.output?.outcome === "merged",
+            target: "done",
           },
           { target: "failed" },
         ],
         onError: "failed",
       },
     },
-    awaitingMerge: {
-      invoke: { src: "gate", id: "merge_gate", input: { meta: { question: "Merge the approved change?" } } },
-      on: { merge: "done", reject: "rejected" },
-    },
-    // How the run ended (ADR-0062): `jr2 run --follow` exits 0 only for `succeeded`.
     done: { type: "final", meta: { outcome: "succeeded" } },
-    rejected: { type: "final", meta: { outcome: "failed" } },
     failed: { type: "final", meta: { outcome: "failed" } },
   },
 });

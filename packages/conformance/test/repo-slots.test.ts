@@ -279,12 +279,16 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
       await fetch(`${stack.orchestratorUrl}/runs/${source}/history`, { headers })
     ).json()) as {
       versions: Array<{ version: number; cause: { kind: string; name?: string } }>;
+      workspaces?: Array<{ name: string; slots: string[] }>;
     };
+    // Its one workspace is a Repo Slot: the history says so, and the fork names no plain one (ADR-0228).
+    expect(history.workspaces).toEqual([{ name: "code", slots: ["app"] }]);
     const at = history.versions.find((v) => v.cause.kind === "pick" && v.cause.name === "finish")?.version;
     const fork = await post(`/runs/${source}/fork`, { at });
     expect(fork.status, JSON.stringify(fork.json)).toBe(201);
     const forkId = fork.json.runId as string;
     expect(fork.json.repos).toEqual({ "code/app": first });
+    expect(fork.json.plainWorkspaces).toEqual([]);
     expect(head(forkId)).toBe(first);
     expect(readFileSync(join(worktreeOf(forkId), "jr2-worker.txt"), "utf8")).toBe(
       "written by model-sim's worker (write 1)\n",

@@ -1,5 +1,7 @@
 /**
- * The main job (issue 5): `examples/workflows/review.ts` end to end against model-sim, with the
+ * The main job (issue 5): the plain review loop (`review.ts` of
+ * packages/orchestrator/test/fixtures/plain-review, what the example was before it moved onto a
+ * Repo Slot, ADR-0228) end to end against model-sim, with the
  * real Orchestrator and Harness — coder implements, reviewer requests changes, the coder
  * continues the same conversation in `fix`, the reviewer approves, the Gate is answered, the
  * run settles `done`. Asserted on model-sim's byte-exact recording, not on printed text.
@@ -19,7 +21,9 @@ import {
 import { newestUserText, orchestratorClient, runView, until } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(
+  new URL("../../orchestrator/test/fixtures/plain-review/", import.meta.url),
+);
 const target = targetFromEnv();
 const missing = missingBinaries(repoRoot, target);
 

@@ -10,6 +10,7 @@ import { SimRequestError } from "./openai-error.js";
 export type Policy =
   | { kind: "obedient" }
   | { kind: "worker"; steps: number }
+  | { kind: "gitworker"; steps: number }
   | { kind: "disobedient" }
   | { kind: "stubborn" }
   | { kind: "inventor" }
@@ -83,6 +84,7 @@ export interface SimModel {
 export const POLICY_NAMES = [
   "obedient",
   "worker",
+  "gitworker",
   "disobedient",
   "stubborn",
   "inventor",
@@ -150,6 +152,7 @@ function parsePolicy(kind: string, arg: string | undefined, name: string): Polic
       if (arg !== undefined) throw notFound(name, `policy ${kind} takes no argument`);
       return { kind };
     case "worker":
+    case "gitworker":
       return { kind, steps: count(arg, 3, name) };
     case "silent":
     case "textcall":

@@ -82,6 +82,32 @@ function worker(view: ConversationView, steps: number): Plan {
   return { kind: "call", name, arguments: workArguments(view, name), form: "tool_call" };
 }
 
+/**
+ * What `gitworker` runs through the Working tools' `bash` (ADR-0229): the Agent's own git in its
+ * sandbox — the Worktree's status (a file it wrote shows as changed until the Turn's commit) and
+ * the branch's last commit. Reads only: the repository is mounted read-only in the sandbox.
+ */
+export const GIT_COMMAND = "git status --short --branch && git log -1 --oneline";
+
+/**
+ * `gitworker:N`: `worker:N`'s calls, then one `bash` call of {@link GIT_COMMAND} after the newest
+ * user message (when the tools block has `bash`: a writing Agent), then obedient.
+ */
+function gitworker(view: ConversationView, steps: number): Plan {
+  if (view.spent) return obedient(view);
+  const working = view.toolNames.filter(isWork);
+  const done = view.callsSinceUser.filter((past) => isWork(past.name)).length;
+  if (working.length > 0 && done < steps) {
+    const name = working[done % working.length]!;
+    return { kind: "call", name, arguments: workArguments(view, name), form: "tool_call" };
+  }
+  const ran = view.callsSinceUser.some((past) => past.name === "bash");
+  if (ran || !view.toolNames.includes("bash")) return obedient(view);
+  const schema = view.parameters.get("bash");
+  const args = { ...(exampleFromSchema(schema) as Record<string, unknown>), command: GIT_COMMAND };
+  return { kind: "call", name: "bash", arguments: args, form: "tool_call" };
+}
+
 /** Picks a Menu tool outside the newest Allowed list until one such pick is in the history. */
 function disobedient(view: ConversationView): Plan {
   const refusedBefore = view.calls.some(
@@ -151,6 +177,8 @@ export function decide(policy: Policy, view: ConversationView, request: ChatRequ
       return obedient(view);
     case "worker":
       return worker(view, policy.steps);
+    case "gitworker":
+      return gitworker(view, policy.steps);
     case "disobedient":
       return disobedient(view);
     case "stubborn":

@@ -2,9 +2,9 @@ import { Jr2Error } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import { z } from "zod";
-import { machine as review } from "../../../examples/workflows/review.js";
 import { machine as triage } from "../../../examples/workflows/triage.js";
 import { agent, defineEvent, jr2Setup, machineInfoOf } from "../src/index.js";
+import { machine as review } from "./fixtures/plain-review/review.js";
 import { coder, defs, turnOf } from "./helpers.js";
 
 function codeOf(fn: () => unknown): { code: string; message: string } {

@@ -95,22 +95,43 @@ describe("jr2 history and jr2 fork", () => {
     expect(states.has("assigned")).toBe(false);
   });
 
-  it("say where the fork's files start (Repo Slots at the version's commits), and print the fork lines of the feed", () => {
-    const text = formatFork({
+  it("say where the fork's files start — only what the run has (ADR-0228) — and print the fork lines of the feed", () => {
+    const fork = {
       runId: "run-2",
       forkedFrom: { runId: "run-1", version: 7 },
       workspaceEmpty: true,
+    } as const;
+    // All Repo Slots: only the slots' commits, no word of a plain workspace.
+    const slotsOnly = formatFork({ ...fork, repos: { "review/app": "a".repeat(40) }, plainWorkspaces: [] });
+    expect(slotsOnly).toBe(
+      "forked run-1@7 → run-2\n  its Repo Slots start at version 7's commits: review/app @ aaaaaaaaaaaa\n  follow it: jr2 follow run-2\n",
+    );
+    expect(slotsOnly).not.toContain("plain");
+    expect(slotsOnly).not.toContain("empty");
+    // Only a plain workspace: named, with its empty directory.
+    const plainOnly = formatFork({ ...fork, plainWorkspaces: ["review"] });
+    expect(plainOnly).toContain("forked run-1@7 → run-2");
+    expect(plainOnly).toContain(
+      "its plain workspace `review` (no Repo Slot) starts with an empty directory under run-2 (files are carried only by Repo Slots)",
+    );
+    expect(plainOnly).not.toContain("Repo Slots start");
+    // Both: both said.
+    const both = formatFork({
+      ...fork,
+      repos: { "code/app": "b".repeat(40) },
+      plainWorkspaces: ["notes", "scratch"],
     });
-    expect(text).toContain("forked run-1@7 → run-2");
-    expect(text).toContain("it has no Repo Slots: its plain workspace directory starts empty under run-2");
-    const withRepos = formatFork({
-      runId: "run-2",
-      forkedFrom: { runId: "run-1", version: 7 },
-      workspaceEmpty: true,
-      repos: { "code/app": "a".repeat(40) },
-    });
-    expect(withRepos).toContain("its Repo Slots start at version 7's commits: code/app @ aaaaaaaaaaaa");
-    expect(withRepos).not.toContain("EMPTY");
+    expect(both).toContain("its Repo Slots start at version 7's commits: code/app @ bbbbbbbbbbbb");
+    expect(both).toContain(
+      "its plain workspaces `notes`, `scratch` (no Repo Slot) start with an empty directory under run-2\n",
+    );
+    // An older Orchestrator's answer (no `plainWorkspaces`): read as before.
+    expect(formatFork(fork)).toContain(
+      "it has no Repo Slots: its plain workspace directory starts empty under run-2",
+    );
+    expect(formatFork({ ...fork, repos: { "code/app": "a".repeat(40) } })).toContain(
+      "a plain workspace directory (no Repo Slot) starts empty under run-2",
+    );
     const to = { type: "forked-to", seq: 9, at, runId: "run-2", version: 7, by: "cli" } as RunFeedEvent;
     expect(formatFeedEvent(to, "run-1")).toBe("09:00:00  forked    to run-2 from version 7 (by cli)");
     const from = {
@@ -123,8 +144,6 @@ describe("jr2 history and jr2 fork", () => {
       value: "review",
       context: {},
     } as RunFeedEvent;
-    expect(formatFeedEvent(from, "run-2")).toBe(
-      "09:00:00  forked    from run-1@7 (by cli) at review; its Repo Slots at that version's commits, plain workspace directories empty",
-    );
+    expect(formatFeedEvent(from, "run-2")).toBe("09:00:00  forked    from run-1@7 (by cli) at review");
   });
 });

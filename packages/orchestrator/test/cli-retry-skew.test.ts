@@ -65,6 +65,15 @@ describe("jr2 retry across versions (issue 22 skew rule)", () => {
     expect(bodies.map((b) => JSON.parse(b))).toEqual([{}, { confirm: true, force: true }]);
   });
 
+  it("without --follow, says how to follow the run it revived (as `jr2 fork` does)", async () => {
+    const { url } = await orchestrator(200, answer);
+    const { code, out } = await retry(["r1", "--url", url, "--token", "t".repeat(32)]);
+    expect(code).toBe(0);
+    expect(out).toBe(
+      "run r1 retried a#w from version 3 as Turn t2 (a new conversation); running\n  follow it: jr2 follow r1\n",
+    );
+  });
+
   it("prints a Machine fault's plan as a dry run, exit 0", async () => {
     const machineFault = {
       reason: "unknown Turn input key `system`",
@@ -83,5 +92,6 @@ describe("jr2 retry across versions (issue 22 skew rule)", () => {
     expect(out).toContain("workflow source: aaaaaaaaaaaa when it faulted → bbbbbbbbbbbb served now");
     expect(out).toContain("would start again from its stored input");
     expect(out).toContain("dry run, nothing changed: retry with `jr2 retry r1 --yes`");
+    expect(out).not.toContain("follow it");
   });
 });

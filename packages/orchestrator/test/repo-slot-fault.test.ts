@@ -129,6 +129,9 @@ describe("a Repo-Slot Turn ended by a fault", () => {
     const fork = await host.forkRun(runId, { at: newest, by: "http" });
     const checkout = workspaces.find((w) => w.route === "checkout-at");
     expect(checkout?.body).toMatchObject({ runId: fork.runId, commit: FAULT_COMMIT, from: { runId } });
+    // Its one workspace has a Repo Slot: no plain workspace to speak of (ADR-0228), nor in the history.
+    expect(fork.plainWorkspaces).toEqual([]);
+    expect((await host.history(fork.runId)).workspaces).toEqual([{ name: "code", slots: ["app"] }]);
     await host.close();
     await fake.close();
   });

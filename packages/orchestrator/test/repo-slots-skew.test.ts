@@ -57,7 +57,7 @@ function workflow(routed = false) {
 }
 
 describe("Repo Slots on an older Harness", () => {
-  it("say why on the run's log when the workflow routes the workspace's error (review-repo's onError)", async () => {
+  it("say why on the run's log when the workflow routes the workspace's error (the review example's onError)", async () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
     const host = createRunHost({
       workflows: new Map([["w", workflow(true)]]),

@@ -62,8 +62,17 @@ export const RunVersionSummary = z.object({
 });
 export type RunVersionSummary = z.infer<typeof RunVersionSummary>;
 
-/** `GET /runs/:runId/history`: the run's kept versions, oldest first. */
-export const RunHistory = z.object({ runId: z.string(), versions: z.array(RunVersionSummary) });
+/**
+ * `GET /runs/:runId/history`: the run's kept versions, oldest first. `workspaces` (ADR-0228):
+ * the workspaces its workflow declares, each with its Repo Slots' names (`[]` = a plain
+ * workspace), so a fork's confirmation says where its files start; absent from an older
+ * Orchestrator or when the workflow is no longer served.
+ */
+export const RunHistory = z.object({
+  runId: z.string(),
+  versions: z.array(RunVersionSummary),
+  workspaces: z.array(z.object({ name: z.string(), slots: z.array(z.string()) })).optional(),
+});
 export type RunHistory = z.infer<typeof RunHistory>;
 
 /**
@@ -108,6 +117,11 @@ export const ForkAnswer = z.object({
    * out at (the version's). Absent when the run has none; an older reader ignores it.
    */
   repos: z.record(z.string(), z.string()).optional(),
+  /**
+   * The fork's plain workspaces (no Repo Slot), by name (ADR-0228): each one's directory starts
+   * empty. `[]` when every workspace has Repo Slots; absent from an older Orchestrator.
+   */
+  plainWorkspaces: z.array(z.string()).optional(),
 });
 export type ForkAnswer = z.infer<typeof ForkAnswer>;
 

@@ -1,11 +1,12 @@
 /**
  * A run's History (issue 13 item 5, ADR-0270): its kept versions — version, time, state, cause —
  * from `GET /runs/:runId/history`, each with "Fork from here". The button opens a confirmation
- * that says where the fork's files start (Repo Slots at the version's commit) and takes an optional context patch (JSON, parsed
+ * that says where the fork's files start — its Repo Slots at the version's commit, and a plain
+ * workspace's empty directory only when the run has one (ADR-0228) — and takes an optional context patch (JSON, parsed
  * in the browser first; the server's 400 names a bad key and is shown as it says it); confirmed,
  * it posts `POST /runs/:runId/fork` and goes to the new run's page.
  */
-import { ForkAnswer, type RunVersionSummary } from "@jr2/wire";
+import { ForkAnswer, type RunHistory, type RunVersionSummary } from "@jr2/wire";
 import { useState } from "react";
 import { useLocation } from "wouter";
 import { api, seg } from "../api.js";
@@ -13,7 +14,40 @@ import { causeText, parseContextPatch } from "../controls.js";
 import { useHistory } from "../queries.js";
 import { Inline, stateText } from "./Text.js";
 
-function ForkConfirm({ runId, version, onCancel }: { runId: string; version: number; onCancel: () => void }) {
+type Workspaces = RunHistory["workspaces"];
+
+/**
+ * Where a fork's files start, in words: only what the run has. `workspaces` absent (an older
+ * Orchestrator): both kinds are named, as before.
+ */
+export function forkFilesText(version: number, workspaces: Workspaces): string {
+  if (!workspaces)
+    return `each Repo Slot starts at version ${version}'s commit; a plain workspace directory (no Repo Slot) starts empty.`;
+  const slots = workspaces.flatMap((w) => w.slots.map((s) => `${w.name}/${s}`));
+  const plain = workspaces.filter((w) => w.slots.length === 0).map((w) => w.name);
+  const parts: string[] = [];
+  if (slots.length > 0)
+    parts.push(
+      `${slots.length === 1 ? "its Repo Slot" : "its Repo Slots"} ${slots.join(", ")} ${slots.length === 1 ? "starts" : "start"} at version ${version}'s commit`,
+    );
+  if (plain.length > 0)
+    parts.push(
+      `${plain.length === 1 ? "its plain workspace" : "its plain workspaces"} ${plain.join(", ")} (no Repo Slot) ${plain.length === 1 ? "starts" : "start"} with an empty directory`,
+    );
+  return parts.length > 0 ? `${parts.join("; ")}.` : "the run has no workspace.";
+}
+
+function ForkConfirm({
+  runId,
+  version,
+  workspaces,
+  onCancel,
+}: {
+  runId: string;
+  version: number;
+  workspaces: Workspaces;
+  onCancel: () => void;
+}) {
   const [patchText, setPatchText] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -42,8 +76,7 @@ function ForkConfirm({ runId, version, onCancel }: { runId: string; version: num
         context; this run is untouched.
       </p>
       <p className="warning">
-        <strong>Files:</strong> each Repo Slot starts at version {version}'s commit; a plain workspace
-        directory (no Repo Slot) starts empty.
+        <strong>Files:</strong> {forkFilesText(version, workspaces)}
       </p>
       <label htmlFor={id}>
         Context patch (optional, a JSON object merged into version {version}'s context; only keys it has, each
@@ -80,9 +113,11 @@ function VersionRow({
   open,
   onOpen,
   forkable,
+  workspaces,
 }: {
   runId: string;
   v: RunVersionSummary;
+  workspaces: Workspaces;
   open: boolean;
   onOpen: (version: number | null) => void;
   forkable: boolean;
@@ -112,7 +147,12 @@ function VersionRow({
       {open ? (
         <tr className="fork-row">
           <td colSpan={6}>
-            <ForkConfirm runId={runId} version={v.version} onCancel={() => onOpen(null)} />
+            <ForkConfirm
+              runId={runId}
+              version={v.version}
+              workspaces={workspaces}
+              onCancel={() => onOpen(null)}
+            />
           </td>
         </tr>
       ) : null}
@@ -168,6 +208,7 @@ export function History({ runId, forkable = true }: { runId: string; forkable?: 
                 open={open === v.version}
                 onOpen={setOpen}
                 forkable={forkable}
+                workspaces={history.data?.workspaces}
               />
             ))}
           </tbody>

@@ -1,6 +1,7 @@
 /**
  * The web console in a real browser (issue 12): Debian's Chromium (playwright-core) against a
- * real stack — Orchestrator, Harness and model-sim on 127.0.0.1 — serving `examples/workflows`.
+ * real stack — Orchestrator, Harness and model-sim on 127.0.0.1 — serving `workflows/` here
+ * (the plain review loop as `review`, ADR-0228).
  * One stack, one browser, one run of `review` followed from the token page to `succeeded`:
  * a wrong token is refused; the run is started from the form generated from its input schema
  * (its task carries planted script), reaches the merge Gate live, is answered from the Gate's
@@ -305,7 +306,10 @@ describe.skipIf(missing.length > 0)("the web console in Chromium (issue 12)", ()
     expect(await row.textContent()).toContain("awaitingMerge");
     await row.locator("button.fork").click();
     const confirm = page.locator(`.fork-confirm[data-version="${version}"]`);
-    expect(await confirm.locator(".warning").textContent()).toContain("each Repo Slot starts at version");
+    // review's one workspace is plain: the confirmation names it, and no Repo Slot (ADR-0228).
+    const files = await confirm.locator(".warning").textContent();
+    expect(files).toContain("its plain workspace review (no Repo Slot) starts with an empty directory");
+    expect(files).not.toContain("Repo Slot starts");
     const forks: string[] = [];
     page.on("request", (r) => {
       if (r.method() === "POST" && r.url().endsWith("/fork")) forks.push(String(r.postData()));

@@ -80,7 +80,7 @@ export function workspace(
   if (options.repos !== undefined) {
     checkRepos(options.repos);
     const wrapper = repoWorkspace(body, { ...options, repos: options.repos });
-    markWorkspaceWrapper(wrapper, body, options.name);
+    markWorkspaceWrapper(wrapper, body, options.name, Object.keys(options.repos));
     return wrapper;
   }
   const wrapper = createMachine({

@@ -68,7 +68,7 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "forked-to":
       return `${time}  forked    to ${event.runId} from version ${event.version} (by ${event.by})`;
     case "forked-from":
-      return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}; its Repo Slots at that version's commits, plain workspace directories empty`;
+      return `${time}  forked    from ${event.runId}@${event.version} (by ${event.by}) at ${formatValue(event.value)}`;
     case "adopted":
       return `${time}  adopted   by instance ${event.instance} (lease epoch ${event.epoch}): its owner stopped renewing; Turns re-attached`;
     case "resumed":

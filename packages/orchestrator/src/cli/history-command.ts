@@ -99,15 +99,32 @@ export async function forkCommand(
   return values.follow ? followRun(target, answer.runId, answers, out) : 0;
 }
 
-/** The fork's answer in words: where it came from, its files, how to follow it. */
+/**
+ * The fork's answer in words: where it came from, where its files start, how to follow it.
+ * Only what the run has (ADR-0228): its Repo Slots' commits, and a plain workspace's empty
+ * directory only when the run has one (`plainWorkspaces`; an older Orchestrator's answer, without
+ * it, is read as before: empty plain directories beside the slots).
+ */
 export function formatFork(answer: ForkAnswer): string {
   const { runId, forkedFrom } = answer;
   const repos = Object.entries(answer.repos ?? {});
-  const files =
-    repos.length > 0
-      ? `  its Repo Slots start at version ${forkedFrom.version}'s commits: ${repos.map(([slot, commit]) => `${slot} @ ${commit.slice(0, 12)}`).join(", ")}\n` +
-        `  a plain workspace directory (no Repo Slot) starts empty under ${runId}\n`
-      : `  it has no Repo Slots: its plain workspace directory starts empty under ${runId} (files are carried only by Repo Slots)\n`;
+  const plain = answer.plainWorkspaces;
+  const lines: string[] = [];
+  if (repos.length > 0)
+    lines.push(
+      `  its Repo Slots start at version ${forkedFrom.version}'s commits: ${repos.map(([slot, commit]) => `${slot} @ ${commit.slice(0, 12)}`).join(", ")}`,
+    );
+  if (plain === undefined)
+    lines.push(
+      repos.length > 0
+        ? `  a plain workspace directory (no Repo Slot) starts empty under ${runId}`
+        : `  it has no Repo Slots: its plain workspace directory starts empty under ${runId} (files are carried only by Repo Slots)`,
+    );
+  else if (plain.length > 0)
+    lines.push(
+      `  its plain workspace${plain.length === 1 ? "" : "s"} ${plain.map((w) => `\`${w}\``).join(", ")} (no Repo Slot) start${plain.length === 1 ? "s" : ""} with an empty directory under ${runId}${repos.length > 0 ? "" : " (files are carried only by Repo Slots)"}`,
+    );
+  const files = lines.map((l) => `${l}\n`).join("");
   return `forked ${forkedFrom.runId}@${forkedFrom.version} → ${runId}\n${files}  follow it: ${JR2} follow ${runId}\n`;
 }
 

@@ -47,10 +47,18 @@ function thenFollow(
   runId: string,
   values: { follow?: boolean | undefined; "answer-gates"?: string[] | undefined },
   from: number,
+  status?: string,
 ): Promise<number> | number {
-  return values.follow
-    ? followRun(target, runId, parseGateAnswers(values["answer-gates"] ?? []), process.stdout, from)
-    : 0;
+  if (values.follow)
+    return followRun(target, runId, parseGateAnswers(values["answer-gates"] ?? []), process.stdout, from);
+  // Not following a run that runs again: say how to (as `jr2 fork` does), not leave the user guessing.
+  if (status === "running") process.stdout.write(followHint(runId));
+  return 0;
+}
+
+/** The hint a control that revived a run prints when not following it. */
+export function followHint(runId: string): string {
+  return `  follow it: ${JR2} follow ${runId}\n`;
 }
 
 /** `--answer-gates` answers while following: refused before the control acts when `--follow` is absent. */
@@ -70,7 +78,7 @@ export const resumeRetryCommands: Record<string, Command> = {
       const answer = await call<ResumeAnswer>(target, "POST", path, { acceptDrift: accept });
       process.stdout.write(formatResume(answer));
       if (!answer.resumed) return answer.resumable ? 0 : 1;
-      return thenFollow(target, runId, values, answer.seq ?? 0);
+      return thenFollow(target, runId, values, answer.seq ?? 0, answer.status);
     },
   },
   retry: {
@@ -93,7 +101,7 @@ export const resumeRetryCommands: Record<string, Command> = {
         return 0;
       }
       process.stdout.write(formatRetry(answer));
-      return thenFollow(target, runId, values, answer.seq);
+      return thenFollow(target, runId, values, answer.seq, answer.status);
     },
   },
 };

@@ -15,7 +15,10 @@ export type AuthoredAgentDefinition = AgentDefinition & { description?: string }
 
 const agentDefinitions = new WeakMap<object, AuthoredAgentDefinition>();
 const gateLogics = new WeakSet<object>();
-const workspaceBodies = new WeakMap<object, { body: AnyStateMachine; name: string | undefined }>();
+const workspaceBodies = new WeakMap<
+  object,
+  { body: AnyStateMachine; name: string | undefined; slots: readonly string[] }
+>();
 
 /**
  * What a `workspace()` wrapper records for the Turns below it: its name and the default `cwd`;
@@ -64,13 +67,24 @@ export function isGateLogic(logic: unknown): boolean {
   return typeof logic === "object" && logic !== null && gateLogics.has(logic);
 }
 
-/** Marks `wrapper` as a `workspace()` wrapper running `body`. */
+/**
+ * Marks `wrapper` as a `workspace()` wrapper running `body`. `slots`: its Repo Slots' names
+ * (`[]` for a plain workspace), which a fork's wording reads (ADR-0228).
+ */
 export function markWorkspaceWrapper(
   wrapper: AnyStateMachine,
   body: AnyStateMachine,
   name: string | undefined,
+  slots: readonly string[] = [],
 ): void {
-  workspaceBodies.set(wrapper, { body, name });
+  workspaceBodies.set(wrapper, { body, name, slots });
+}
+
+/** What `workspace()` recorded of `logic` (`undefined` when it is no wrapper). */
+export function workspaceMarkOf(
+  logic: unknown,
+): { body: AnyStateMachine; name: string | undefined; slots: readonly string[] } | undefined {
+  return typeof logic === "object" && logic !== null ? workspaceBodies.get(logic) : undefined;
 }
 
 /** The body a `workspace()` wrapper runs, or `undefined` when `logic` is no wrapper. */

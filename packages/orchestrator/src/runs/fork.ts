@@ -6,8 +6,9 @@
  * version and its `forked-from` entry in one save → record `forked-to` on the source's log →
  * restore it like a run at start-up (its live Turns admitted afresh, each on a new conversation
  * with its task). Killed before the commit: no fork; after it: the next start restores it.
- * A plain workspace's directory starts empty under the fork's runId (never copied); a Repo Slot
- * gets a repository and Worktree of its own at the version's commit (issue 28 §3, repo-versions.ts).
+ * Each Repo Slot gets a repository and Worktree of its own at the version's commit (issue 28 §3,
+ * repo-versions.ts); a plain workspace, when the workflow has one, starts with an empty
+ * directory under the fork's runId (never copied) — the answer names them (`plainWorkspaces`).
  * @see SPEC §8; issue 13 item 2
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -15,6 +16,7 @@ import { type ControlClient, type ForkAnswer, Jr2Error, type RunFeedEvent } from
 import { crashPoint } from "../durability/crash-points.js";
 import { restoreRun } from "../durability/restore.js";
 import type { StoredRunVersion } from "../durability/store/run-store.js";
+import { plainWorkspaceNames, workspacesOf } from "../menu/workspaces-of.js";
 import { applyContextPatch } from "./context-patch.js";
 import { forkSourceOf } from "./fork-faulted.js";
 import { forkBlob, replaceStrings } from "./fork-snapshot.js";
@@ -88,7 +90,14 @@ export async function forkRun(state: HostState, runId: string, ask: ForkAsk): Pr
     forkedFrom: from,
     workspaceEmpty: true,
     ...(repos.renames.size > 0 ? { repos: repos.repoCommits } : {}),
+    plainWorkspaces: plainWorkspacesOf(state, version.blob.workflow),
   };
+}
+
+/** The plain workspaces (no Repo Slot) `workflow` declares, by name (ADR-0228). */
+function plainWorkspacesOf(state: HostState, workflow: string): string[] {
+  const machine = state.workflows.get(workflow);
+  return machine ? plainWorkspaceNames(workspacesOf(machine)) : [];
 }
 
 /** A version saved by another Machine than the one served now is refused (the resume rule is issue 13 item 4's). */

@@ -6,13 +6,19 @@
  */
 import { Jr2Error, type RunHistory, type RunVersion } from "@jr2/wire";
 import type { StoredRunVersion } from "../durability/store/run-store.js";
+import { workspacesOf } from "../menu/workspaces-of.js";
 import type { HostState } from "./host-state.js";
 import { storedBlob } from "./run-table.js";
 
 /** The run's kept versions, oldest first. @throws JR2_ERR_RUN_NOT_FOUND */
 export async function runHistory(state: HostState, runId: string): Promise<RunHistory> {
-  await storedBlob(state, runId);
-  return { runId, versions: await state.store.versions(runId) };
+  const blob = await storedBlob(state, runId);
+  const machine = state.workflows.get(blob.workflow);
+  return {
+    runId,
+    versions: await state.store.versions(runId),
+    ...(machine ? { workspaces: workspacesOf(machine) } : {}),
+  };
 }
 
 /**

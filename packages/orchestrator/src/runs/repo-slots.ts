@@ -36,7 +36,7 @@ export async function attachRunRepos(
         const code = (error as { code?: unknown }).code;
         const message = `${typeof code === "string" ? `${code}: ` : ""}Repo Slot \`${slot}\`: ${(error as Error).message}`;
         // Said on the run's log before it is thrown: a workflow that routes the workspace's
-        // error (`onError: "failed"`, as review-repo does) would otherwise end the run with no
+        // error (`onError: "failed"`, as the `review` example does) would otherwise end the run with no
         // word of why (newcomer, session 7: a mistyped repository path ended "failed", silent).
         if (run.status === "running")
           run.feed.append({ type: "warning", child: `workspace:${request.workspace}`, message });

@@ -1,6 +1,7 @@
 /**
  * What issue 14 (the house) must leave byte for byte as it was: the sha256 of every Menu and the
- * fingerprint of every Machine of `examples/workflows`, the public exports of
+ * fingerprint of every Machine of the examples main served (`review`, the plain loop, now served from
+ * `test/fixtures/plain-review`; `triage`), the public exports of
  * `@jr2/orchestrator`, and every package's bin paths. `pinNow()` reads them from the source of
  * the tree it runs in; `bytes-pin.json` holds them as on main before the first move, written
  * by `write-pin.ts` (its header says how to run it).
@@ -37,7 +38,9 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 export async function exampleWorkflows(): Promise<Map<string, AnyStateMachine>> {
   const workflows = new Map<string, AnyStateMachine>();
   for (const name of ["review", "triage"]) {
-    const mod = (await import(`${repoRoot}examples/workflows/${name}.ts`)) as { machine: AnyStateMachine };
+    const mod = (await import(`${repoRoot}packages/orchestrator/test/fixtures/plain-review/${name}.ts`)) as {
+      machine: AnyStateMachine;
+    };
     workflows.set(name, mod.machine);
   }
   return workflows;

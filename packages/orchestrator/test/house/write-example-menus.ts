@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { getMenu, loadWorkflows, machineInfoOf } from "../../src/index.js";
 
-const examples = fileURLToPath(new URL("../../../../examples/workflows", import.meta.url));
+const examples = fileURLToPath(new URL("../fixtures/plain-review", import.meta.url));
 const out = new URL("../../../harness/test/house/fixtures/example-menus.json", import.meta.url);
 const menus: Record<string, { definition: unknown; menu: unknown }> = {};
 for (const [name, machine] of await loadWorkflows(examples)) {

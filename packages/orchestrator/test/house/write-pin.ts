@@ -6,6 +6,6 @@ import { fileURLToPath } from "node:url";
 import { loadWorkflows } from "../../src/index.js";
 import { pinNow } from "./pin.js";
 
-const examples = fileURLToPath(new URL("../../../../examples/workflows", import.meta.url));
+const examples = fileURLToPath(new URL("../fixtures/plain-review", import.meta.url));
 const pin = await pinNow(await loadWorkflows(examples));
 writeFileSync(new URL("./bytes-pin.json", import.meta.url), `${JSON.stringify(pin, null, 2)}\n`);

@@ -9,9 +9,7 @@ import { createRunHost, INSTANCE_CALLER, loadWorkflows, openSqliteStore } from "
 
 const out = fileURLToPath(new URL("./fixtures/main-store/", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "jr2-house-store-"));
-const workflows = await loadWorkflows(
-  fileURLToPath(new URL("../../../../examples/workflows", import.meta.url)),
-);
+const workflows = await loadWorkflows(fileURLToPath(new URL("../fixtures/plain-review", import.meta.url)));
 const host = createRunHost({ workflows, store: openSqliteStore(dir) });
 
 async function pick(runId: string, agent: string, name: string, args: Record<string, unknown>) {

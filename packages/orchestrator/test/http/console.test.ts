@@ -11,9 +11,9 @@ import { Writable } from "node:stream";
 import { MachineChart } from "@jr2/wire";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { machine as review } from "../../../../examples/workflows/review.js";
 import { CONSOLE_CSP, consoleRoutes, hasTokenParameter, redactTokenInUrl } from "../../src/http/console.js";
 import { buildOrchestrator, createLogger } from "../../src/index.js";
+import { machine as review } from "../fixtures/plain-review/review.js";
 import { flow, INSTANCE_TOKEN, SANDBOX_KEY } from "./fixture.js";
 
 const ISSUE_CSP =

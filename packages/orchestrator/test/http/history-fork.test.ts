@@ -99,7 +99,10 @@ describe("a fork", () => {
       runId: expect.any(String),
       forkedFrom: { runId, version: at },
       workspaceEmpty: true,
+      // This workflow declares no workspace: none is plain (ADR-0228).
+      plainWorkspaces: [],
     });
+    expect(before.workspaces).toEqual([]);
     const forkId = forked.body.runId as string;
     expect(forkId).not.toBe(runId);
 

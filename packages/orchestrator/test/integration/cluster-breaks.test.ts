@@ -24,7 +24,7 @@ import { type Cluster, type Instance, startCluster } from "./cluster.js";
 import { jr2, onePickPerTurn, reviewWithLiveTurn, sleep, slowModels, until } from "./cluster-scenarios.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const _cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
 const _LATENCY_MS = 700;

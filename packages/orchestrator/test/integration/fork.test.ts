@@ -22,7 +22,7 @@ import { reviewModels } from "./example-models.js";
 import { type Json, orchestratorHttp } from "./stack-http.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -112,7 +112,11 @@ describe.skipIf(missing.length > 0)("forking a run on the real stack (issue 13 i
     ).stdout;
     const forkId = /→ (\S+)/.exec(forked)?.[1] as string;
     expect(forked).toContain(`forked ${sourceId}@${at.version} → ${forkId}`);
-    expect(forked).toContain("its plain workspace directory starts empty");
+    // review's one workspace is plain: named, and no Repo Slot line (ADR-0228).
+    expect(forked).toContain(
+      `its plain workspace \`review\` (no Repo Slot) starts with an empty directory under ${forkId} (files are carried only by Repo Slots)`,
+    );
+    expect(forked).not.toContain("Repo Slots start");
     const fork = await finish(forkId);
     expect(fork.outcome).toBe("succeeded");
 

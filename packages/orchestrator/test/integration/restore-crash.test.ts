@@ -15,7 +15,7 @@ import { killPoints, runCrashTrials } from "../crash/crash-trials.js";
 import { freshPgDatabase, pgAdminUrl } from "../pg.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
 const points = killPoints();
 const trials = Number(process.env.JR2_CRASH_TRIALS ?? points.length);

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const packageDir = fileURLToPath(new URL("../../", import.meta.url));
 const repoDir = fileURLToPath(new URL("../../../../", import.meta.url));
 const bin = `${packageDir}dist/cli/main.js`;
+// The plain review loop (ADR-0228): a Turn played by hand needs no Harness to attach a Repo Slot.
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const TOKEN = "integration-token-5f0c2a9e7d41b3";
 
 /** Starts `jr2 serve --harness none --port 0` and resolves with its URL from the ready line. */
@@ -35,7 +37,7 @@ describe("jr2 serve --harness none (the built binary)", () => {
   beforeAll(async () => {
     if (!existsSync(bin))
       execFileSync("pnpm", ["exec", "tsc", "-b", "packages/orchestrator"], { cwd: repoDir });
-    server = await serve({ JR2_INSTANCE_TOKEN: TOKEN });
+    server = await serve({ JR2_INSTANCE_TOKEN: TOKEN, JR2_WORKFLOWS_DIR: workflowsDir });
   });
   afterAll(() => {
     server?.child.kill("SIGTERM");
@@ -84,9 +86,13 @@ describe("jr2 serve --harness none (the built binary)", () => {
   });
 
   it("jr2 menu prints each Agent's Menu and each state's derived set of a workflow file", () => {
-    const out = execFileSync(process.execPath, [bin, "menu", "examples/workflows/review.ts"], {
-      cwd: repoDir,
-    }).toString();
+    const out = execFileSync(
+      process.execPath,
+      [bin, "menu", "packages/orchestrator/test/fixtures/plain-review/review.ts"],
+      {
+        cwd: repoDir,
+      },
+    ).toString();
     expect(out).toContain("Agent coder");
     expect(out).toContain("Menu: dispute, finish");
     expect(out).toMatch(/fix: dispute, finish/);

@@ -18,7 +18,7 @@ import { reviewModels } from "./example-models.js";
 type Json = Record<string, any>;
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -19,7 +19,7 @@ import { reviewModels } from "./example-models.js";
 import { orchestratorHttp } from "./stack-http.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

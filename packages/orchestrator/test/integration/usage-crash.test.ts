@@ -36,7 +36,7 @@ const slowedModels = (baseUrl: string) =>
 type Json = Record<string, any>;
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-const workflowsDir = fileURLToPath(new URL("../../../../examples/workflows/", import.meta.url));
+const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
 const missing = missingBinaries(repoRoot, "process");
 
 const WORKFLOWS = {

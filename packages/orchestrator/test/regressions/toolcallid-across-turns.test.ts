@@ -32,7 +32,7 @@ const requestChanges = defineEvent({
   input: z.object({ comments: z.array(z.string()) }),
 });
 
-/** The review loop of examples/workflows/review.ts, without the workspace and the Gate. */
+/** The plain review loop (test/fixtures/plain-review/review.ts), without the workspace and the Gate. */
 const review = jr2Setup({
   events: [finish, approve, requestChanges],
   actors: {

@@ -9,12 +9,12 @@
  */
 import type { RunFeedEvent, VersionCause } from "@jr2/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { machine as review } from "../../../../examples/workflows/review.js";
 import { openPostgresStore, type PostgresRunStore } from "../../src/durability/store/postgres.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "../../src/durability/store/run-store.js";
 import { openSqliteStore, type SqliteRunStore } from "../../src/durability/store/sqlite.js";
 import { createRunHost, INSTANCE_CALLER } from "../../src/index.js";
 import { forkBlob } from "../../src/runs/fork-snapshot.js";
+import { machine as review } from "../fixtures/plain-review/review.js";
 import { describePg, freshPgDatabase } from "../pg.js";
 import { sqliteDir } from "./store-fixture.js";
 

@@ -1,6 +1,8 @@
 /**
  * Issue 23 ("Bytes unchanged"): the Harness's move into folders must not change one byte of
- * what it sends the model. This drives `review` and `triage` from examples/workflows on model-sim
+ * what it sends the model. This drives `review` (the plain loop, served from
+ * packages/orchestrator/test/fixtures/plain-review since the example moved onto a Repo Slot) and
+ * `triage` on model-sim
  * as the conformance tier does (request-bytes.ts: the stack, the Gates answered, and — in its
  * header — every field normalized before hashing: runIds, iids, turnIds, absolute work paths,
  * model-sim's tool call ids, other uuids) and compares the sha256 of every answered request body,

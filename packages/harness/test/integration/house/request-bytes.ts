@@ -1,6 +1,6 @@
 /**
- * The request bodies the conformance tier records for `examples/workflows/review.ts` and
- * `triage.ts` on model-sim (issue 23, "Bytes unchanged"), driven as the tier drives them
+ * The request bodies the conformance tier records for the plain review loop (`review.ts` of
+ * packages/orchestrator/test/fixtures/plain-review, ADR-0228) and `triage.ts` on model-sim (issue 23, "Bytes unchanged"), driven as the tier drives them
  * (packages/conformance/test/review.test.ts and turns.test.ts's wake): the real Orchestrator and
  * Harness as built binaries, model-sim as a process.
  *
@@ -30,7 +30,9 @@ import {
 } from "../../../../conformance/src/index.js";
 
 export const repoRoot = fileURLToPath(new URL("../../../../../", import.meta.url));
-const examplesDir = fileURLToPath(new URL("../../../../../examples/workflows/", import.meta.url));
+const examplesDir = fileURLToPath(
+  new URL("../../../../orchestrator/test/fixtures/plain-review/", import.meta.url),
+);
 
 /** The built binaries the stack needs that are missing (run `pnpm build`). */
 export const missing = missingBinaries(repoRoot, "process");

@@ -55,7 +55,8 @@ export const historyRoutes: FastifyPluginAsyncZod<{ host: RunHost }> = async (ap
           "live at the version is admitted afresh on a new conversation with its task. `context` is a JSON merge " +
           "patch applied to the version's context first (only its keys, each keeping its JSON kind). Timers keep " +
           "their remaining delay. Each Repo Slot gets a repository and Worktree of its own at the version's commit " +
-          "(`repos` in the answer); a plain workspace directory starts empty under the fork's runId. The source's log records `forked-to`, the fork's `forked-from` (with `x-jr2-client`).",
+          "(`repos` in the answer); a plain workspace (no Repo Slot), when the workflow has one, starts with an empty " +
+          "directory under the fork's runId (`plainWorkspaces` names them; `[]` when every workspace has Repo Slots). The source's log records `forked-to`, the fork's `forked-from` (with `x-jr2-client`).",
         params: RunParams,
         body: ForkRequest,
         response: { 201: ForkAnswer, ...errorResponses(400, 401, 404, 409, 413, 415, 503) },
