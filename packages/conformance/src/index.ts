@@ -52,3 +52,7 @@ export {
 } from "./texts.js";
 export { fillDisk, mountTmpfs } from "./tmpfs.js";
 export type { Verdict } from "./verdict.js";
+export type { RunFacts, SqlReader, VersionRow, WorktreeVerdict } from "./worktree-invariants.js";
+export { checkWorktrees, runFactsFromSqlite } from "./worktree-invariants.js";
+export type { GitFixture } from "./git-fixture.js";
+export { makeGitFixture, userGit } from "./git-fixture.js";

@@ -40,7 +40,8 @@ export async function sweepWorktrees(opts: {
 }
 
 /**
- * Runs {@link sweepWorktrees} every `everyMs` (default an hour, and once shortly after start);
+ * Runs {@link sweepWorktrees} every `everyMs` (default an hour, `JR2_WORKTREE_SWEEP_S`), and
+ * once shortly after start (30 s, or `everyMs` when shorter);
  * returns the stop function. Timers are unref'd: they never hold the process up.
  */
 export function startWorktreeSweeper(opts: {
@@ -57,8 +58,16 @@ export function startWorktreeSweeper(opts: {
     if (removed.length || unanswered.length)
       opts.log?.("Worktree clean-up", { removed, unansweredRuns: unanswered.length });
   };
-  const first = setTimeout(() => void pass(), 30_000);
-  const every = setInterval(() => void pass(), opts.everyMs ?? 3_600_000);
+  const everyMs = opts.everyMs ?? 3_600_000;
+  // One pass at a time: a slow pass (many runs, a slow Orchestrator) is never overlapped by the next.
+  let running: Promise<void> | undefined;
+  const once = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+  };
+  const first = setTimeout(once, Math.min(30_000, everyMs));
+  const every = setInterval(once, everyMs);
   first.unref();
   every.unref();
   return () => {

@@ -35,9 +35,44 @@ export interface RepoSlotClient {
   push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
 }
 
-/** The client over fetch with the Harness bearer (`JR2_HARNESS_TOKEN`). */
-export function createRepoSlotClient(options: { token: string; fetch?: typeof fetch }): RepoSlotClient {
+/** How long a route is asked again while the Harness does not answer (a restart), ms. */
+export const HARNESS_DOWN_WINDOW_MS = 60_000;
+
+/**
+ * The client over fetch with the Harness bearer (`JR2_HARNESS_TOKEN`). Every route is safe to
+ * ask again (attach and push are idempotent per slot, checkout-at resets to one commit, diff
+ * reads), so a Harness that does not answer — killed and restarting, the connection refused or
+ * reset — or answers 503 is asked again with backoff (0.25 s doubling to 5 s) for
+ * `downWindowMs` (default {@link HARNESS_DOWN_WINDOW_MS}) before the error is the caller's.
+ * Why: the SIGKILL soak (bench/workspace-soak.mjs) found every run that attached or published
+ * while its Harness restarted ending `failed` ("fetch failed").
+ */
+export function createRepoSlotClient(options: {
+  token: string;
+  fetch?: typeof fetch;
+  downWindowMs?: number;
+}): RepoSlotClient {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const windowMs = options.downWindowMs ?? HARNESS_DOWN_WINDOW_MS;
+  async function send(url: URL, body: unknown): Promise<Response> {
+    const deadline = Date.now() + windowMs;
+    for (let n = 0; ; n++) {
+      const wait = Math.min(5_000, 250 * 2 ** n);
+      try {
+        const res = await doFetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(15 * 60_000),
+        });
+        if (res.status !== 503 || Date.now() + wait > deadline) return res;
+        await res.arrayBuffer().catch(() => undefined);
+      } catch (error) {
+        if ((error as Error).name === "TimeoutError" || Date.now() + wait > deadline) throw error;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
   async function post<T>(
     harnessUrl: string,
     path: string,
@@ -45,12 +80,7 @@ export function createRepoSlotClient(options: { token: string; fetch?: typeof fe
     parse: (v: unknown) => T,
   ): Promise<T> {
     const url = new URL(path, harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`);
-    const res = await doFetch(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15 * 60_000),
-    });
+    const res = await send(url, body);
     const json: unknown = await res.json().catch(() => ({}));
     if (res.ok) return parse(json);
     const error = ErrorBody.safeParse(json);
