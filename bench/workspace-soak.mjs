@@ -8,7 +8,8 @@
 // Worktrees, lost commits, doubled picks, runs never settled. Writes bench/results/workspace-soak.json;
 // exits 1 when any count is not 0. Never in .ci/run (the smoke runs it at 5 runs and 1 kill).
 // Knobs: SOAK_RUNS (1000), SOAK_CONCURRENCY (8), SOAK_KILL_EVERY_S (20), SOAK_KILLS (no bound),
-// SOAK_KEEP_S (5), SOAK_SWEEP_S (5), SOAK_SEED (28), BENCH_VERBOSE=1.
+// SOAK_KEEP_S (5), SOAK_SWEEP_S (5), SOAK_SEED (28), SOAK_MAX_MINUTES (no bound: past it no run
+// starts; the report counts the runs done), BENCH_VERBOSE=1.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -25,10 +26,13 @@ const KILL_EVERY_S = Number(process.env.SOAK_KILL_EVERY_S ?? 20);
 const MAX_KILLS = Number(process.env.SOAK_KILLS ?? Number.POSITIVE_INFINITY);
 const KEEP_S = Number(process.env.SOAK_KEEP_S ?? 5);
 const SWEEP_S = Number(process.env.SOAK_SWEEP_S ?? 5);
+const MAX_MINUTES = Number(process.env.SOAK_MAX_MINUTES ?? Number.POSITIVE_INFINITY);
 const RUN_TIMEOUT_MS = 10 * 60_000;
 
 const { mintSandboxToken } = await import(join(ROOT, "packages/orchestrator/dist/index.js"));
-const { unpackVersion } = await import(join(ROOT, "packages/orchestrator/dist/durability/store/version-codec.js"));
+const { unpackVersion } = await import(
+  join(ROOT, "packages/orchestrator/dist/durability/store/version-codec.js")
+);
 const { checkWorktrees, runFactsFromSqlite } = await import(join(ROOT, "packages/conformance/dist/index.js"));
 const Database = createRequire(join(ROOT, "packages/orchestrator/package.json"))("better-sqlite3");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -128,7 +132,11 @@ try {
       try {
         const res = await fetch(`${orchestratorUrl}${path}`, {
           ...init,
-          headers: { authorization: `Bearer ${secrets.instance}`, "content-type": "application/json", ...headers },
+          headers: {
+            authorization: `Bearer ${secrets.instance}`,
+            "content-type": "application/json",
+            ...headers,
+          },
         });
         const body = await res.json().catch(() => null);
         if (res.status !== 503 || attempt > 120) return { status: res.status, body };
@@ -184,7 +192,9 @@ try {
       if (!running) break;
       const which = random() < 0.5 ? "orchestrator" : "harness";
       services[which].child.kill("SIGKILL");
-      await new Promise((r) => (services[which].child.exitCode !== null ? r() : services[which].child.once("exit", r)));
+      await new Promise((r) =>
+        services[which].child.exitCode !== null ? r() : services[which].child.once("exit", r),
+      );
       tally.kills[which]++;
       kills++;
       console.log(`[workspace-soak] SIGKILL ${which} (${kills}), ${done} runs settled`);
@@ -201,13 +211,15 @@ try {
   })();
 
   const worker = async () => {
-    while (next < RUNS) {
+    while (next < RUNS && (Date.now() - t0) / 60_000 < MAX_MINUTES) {
       next++;
       const outcome = await oneRun();
       tally.outcomes[outcome] = (tally.outcomes[outcome] ?? 0) + 1;
       done++;
       if (done % 50 === 0)
-        console.log(`[workspace-soak] ${done} runs settled in ${((Date.now() - t0) / 60_000).toFixed(1)} min`);
+        console.log(
+          `[workspace-soak] ${done} runs settled in ${((Date.now() - t0) / 60_000).toFixed(1)} min`,
+        );
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -238,12 +250,14 @@ try {
   // Every run must end as an uninterrupted one does: succeeded (merged, pushed).
   const outcomes = {};
   for (const r of runs) outcomes[r.outcome ?? r.status] = (outcomes[r.outcome ?? r.status] ?? 0) + 1;
-  const notSucceeded = runs.filter((r) => r.status !== "running" && r.outcome !== "succeeded").map((r) => r.runId);
+  const notSucceeded = runs
+    .filter((r) => r.status !== "running" && r.outcome !== "succeeded")
+    .map((r) => r.runId);
   const rows = [
     {
       runs: runs.length,
       minutes: minutes.toFixed(1),
-      "runs/min": (RUNS / minutes).toFixed(1),
+      "runs/min": (done / minutes).toFixed(1),
       "orchestrator kills": tally.kills.orchestrator,
       "harness kills": tally.kills.harness,
       "commits checked": verdict.commitsChecked,
@@ -255,13 +269,16 @@ try {
     },
   ];
   printTable(rows);
-  console.log(`[workspace-soak] outcomes ${JSON.stringify(outcomes)}; drivers saw ${JSON.stringify(tally.outcomes)}`);
+  console.log(
+    `[workspace-soak] outcomes ${JSON.stringify(outcomes)}; drivers saw ${JSON.stringify(tally.outcomes)}`,
+  );
   for (const id of notSucceeded.slice(0, 20)) console.log(`[workspace-soak] not succeeded: ${id}`);
   for (const list of ["leakedWorktrees", "lostCommits", "doubledPicks", "unsettled"])
     for (const line of verdict[list].slice(0, 20)) console.log(`[workspace-soak] ${list}: ${line}`);
   writeResults("workspace-soak", {
     settings: {
       runs: RUNS,
+      maxMinutes: Number.isFinite(MAX_MINUTES) ? MAX_MINUTES : null,
       concurrency: CONCURRENCY,
       killEverySeconds: KILL_EVERY_S,
       maxKills: Number.isFinite(MAX_KILLS) ? MAX_KILLS : null,
@@ -269,7 +286,8 @@ try {
       sweepSeconds: SWEEP_S,
     },
     minutes: Number(minutes.toFixed(2)),
-    runsPerMinute: Number((RUNS / minutes).toFixed(2)),
+    runsDone: done,
+    runsPerMinute: Number((done / minutes).toFixed(2)),
     kills: tally.kills,
     outcomes,
     notSucceeded,

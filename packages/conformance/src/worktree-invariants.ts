@@ -141,7 +141,9 @@ export function checkWorktrees(opts: {
       if (n > 1) v.doubledPicks.push(`${run.runId}: Turn ${turnId} delivered ${n} picks`);
     const branch = `jr2/${run.workflow}/${run.runId}`;
     if (opts.mustPush?.(run) && Object.keys(run.pushed).length === 0)
-      v.lostCommits.push(`${run.runId}: ${run.outcome ?? run.status}, but its log records no push of ${branch}`);
+      v.lostCommits.push(
+        `${run.runId}: ${run.outcome ?? run.status}, but its log records no push of ${branch}`,
+      );
     const newest = new Map<string, string>();
     for (const commits of run.versions) for (const [key, c] of Object.entries(commits)) newest.set(key, c);
     const keys = new Set([...newest.keys(), ...Object.keys(run.pushed)]);
@@ -173,7 +175,9 @@ export function checkWorktrees(opts: {
       const onRemote = remoteBranches.get(branch);
       if (pushed && !onRemote) v.lostCommits.push(`${run.runId}: pushed ${branch}, absent from the remote`);
       if (onRemote && onRemote !== head)
-        v.lostCommits.push(`${run.runId}: the remote's ${branch} is ${onRemote}, the run's final commit ${head}`);
+        v.lostCommits.push(
+          `${run.runId}: the remote's ${branch} is ${onRemote}, the run's final commit ${head}`,
+        );
     }
   }
   return v;
@@ -214,7 +218,9 @@ export function runFactsFromSqlite(
     .filter((r) => !wanted || wanted.has(r.run_id))
     .map((r) => {
       const rows = db
-        .prepare("SELECT version, codec, base, blob, packed FROM run_versions WHERE run_id = ? ORDER BY version")
+        .prepare(
+          "SELECT version, codec, base, blob, packed FROM run_versions WHERE run_id = ? ORDER BY version",
+        )
         .all(r.run_id) as VersionRow[];
       const texts = new Map<number, string>();
       const versions: Array<Record<string, string>> = [];
@@ -228,7 +234,12 @@ export function runFactsFromSqlite(
       for (const e of db
         .prepare("SELECT event FROM run_events WHERE run_id = ? AND type = 'repo-slot' ORDER BY seq")
         .all(r.run_id) as Array<{ event: string }>) {
-        const ev = JSON.parse(e.event) as { event?: string; workspace?: string; slot?: string; commit?: string };
+        const ev = JSON.parse(e.event) as {
+          event?: string;
+          workspace?: string;
+          slot?: string;
+          commit?: string;
+        };
         if (ev.event === "pushed" && ev.commit) pushed[`${ev.workspace}/${ev.slot}`] = ev.commit;
       }
       const deliveredPerTurn: Record<string, number> = {};

@@ -60,10 +60,12 @@ export function startWorktreeSweeper(opts: {
   };
   const everyMs = opts.everyMs ?? 3_600_000;
   // One pass at a time: a slow pass (many runs, a slow Orchestrator) is never overlapped by the next.
-  let running: Promise<void> | undefined;
+  let busy = false;
   const once = () => {
-    running ??= pass().finally(() => {
-      running = undefined;
+    if (busy) return;
+    busy = true;
+    void pass().finally(() => {
+      busy = false;
     });
   };
   const first = setTimeout(once, Math.min(30_000, everyMs));

@@ -35,12 +35,13 @@ import { STORE_FILE } from "../../src/durability/store/sqlite.js";
 import { unpackVersion } from "../../src/durability/store/version-codec.js";
 
 /** Where a `worktree` trial kills. */
-// In this order: the CI form's first four trials kill both services, mid-Turn, mid-push and mid-clean-up.
+// In this order: the CI form's first three trials kill both services, mid-push, after a pick's
+// commit and mid-clean-up (a Harness killed mid-Turn is also the conformance tier's repo-slots-harness-kill).
 export const WORKTREE_KILLS = [
   "harness-publish",
   "orchestrator-pick",
-  "harness-mid-turn",
   "harness-sweep",
+  "harness-mid-turn",
   "orchestrator-publish",
   "harness-gate",
 ] as const;
@@ -166,10 +167,15 @@ function exists(path: string): Promise<boolean> {
 }
 
 type Api = ReturnType<typeof apiOf>;
+/** What the trial reads of `GET /runs/:runId`. */
+interface RunView {
+  status: string;
+  gates?: Array<{ id: string; acceptsNow: string[] }>;
+}
 
 /** The Orchestrator's API, waiting out a killed or shedding Orchestrator. */
 function apiOf(stack: Stack) {
-  return async (path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> => {
+  return async (path: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> => {
     for (let attempt = 0; ; attempt++) {
       try {
         const res = await fetch(`${stack.orchestratorUrl}${path}`, {
@@ -212,14 +218,19 @@ async function trial(
   }
   const runId =
     kill === "orchestrator-pick"
-      ? ((await api("/runs")).body as Array<{ runId: string }>).map((r) => r.runId).find((id) => !before.has(id))
-      : ((await start()).body?.runId as string | undefined);
+      ? ((await api("/runs")).body as Array<{ runId: string }>)
+          .map((r) => r.runId)
+          .find((id) => !before.has(id))
+      : ((await start()).body as { runId?: string } | null)?.runId;
   if (!runId) return { kill, status: "never-started", violations: ["the run was lost"] };
-  const view = async () => (await api(`/runs/${runId}`)).body as { status: string; gates?: any[] } | null;
+  const view = async () => (await api(`/runs/${runId}`)).body as RunView | null;
   const gateOpen = async () =>
     (await view())?.gates?.some((g) => g.id === "merge_gate" && g.acceptsNow.includes("merge")) ?? false;
   const merge = () =>
-    api(`/runs/${runId}/gates/merge_gate/events`, { method: "POST", body: JSON.stringify({ type: "merge" }) });
+    api(`/runs/${runId}/gates/merge_gate/events`, {
+      method: "POST",
+      body: JSON.stringify({ type: "merge" }),
+    });
   const until = async (what: () => Promise<boolean>) => {
     for (let i = 0; i < 1200; i++) {
       if (await what()) return true;
