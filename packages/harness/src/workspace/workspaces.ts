@@ -289,7 +289,14 @@ export function createWorkspaces(
         if (req.workspace !== undefined && r.workspace !== req.workspace) continue;
         if (req.slot !== undefined && r.slot !== req.slot) continue;
         await serial(slotKey(r), async () => {
-          if (!(await exists(r.worktree))) return;
+          if (!(await exists(r.worktree))) {
+            // Gone already (a Harness killed between the removal and this record): say so, once.
+            if (r.removedAt === undefined) {
+              r.removedAt = Date.now();
+              await registry.put(slotKey(r), r);
+            }
+            return;
+          }
           await nextRescue(r, "remove");
           await rm(r.worktree, { recursive: true, force: true });
           r.removedAt = Date.now();
