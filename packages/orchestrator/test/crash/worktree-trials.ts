@@ -53,6 +53,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One trial's outcome. */
 export interface WorktreeTrial {
   kill: WorktreeKill;
+  /** The service was killed at its point (false: the run settled before it came). */
+  killed: boolean;
   runId?: string;
   status: string;
   violations: string[];
@@ -150,7 +152,7 @@ export async function runWorktreeTrials(options: {
       report.trials.push(t);
       report.violations.push(...t.violations.map((v) => `trial ${i + 1} (${kill}): ${v}`));
       say(
-        `worktree trial ${i + 1}: kill@${kill} → ${t.status}${t.violations.length ? ` VIOLATIONS ${t.violations.join("; ")}` : ""}`,
+        `worktree trial ${i + 1}: kill@${kill} ${t.killed ? "killed" : "not reached"} → ${t.status}${t.violations.length ? ` VIOLATIONS ${t.violations.join("; ")}` : ""}`,
       );
     }
     return report;
@@ -206,13 +208,16 @@ async function trial(
     });
   const seqStart = (await stack.requests()).length;
   const before = new Set(((await api("/runs")).body as Array<{ runId: string }>).map((r) => r.runId));
+  let pickKilled = false;
   if (kill === "orchestrator-pick") {
     await stack.killOrchestrator();
     const logStart = stack.orchestratorLog().length;
     await stack.startOrchestrator({ JR2_CRASH_AT: "pick-delivered:1" });
     void start();
-    for (let i = 0; i < 600 && !stack.orchestratorLog().slice(logStart).includes("jr2 crash-point"); i++)
-      await sleep(100);
+    for (let i = 0; i < 600 && !pickKilled; i++) {
+      pickKilled = stack.orchestratorLog().slice(logStart).includes("jr2 crash-point pick-delivered");
+      if (!pickKilled) await sleep(100);
+    }
     await stack.killOrchestrator();
     await stack.startOrchestrator();
   }
@@ -222,7 +227,7 @@ async function trial(
           .map((r) => r.runId)
           .find((id) => !before.has(id))
       : ((await start()).body as { runId?: string } | null)?.runId;
-  if (!runId) return { kill, status: "never-started", violations: ["the run was lost"] };
+  if (!runId) return { kill, killed: true, status: "never-started", violations: ["the run was lost"] };
   const view = async () => (await api(`/runs/${runId}`)).body as RunView | null;
   const gateOpen = async () =>
     (await view())?.gates?.some((g) => g.id === "merge_gate" && g.acceptsNow.includes("merge")) ?? false;
@@ -239,13 +244,17 @@ async function trial(
     }
     return false;
   };
+  let killed = kill === "orchestrator-pick" ? pickKilled : kill === "harness-sweep";
   if (kill === "harness-mid-turn") {
     const coderRequest = async () => (await stack.requests()).slice(seqStart).some((r) => r.model === CODER);
-    if (await until(coderRequest)) await stack.restartHarness();
+    killed = await until(coderRequest);
+    if (killed) await stack.restartHarness();
   } else if (kill === "harness-gate") {
-    if (await until(gateOpen)) await stack.restartHarness();
+    killed = await until(gateOpen);
+    if (killed) await stack.restartHarness();
   } else if (kill === "orchestrator-publish" || kill === "harness-publish") {
-    if (await until(gateOpen)) {
+    killed = await until(gateOpen);
+    if (killed) {
       await merge();
       await sleep(plan.random() * 300);
       if (kill === "harness-publish") await stack.restartHarness();
@@ -271,5 +280,5 @@ async function trial(
     await stack.restartHarness();
   }
   const violations = status === "done" ? [] : [`the run ended ${status}, not done (merged and pushed)`];
-  return { kill, runId, status, violations };
+  return { kill, killed, runId, status, violations };
 }
