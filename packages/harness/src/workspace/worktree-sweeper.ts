@@ -20,11 +20,16 @@ export async function sweepWorktrees(opts: {
   now?: () => number;
 }): Promise<{ removed: string[]; unanswered: string[] }> {
   const now = opts.now ?? Date.now;
-  const runIds = new Set<string>();
-  for (const r of await opts.workspaces.records()) if (r.removedAt === undefined) runIds.add(r.runId);
+  // The slots of each run with a Worktree, from one listing: a removal names its slot, so a pass
+  // lists the records once, not once per run (the SIGKILL soak's clean-up fell behind at ~2 s a
+  // removal with 400 runs on the node, ADR-0222).
+  const slotsOf = new Map<string, Array<{ workspace: string; slot: string }>>();
+  for (const r of await opts.workspaces.records())
+    if (r.removedAt === undefined)
+      slotsOf.set(r.runId, [...(slotsOf.get(r.runId) ?? []), { workspace: r.workspace, slot: r.slot }]);
   const removed: string[] = [];
   const unanswered: string[] = [];
-  for (const runId of runIds) {
+  for (const [runId, slots] of slotsOf) {
     const known = await opts.runState(runId).catch(() => undefined);
     if (!known) {
       unanswered.push(runId);
@@ -33,8 +38,12 @@ export async function sweepWorktrees(opts: {
     const settledFor = known.settledAt ? now() - Date.parse(known.settledAt) : Number.NaN;
     const due = known.state === "deleted" || (known.state === "settled" && settledFor >= opts.keepMs);
     if (!due) continue;
-    const done = await opts.workspaces.remove({ runId }).catch(() => ({ removed: [] as string[] }));
-    removed.push(...done.removed);
+    for (const { workspace, slot } of slots) {
+      const done = await opts.workspaces
+        .remove({ runId, workspace, slot })
+        .catch(() => ({ removed: [] as string[] }));
+      removed.push(...done.removed);
+    }
   }
   return { removed, unanswered };
 }
