@@ -75,11 +75,23 @@ const dirsOf = (dir: string) => {
   }
 };
 
+/** Whether `dir` holds nothing but (nested) empty folders. */
+function isEmptyTree(dir: string): boolean {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).every(
+      (e) => e.isDirectory() && isEmptyTree(join(dir, e.name)),
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks every run against the disk and git:
- * - leaks: a Worktree directory (`<workRoot>/<runId>/<ws>/<slot>`) or a record without
- *   `removedAt` (`.repos/<runId>/<ws>/<slot>.json`) of a run in `swept` (settled past its keep:
- *   the clean-up must have removed it); a run directory or `.repos/<runId>` of no known run;
+ * - leaks: a Worktree directory (`<workRoot>/<runId>/<ws>/<slot>`), its emptied run folder, or
+ *   a record without `removedAt` (`.repos/<runId>/<ws>/<slot>.json`) of a run in `swept`
+ *   (settled past its keep: the clean-up must have removed it); a run directory or
+ *   `.repos/<runId>` of no known run;
  * - lost commits: every version's recorded commit exists in the run's repository; the branch
  *   `jr2/<workflow>/<runId>` is the newest recorded commit or descends from it; a run branch on
  *   `remote` equals the run's branch head (its final commit), and so does each pushed commit;
@@ -111,8 +123,11 @@ export function checkWorktrees(opts: {
     );
     v.worktreesOnDisk += slots.length;
     if (!byId.has(runId)) v.leakedWorktrees.push(`${runId}: a run directory of no run (${slots.join(", ")})`);
-    else if (opts.swept.has(runId))
+    else if (opts.swept.has(runId)) {
       for (const s of slots) v.leakedWorktrees.push(`${runId}: Worktree ${s} left after the clean-up`);
+      if (slots.length === 0 && isEmptyTree(join(opts.workRoot, runId)))
+        v.leakedWorktrees.push(`${runId}: its emptied run folder left after the clean-up`);
+    }
   }
   for (const runId of dirsOf(repos)) {
     if (!byId.has(runId)) {

@@ -67,6 +67,14 @@ describe("checkWorktrees", () => {
     ]);
   });
 
+  it("names a swept run's emptied folder; a folder still holding a file is not a Worktree", () => {
+    const { fx, check } = settledRun();
+    mkdirSync(join(fx.workRoot, "run-1", "review"), { recursive: true });
+    expect(check().leakedWorktrees).toEqual(["run-1: its emptied run folder left after the clean-up"]);
+    writeFileSync(join(fx.workRoot, "run-1", "notes.txt"), "a plain workspace's file\n");
+    expect(check().leakedWorktrees).toEqual([]);
+  });
+
   it("names a recorded commit gone, a branch behind its record and a remote branch not the final commit", () => {
     const { fx, repo, branch, base, run, check } = settledRun();
     const gone = "f".repeat(40);
