@@ -210,8 +210,9 @@ async function trial(
   const before = new Set(((await api("/runs")).body as Array<{ runId: string }>).map((r) => r.runId));
   let pickKilled = false;
   if (kill === "orchestrator-pick") {
-    await stack.killOrchestrator();
+    // Read before the kill (as crash-trial.ts does): a dead process's output is counted once after.
     const logStart = stack.orchestratorLog().length;
+    await stack.killOrchestrator();
     await stack.startOrchestrator({ JR2_CRASH_AT: "pick-delivered:1" });
     void start();
     for (let i = 0; i < 600 && !pickKilled; i++) {

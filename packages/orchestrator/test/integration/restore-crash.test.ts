@@ -117,6 +117,8 @@ describe.skipIf(missing.length > 0 || (only.length > 0 && worktreeOnly.length ==
           log: (line) => process.stdout.write(`[crash worktree] ${line}\n`),
         });
         expect(report.violations).toEqual([]);
+        // Each kill landed: the run did not settle before its point came.
+        expect(report.trials.filter((t) => !t.killed).map((t) => t.kill)).toEqual([]);
         expect(report.notStarted, "trials not started before the timeout (a busy machine)").toBe(0);
         expect(report.trials.length).toBe(worktreeTrials);
       },
