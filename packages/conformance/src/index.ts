@@ -29,6 +29,8 @@ export {
 } from "./assertions/tools-block.js";
 export type { ReadMessage, ToolCall } from "./conversation.js";
 export { readConversation } from "./conversation.js";
+export type { GitFixture } from "./git-fixture.js";
+export { makeGitFixture, userGit } from "./git-fixture.js";
 export { DEFAULT_IMAGES } from "./image-target.js";
 export type { Member, Span } from "./json-scan.js";
 export { arrayElements, JsonScanError, objectMembers } from "./json-scan.js";
@@ -52,3 +54,5 @@ export {
 } from "./texts.js";
 export { fillDisk, mountTmpfs } from "./tmpfs.js";
 export type { Verdict } from "./verdict.js";
+export type { RunFacts, SqlReader, VersionRow, WorktreeVerdict } from "./worktree-invariants.js";
+export { checkWorktrees, runFactsFromSqlite } from "./worktree-invariants.js";

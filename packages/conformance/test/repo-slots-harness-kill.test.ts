@@ -14,13 +14,12 @@
  * the number of trials. Without the Repo Slot records on disk (ADR-0217) the mid-Turn trial
  * fails: the second Turn's write is never committed.
  */
-import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingBinaries, type Stack, startStack } from "../src/index.js";
+import { missingBinaries, type Stack, userGit } from "../src/index.js";
+import { type RepoSlotStack, startRepoSlotStack } from "./repo-slot-stack.js";
 import { orchestratorClient, runView, until } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -68,54 +67,25 @@ export const machine = jr2Setup({
 });
 `;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: "/nonexistent",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_AUTHOR_NAME: "user",
-      GIT_AUTHOR_EMAIL: "user@example.invalid",
-      GIT_COMMITTER_NAME: "user",
-      GIT_COMMITTER_EMAIL: "user@example.invalid",
-    },
-  }).trim();
+const git = userGit;
 
 describe.skipIf(missing.length > 0)("Repo Slot runs under SIGKILL of the Harness (process)", () => {
   let stack: Stack;
-  let dir: string;
-  const paths = { repos: "", app: "", workflows: "", work: "" };
+  let slots: RepoSlotStack | undefined;
+  const paths = { app: "", work: "" };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "jr2-repo-soak-"));
-    paths.repos = join(dir, "repos");
-    paths.app = join(paths.repos, "app");
-    paths.workflows = join(dir, "workflows");
-    paths.work = join(dir, "work");
-    mkdirSync(paths.app, { recursive: true });
-    mkdirSync(paths.work, { mode: 0o777 });
-    mkdirSync(paths.workflows);
-    git(paths.app, "init", "--quiet", "--initial-branch=main");
-    writeFileSync(join(paths.app, "README.md"), "# app\n");
-    git(paths.app, "add", "-A");
-    git(paths.app, "commit", "--quiet", "-m", "initial");
-    writeFileSync(join(paths.workflows, "repo-soak.ts"), WORKFLOW);
-    chmodSync(paths.workflows, 0o755);
-    stack = await startStack("process", {
+    slots = await startRepoSlotStack({
       repoRoot,
-      workflowsDir: paths.workflows,
+      workflows: { "repo-soak.ts": WORKFLOW },
       models: (baseUrl) => ({ coder: { baseUrl, id: CODER, contextWindow: 32768, maxTokens: 1024 } }),
-      orchestratorEnv: { JR2_WORK_ROOT: paths.work },
-      harnessEnv: { JR2_REPO_ROOTS: paths.repos, JR2_MIRROR_FETCH_S: "0", JR2_WORK_ROOT: paths.work },
     });
+    stack = slots.stack;
+    Object.assign(paths, { app: slots.fx.app, work: slots.fx.workRoot });
   });
 
   afterAll(async () => {
-    await stack?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await slots?.close();
   });
 
   it(`${TRIALS} trials, the Harness killed at the Gate or mid-Turn: no lost commit, no doubled pick, the Worktree restored`, async () => {

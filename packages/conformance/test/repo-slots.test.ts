@@ -7,12 +7,12 @@
  * slot's bare remote, and the run's feed records the pushed commit.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversationOf, missingBinaries, type Stack, startStack } from "../src/index.js";
+import { conversationOf, missingBinaries, type Stack, userGit } from "../src/index.js";
+import { type RepoSlotStack, startRepoSlotStack } from "./repo-slot-stack.js";
 import { orchestratorClient, runView, until } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -116,56 +116,31 @@ export const machine = jr2Setup({
 });
 `;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: "/nonexistent",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_AUTHOR_NAME: "user",
-      GIT_AUTHOR_EMAIL: "user@example.invalid",
-      GIT_COMMITTER_NAME: "user",
-      GIT_COMMITTER_EMAIL: "user@example.invalid",
-    },
-  }).trim();
+const git = userGit;
 
 describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
   let stack: Stack;
-  let dir: string;
+  let slots: RepoSlotStack | undefined;
   let runId: string;
   let feed: Array<Record<string, unknown>>;
-  const paths = { repos: "", app: "", remote: "", workflows: "", work: "" };
+  const paths = { repos: "", app: "", remote: "", work: "" };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "jr2-repo-slots-"));
-    paths.repos = join(dir, "repos");
-    paths.app = join(paths.repos, "app");
-    paths.remote = join(paths.repos, "remote.git");
-    paths.workflows = join(dir, "workflows");
-    paths.work = join(dir, "work");
-    mkdirSync(paths.app, { recursive: true });
-    mkdirSync(paths.work, { mode: 0o777 });
-    mkdirSync(paths.workflows);
-    git(paths.app, "init", "--quiet", "--initial-branch=main");
-    writeFileSync(join(paths.app, "README.md"), "# app\n");
-    git(paths.app, "add", "-A");
-    git(paths.app, "commit", "--quiet", "-m", "initial");
-    git(dir, "init", "--quiet", "--bare", paths.remote);
-    writeFileSync(join(paths.workflows, "repo-review.ts"), WORKFLOW);
-    writeFileSync(join(paths.workflows, "repo-steps.ts"), STEPS);
-    chmodSync(paths.workflows, 0o755);
-    stack = await startStack("process", {
+    slots = await startRepoSlotStack({
       repoRoot,
-      workflowsDir: paths.workflows,
+      workflows: { "repo-review.ts": WORKFLOW, "repo-steps.ts": STEPS },
       models: (baseUrl) => ({
         coder: { baseUrl, id: CODER, contextWindow: 32768, maxTokens: 1024 },
         reviewer: { baseUrl, id: REVIEWER, contextWindow: 32768, maxTokens: 1024 },
       }),
-      orchestratorEnv: { JR2_TEST_PUSH_URL: paths.remote, JR2_WORK_ROOT: paths.work },
-      harnessEnv: { JR2_REPO_ROOTS: paths.repos, JR2_MIRROR_FETCH_S: "0", JR2_WORK_ROOT: paths.work },
+      orchestratorEnv: (fx) => ({ JR2_TEST_PUSH_URL: fx.remote }),
+    });
+    stack = slots.stack;
+    Object.assign(paths, {
+      repos: slots.fx.repoRoot,
+      app: slots.fx.app,
+      remote: slots.fx.remote,
+      work: slots.fx.workRoot,
     });
     const client = orchestratorClient(stack);
     runId = await client.startRun("repo-review", { repo: paths.app });
@@ -176,8 +151,7 @@ describe.skipIf(missing.length > 0)("Repo Slots end to end (process)", () => {
   });
 
   afterAll(async () => {
-    await stack?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await slots?.close();
   });
 
   it("settles done with the coder's commit on jr2/repo-review/<runId> pushed to the bare remote", async () => {

@@ -262,6 +262,7 @@ export function buildHarness(opts: HarnessOptions): FastifyInstance & { conversa
         ...(opts.fetch ? { fetch: opts.fetch } : {}),
       }),
       keepMs: workspaces.config.worktreeKeepMs,
+      everyMs: workspaces.config.worktreeSweepMs,
       log: (msg, fields) => app.log.info(fields ?? {}, msg),
     });
     app.addHook("onClose", async () => stopSweep());

@@ -20,10 +20,7 @@ export function withDiskRecords(inner: WorkspaceRegistryStore, workRoot: string)
     },
     async put(key, record) {
       await inner.put(key, record);
-      const file = fileOf(key);
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(`${file}.tmp`, `${JSON.stringify(record)}\n`, { mode: 0o600 });
-      await rename(`${file}.tmp`, file);
+      await writeRecord(fileOf(key), record);
     },
     async delete(key) {
       await inner.delete(key);
@@ -31,10 +28,16 @@ export function withDiskRecords(inner: WorkspaceRegistryStore, workRoot: string)
     },
     async list() {
       const known = await inner.list();
-      const keys = new Set(known.map((r) => `${r.runId}/${r.workspace}/${r.slot}`));
+      const byKey = new Map(known.map((r) => [`${r.runId}/${r.workspace}/${r.slot}`, r]));
       for (const file of await recordFiles(repos)) {
         const r = await readRecord(file);
-        if (r && !keys.has(`${r.runId}/${r.workspace}/${r.slot}`)) known.push(r);
+        if (!r) continue;
+        const key = `${r.runId}/${r.workspace}/${r.slot}`;
+        const stored = byKey.get(key);
+        if (!stored) known.push(r);
+        // A copy behind the store (a Harness killed between the two writes, e.g. a removal's
+        // `removedAt`) is written again: the node's copy never claims a Worktree the store knows gone.
+        else if (JSON.stringify(stored) !== JSON.stringify(r)) await writeRecord(fileOf(key), stored);
       }
       return known;
     },
@@ -52,6 +55,18 @@ export function keyOfPath(workRoot: string, path: string): string | undefined {
   const parts = relative(workRoot, path).split(sep);
   if (parts.length < 3 || !parts.slice(0, 3).every((p) => PART.test(p))) return undefined;
   return parts.slice(0, 3).join("/");
+}
+
+let writes = 0;
+/**
+ * Writes a record's copy atomically: a temporary file of its own (two writers of one record —
+ * a put and a list's repair — never share one) renamed over it.
+ */
+async function writeRecord(file: string, record: SlotRecord): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}-${++writes}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  await rename(tmp, file);
 }
 
 async function readRecord(file: string): Promise<SlotRecord | undefined> {

@@ -14,6 +14,11 @@ export interface WorkspaceConfig {
   diffMaxBytes: number;
   /** `JR2_WORKTREE_KEEP` in seconds × 1000 (default 1 day): how long a settled run's Worktree stays. */
   worktreeKeepMs: number;
+  /**
+   * `JR2_WORKTREE_SWEEP_S` × 1000 (default an hour): how often the clean-up looks; its first
+   * look comes at the smaller of this and 30 s after start. A soak lowers it (bench/workspace-soak.mjs).
+   */
+  worktreeSweepMs: number;
   credentials: GitCredentialConfig;
   /**
    * `JR2_PUBLISH_HOOK` (a command for `/bin/sh -c`) run after each successful push, bounded by
@@ -41,6 +46,7 @@ export function readWorkspaceConfig(env: NodeJS.ProcessEnv): WorkspaceConfig {
     mirrorFetchMs: whole(env, "JR2_MIRROR_FETCH_S", 60, 0) * 1000,
     diffMaxBytes: whole(env, "JR2_DIFF_MAX_BYTES", 65_536, 1024),
     worktreeKeepMs: whole(env, "JR2_WORKTREE_KEEP", 86_400, 0) * 1000,
+    worktreeSweepMs: whole(env, "JR2_WORKTREE_SWEEP_S", 3_600, 1) * 1000,
     credentials: readGitCredentialConfig(env),
     ...(env.JR2_PUBLISH_HOOK?.trim()
       ? {

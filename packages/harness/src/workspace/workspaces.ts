@@ -1,5 +1,5 @@
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rm, rmdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import { keyOfPath, withDiskRecords } from "./disk-records.js";
 import { baseRefOf, branchLog } from "./git/branch-log.js";
@@ -141,6 +141,9 @@ export function createWorkspaces(
     ...(r.submodules?.length ? { submodules: r.submodules } : {}),
   });
   const nextRescue = async (r: SlotRecord, op: string) => {
+    // git refuses a --work-tree whose folders are gone (a removed Worktree's run folder goes
+    // too); a retry checks the Worktree out there right after.
+    if (!(await exists(r.worktree))) await mkdir(dirname(r.worktree), { recursive: true });
     r.rescues += 1;
     await rescue(pathsOf(r), r.runId, op, r.rescues);
     await registry.put(slotKey(r), r);
@@ -320,14 +323,27 @@ export function createWorkspaces(
       }),
     remove: async (req) => {
       const removed: string[] = [];
-      for (const r of await registry.list()) {
+      // One slot named: its record alone (no listing of every record on the node per removal).
+      const one =
+        req.workspace !== undefined && req.slot !== undefined
+          ? await registry.get(slotKey({ runId: req.runId, workspace: req.workspace, slot: req.slot }))
+          : undefined;
+      for (const r of one ? [one] : await registry.list()) {
         if (r.runId !== req.runId) continue;
         if (req.workspace !== undefined && r.workspace !== req.workspace) continue;
         if (req.slot !== undefined && r.slot !== req.slot) continue;
         await serial(slotKey(r), async () => {
-          if (!(await exists(r.worktree))) return;
+          if (!(await exists(r.worktree))) {
+            // Gone already (a Harness killed between the removal and this record): say so, once.
+            if (r.removedAt === undefined) {
+              r.removedAt = Date.now();
+              await registry.put(slotKey(r), r);
+            }
+            return;
+          }
           await nextRescue(r, "remove");
           await rm(r.worktree, { recursive: true, force: true });
+          await removeEmptyFolders(r.worktree);
           r.removedAt = Date.now();
           await registry.put(slotKey(r), r);
           removed.push(r.worktree);
@@ -356,4 +372,19 @@ export function createWorkspaces(
         }
       }),
   };
+}
+
+/**
+ * Removes the Worktree's folders (`<workRoot>/<runId>/<workspace>`, then `<workRoot>/<runId>`)
+ * when nothing else is left in them, so a node that ran many runs is not left a folder per run
+ * (the SIGKILL soak counted one per swept run, ADR-0222). A folder still holding anything stays.
+ */
+async function removeEmptyFolders(worktree: string): Promise<void> {
+  for (const dir of [dirname(worktree), dirname(dirname(worktree))]) {
+    const gone = await rmdir(dir).then(
+      () => true,
+      () => false,
+    );
+    if (!gone) return;
+  }
 }

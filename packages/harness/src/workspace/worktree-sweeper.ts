@@ -20,11 +20,16 @@ export async function sweepWorktrees(opts: {
   now?: () => number;
 }): Promise<{ removed: string[]; unanswered: string[] }> {
   const now = opts.now ?? Date.now;
-  const runIds = new Set<string>();
-  for (const r of await opts.workspaces.records()) if (r.removedAt === undefined) runIds.add(r.runId);
+  // The slots of each run with a Worktree, from one listing: a removal names its slot, so a pass
+  // lists the records once, not once per run (the SIGKILL soak's clean-up fell behind at ~2 s a
+  // removal with 400 runs on the node, ADR-0222).
+  const slotsOf = new Map<string, Array<{ workspace: string; slot: string }>>();
+  for (const r of await opts.workspaces.records())
+    if (r.removedAt === undefined)
+      slotsOf.set(r.runId, [...(slotsOf.get(r.runId) ?? []), { workspace: r.workspace, slot: r.slot }]);
   const removed: string[] = [];
   const unanswered: string[] = [];
-  for (const runId of runIds) {
+  for (const [runId, slots] of slotsOf) {
     const known = await opts.runState(runId).catch(() => undefined);
     if (!known) {
       unanswered.push(runId);
@@ -33,14 +38,19 @@ export async function sweepWorktrees(opts: {
     const settledFor = known.settledAt ? now() - Date.parse(known.settledAt) : Number.NaN;
     const due = known.state === "deleted" || (known.state === "settled" && settledFor >= opts.keepMs);
     if (!due) continue;
-    const done = await opts.workspaces.remove({ runId }).catch(() => ({ removed: [] as string[] }));
-    removed.push(...done.removed);
+    for (const { workspace, slot } of slots) {
+      const done = await opts.workspaces
+        .remove({ runId, workspace, slot })
+        .catch(() => ({ removed: [] as string[] }));
+      removed.push(...done.removed);
+    }
   }
   return { removed, unanswered };
 }
 
 /**
- * Runs {@link sweepWorktrees} every `everyMs` (default an hour, and once shortly after start);
+ * Runs {@link sweepWorktrees} every `everyMs` (default an hour, `JR2_WORKTREE_SWEEP_S`), and
+ * once shortly after start (30 s, or `everyMs` when shorter);
  * returns the stop function. Timers are unref'd: they never hold the process up.
  */
 export function startWorktreeSweeper(opts: {
@@ -57,8 +67,18 @@ export function startWorktreeSweeper(opts: {
     if (removed.length || unanswered.length)
       opts.log?.("Worktree clean-up", { removed, unansweredRuns: unanswered.length });
   };
-  const first = setTimeout(() => void pass(), 30_000);
-  const every = setInterval(() => void pass(), opts.everyMs ?? 3_600_000);
+  const everyMs = opts.everyMs ?? 3_600_000;
+  // One pass at a time: a slow pass (many runs, a slow Orchestrator) is never overlapped by the next.
+  let busy = false;
+  const once = () => {
+    if (busy) return;
+    busy = true;
+    void pass().finally(() => {
+      busy = false;
+    });
+  };
+  const first = setTimeout(once, Math.min(30_000, everyMs));
+  const every = setInterval(once, everyMs);
   first.unref();
   every.unref();
   return () => {

@@ -38,9 +38,46 @@ export interface RepoSlotClient {
   push(harnessUrl: string, request: PushRequest): Promise<PushAnswer>;
 }
 
-/** The client over fetch with the Harness bearer (`JR2_HARNESS_TOKEN`). */
-export function createRepoSlotClient(options: { token: string; fetch?: typeof fetch }): RepoSlotClient {
+/** How long a route is asked again while the Harness does not answer (a restart), ms. */
+export const HARNESS_DOWN_WINDOW_MS = 60_000;
+
+/**
+ * The client over fetch with the Harness bearer (`JR2_HARNESS_TOKEN`). Every route is safe to
+ * ask again (attach and push are idempotent per slot, checkout-at resets to one commit, diff
+ * reads), so a Harness that does not answer — killed and restarting, the connection refused or
+ * reset — or answers 503 is asked again with backoff (0.25 s doubling to 5 s) for
+ * `downWindowMs` (default {@link HARNESS_DOWN_WINDOW_MS}) before the error is the caller's.
+ * Why: the SIGKILL soak (bench/workspace-soak.mjs) found every run that attached or published
+ * while its Harness restarted ending `failed` ("fetch failed").
+ */
+export function createRepoSlotClient(options: {
+  token: string;
+  fetch?: typeof fetch;
+  downWindowMs?: number;
+}): RepoSlotClient {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const windowMs = options.downWindowMs ?? HARNESS_DOWN_WINDOW_MS;
+  // `timeoutMs` bounds each attempt and the whole window: a short ask (the branch view's) is not
+  // stretched by the restart window.
+  async function send(url: URL, body: unknown, timeoutMs: number): Promise<Response> {
+    const deadline = Date.now() + Math.min(windowMs, timeoutMs);
+    for (let n = 0; ; n++) {
+      const wait = Math.min(5_000, 250 * 2 ** n);
+      try {
+        const res = await doFetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        if (res.status !== 503 || Date.now() + wait > deadline) return res;
+        await res.arrayBuffer().catch(() => undefined);
+      } catch (error) {
+        if ((error as Error).name === "TimeoutError" || Date.now() + wait > deadline) throw error;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
   async function post<T>(
     harnessUrl: string,
     path: string,
@@ -49,12 +86,7 @@ export function createRepoSlotClient(options: { token: string; fetch?: typeof fe
     timeoutMs = 15 * 60_000,
   ): Promise<T> {
     const url = new URL(path, harnessUrl.endsWith("/") ? harnessUrl : `${harnessUrl}/`);
-    const res = await doFetch(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${options.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const res = await send(url, body, timeoutMs);
     const json: unknown = await res.json().catch(() => ({}));
     if (res.ok) return parse(json);
     const error = ErrorBody.safeParse(json);

@@ -51,6 +51,18 @@ const tiny: Record<string, { env: Record<string, string>; column: RegExp }> = {
     env: { BENCH_N: "2", BENCH_FILES: "20", BENCH_FILE_KB: "1" },
     column: /disk_per_run_MB/,
   },
+  // Issue 28's SIGKILL soak at 5 runs and one kill: it exits 1 on any leaked Worktree or lost commit.
+  "bench:workspace-soak": {
+    env: {
+      SOAK_RUNS: "5",
+      SOAK_CONCURRENCY: "2",
+      SOAK_KILLS: "1",
+      SOAK_KILL_EVERY_S: "4",
+      SOAK_KEEP_S: "1",
+      SOAK_SWEEP_S: "1",
+    },
+    column: /leaked Worktrees\s+lost commits/,
+  },
 };
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
