@@ -8,13 +8,12 @@
  * completed settlement carries it: the fault's version holds that commit, a fork from it has the
  * file, and the commit's message names the run, the state and the Agent (ADR-0220).
  */
-import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingBinaries, type Stack, startStack } from "../src/index.js";
+import { userGit as git, missingBinaries } from "../src/index.js";
+import { type RepoSlotStack, startRepoSlotStack } from "./repo-slot-stack.js";
 import { orchestratorClient, runView, until } from "./support.js";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -61,61 +60,28 @@ export const machine = jr2Setup({
 });
 `;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: "/nonexistent",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_AUTHOR_NAME: "user",
-      GIT_AUTHOR_EMAIL: "user@example.invalid",
-      GIT_COMMITTER_NAME: "user",
-      GIT_COMMITTER_EMAIL: "user@example.invalid",
-    },
-  }).trim();
-
 describe.skipIf(missing.length > 0)("a commit at every settlement (process)", () => {
-  let stack: Stack;
-  let dir: string;
-  const paths = { repos: "", app: "", workflows: "", work: "" };
+  let rs: RepoSlotStack;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "jr2-settle-commit-"));
-    paths.repos = join(dir, "repos");
-    paths.app = join(paths.repos, "app");
-    paths.workflows = join(dir, "workflows");
-    paths.work = join(dir, "work");
-    mkdirSync(paths.app, { recursive: true });
-    mkdirSync(paths.work, { mode: 0o777 });
-    mkdirSync(paths.workflows);
-    git(paths.app, "init", "--quiet", "--initial-branch=main");
-    writeFileSync(join(paths.app, "README.md"), "# app\n");
-    git(paths.app, "add", "-A");
-    git(paths.app, "commit", "--quiet", "-m", "initial");
-    writeFileSync(join(paths.workflows, "quiet.ts"), WORKFLOW);
-    chmodSync(paths.workflows, 0o755);
-    stack = await startStack("process", {
+    rs = await startRepoSlotStack({
       repoRoot,
-      workflowsDir: paths.workflows,
+      workflows: { "quiet.ts": WORKFLOW },
       models: (baseUrl) => ({ coder: { baseUrl, id: "worker:2", contextWindow: 32768, maxTokens: 1024 } }),
       // Long enough for the coder's three answers on a loaded box; the wait after is the point.
-      orchestratorEnv: { JR2_WORK_ROOT: paths.work, JR2_TURN_DEADLINE_MS: "15000" },
-      harnessEnv: { JR2_REPO_ROOTS: paths.repos, JR2_MIRROR_FETCH_S: "0", JR2_WORK_ROOT: paths.work },
+      orchestratorEnv: () => ({ JR2_TURN_DEADLINE_MS: "15000" }),
     });
   });
 
   afterAll(async () => {
-    await stack?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await rs?.close();
   });
 
   it("a Turn that wrote a file and ended by its deadline without a pick: the fault's version holds the commit, a fork from it has the file", async () => {
+    const { stack, fx } = rs;
     const client = orchestratorClient(stack);
     const headers = { authorization: `Bearer ${stack.instanceToken}`, "content-type": "application/json" };
-    const runId = await client.startRun("quiet", { repo: paths.app });
+    const runId = await client.startRun("quiet", { repo: fx.app });
     // The body waits at a Gate in `faulted`: the newest version then is the one the fault made.
     await until("the body's Gate after the fault", async () => {
       const view = await runView(client, runId);
@@ -126,7 +92,7 @@ describe.skipIf(missing.length > 0)("a commit at every settlement (process)", ()
     const res = await fetch(`${stack.orchestratorUrl}/runs/${runId}/history`, { headers });
     const faulted = ((await res.json()) as { versions: Version[] }).versions.at(-1) as Version;
 
-    const repo = join(paths.work, ".repos", runId, "code", "app.git");
+    const repo = join(fx.workRoot, ".repos", runId, "code", "app.git");
     const head = git(repo, "rev-parse", `refs/heads/jr2/quiet/${runId}`);
     expect(git(repo, "show", `${head}:jr2-worker.txt`)).toBe("written by model-sim's worker (write 1)");
     // The message names the run, the Turn's state (not the conversation's id) and the Agent.
@@ -144,7 +110,7 @@ describe.skipIf(missing.length > 0)("a commit at every settlement (process)", ()
     expect(fork.status, JSON.stringify(forked)).toBe(201);
     const forkId = forked.runId as string;
     expect(forked.repos).toEqual({ "code/app": head });
-    expect(readFileSync(join(paths.work, forkId, "code", "app", "jr2-worker.txt"), "utf8")).toBe(
+    expect(readFileSync(join(fx.workRoot, forkId, "code", "app", "jr2-worker.txt"), "utf8")).toBe(
       "written by model-sim's worker (write 1)\n",
     );
   });
