@@ -12,26 +12,11 @@ import { openPostgresStore } from "../src/durability/store/postgres.js";
 import { createMemoryStore, type RunBlob, type RunStore } from "../src/durability/store/run-store.js";
 import { openSqliteStore } from "../src/durability/store/sqlite.js";
 import { describePg, freshPgDatabase } from "./pg.js";
+import { reviewBlob } from "./store/review-blob.js";
 
 const commit = "c".repeat(40);
 
-function blob(patch: Partial<RunBlob> = {}): RunBlob {
-  return {
-    runId: "r1",
-    workflow: "review",
-    machineFingerprint: "fp1",
-    status: "running",
-    snapshot: { value: "implement", context: {} },
-    input: {},
-    ledger: {},
-    epochs: {},
-    timers: [],
-    usage: { promptTokens: 0, cachedTokens: 0, completionTokens: 0 },
-    createdAt: "2026-11-30T00:00:00.000Z",
-    updatedAt: "2026-11-30T00:00:00.000Z",
-    ...patch,
-  };
-}
+const blob = (patch: Partial<RunBlob> = {}): RunBlob => reviewBlob("r1", patch);
 
 function contract(open: () => Promise<RunStore>) {
   it("a version lists the Repo-Slot commits recorded at or before it; one before any lists none", async () => {

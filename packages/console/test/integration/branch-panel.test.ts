@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
+import { userGit as git, missingBinaries, type Stack, startStack } from "../../../conformance/src/index.js";
 import { orchestratorClient, runView, until } from "../../../conformance/test/support.js";
 import {
   type HttpsGitServer,
@@ -68,22 +68,6 @@ export const machine = jr2Setup({
   },
 });
 `;
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, {
-    cwd,
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH,
-      HOME: "/nonexistent",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      GIT_AUTHOR_NAME: "user",
-      GIT_AUTHOR_EMAIL: "user@example.invalid",
-      GIT_COMMITTER_NAME: "user",
-      GIT_COMMITTER_EMAIL: "user@example.invalid",
-    },
-  }).trim();
 
 describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5)", () => {
   let stack: Stack;
