@@ -44,6 +44,24 @@ export interface TurnRecord {
   fault?: { reason: string; cause?: string; detail?: string };
 }
 
+/**
+ * Whether writing `next` over the stored record of the same Turn would lose its pick: a Turn
+ * once `picked` stays so. Its picked record is written in the pick's own transaction; a record
+ * queued before (`left`, no pick, from its state's exit) may land after it and must not undo it.
+ */
+export function losesPick(stored: TurnRecord | undefined, next: TurnRecord): boolean {
+  return stored?.outcome === "picked" && next.outcome !== "picked";
+}
+
+/** The SQL guard of {@link losesPick} on a `turns` upsert (`turns.record` the stored row, `excluded` the new). */
+export const KEEP_PICKED_TURN = (outcomeOf: (record: string) => string): string =>
+  `WHERE ${outcomeOf("turns.record")} IS DISTINCT FROM 'picked' OR ${outcomeOf("excluded.record")} = 'picked'`;
+
+/** The Turn records a save's pick answers carry (each pick's Turn as it leaves it). */
+export function turnsOfPicks(picks: readonly { turn?: TurnRecord }[]): TurnRecord[] {
+  return picks.flatMap((p) => (p.turn ? [p.turn] : []));
+}
+
 /** The identity of a transcript row: `[iid, submissionId, position]` as JSON. */
 export function transcriptKey(row: Pick<TranscriptRow, "iid" | "submissionId" | "position">): string {
   return JSON.stringify([row.iid, row.submissionId, row.position]);

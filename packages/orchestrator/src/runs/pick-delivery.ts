@@ -19,6 +19,7 @@ import { movedOr404, refuseIfMoved } from "./let-go.js";
 import type { LiveRun } from "./live-run.js";
 import { allowedOf, liveRegistration, liveRunOfTurn, runIdOfIid } from "./live-turns.js";
 import { pickParent, tracePick } from "./run-telemetry.js";
+import { turnRecordAfterPick } from "./turn-records.js";
 import { recordPickAnswer } from "./turn-registration.js";
 
 /**
@@ -205,7 +206,7 @@ function turnComplete(state: HostState, registration: Registration): boolean {
   return state.registrations.get(registration.iid) !== registration;
 }
 
-/** Saves the run with the pick's answer in one transaction (§4.3), then records it on the Turn. */
+/** Saves the run with the pick's answer and the Turn's record in one transaction (§4.3), then records it on the Turn. */
 async function saveWithAnswer(
   state: HostState,
   run: LiveRun,
@@ -214,7 +215,12 @@ async function saveWithAnswer(
   answer: PickAnswer,
 ): Promise<void> {
   const { iid, turnId, scope } = registration;
-  await saveOrStop(state, run, [{ iid, turnId, toolCallId: pick.toolCallId, scope, answer }]);
+  const turn = answer.delivered
+    ? turnRecordAfterPick(registration.turnActor, pick.name, pick.arguments, answer.moved)
+    : undefined;
+  await saveOrStop(state, run, [
+    { iid, turnId, toolCallId: pick.toolCallId, scope, answer, ...(turn ? { turn } : {}) },
+  ]);
   recordPickAnswer(registration, pick.name, answer, pick.arguments);
 }
 

@@ -51,6 +51,21 @@ export function turnStarted(
 }
 
 /**
+ * The Turn's record as a delivered pick leaves it, not written: a pick's save carries it in its
+ * own transaction, so a stop or a kill between that commit and {@link turnPicked}'s queued write
+ * cannot leave the Turn `left` with no pick. Undefined when the Turn has no record.
+ */
+export function turnRecordAfterPick(
+  actor: AnyActorRef,
+  name: string,
+  args: unknown,
+  moved: boolean | undefined,
+): TurnRecord | undefined {
+  const t = tracked.get(actor);
+  return t ? afterPick(t.turn, name, args, moved) : undefined;
+}
+
+/**
  * A pick of the Turn was delivered (told after its save committed: the Turn may have ended by
  * then — the pick ended it); `moved`: it moved the Machine (the Turn's outcome is `picked`).
  */
@@ -62,14 +77,18 @@ export function turnPicked(
 ): void {
   const t = tracked.get(actor);
   if (!t) return;
+  t.turn = afterPick(t.turn, name, args, moved);
+  write(t.run, t.record, t.turn);
+}
+
+function afterPick(turn: TurnRecord, name: string, args: unknown, moved: boolean | undefined): TurnRecord {
   // While the Turn runs, its newest pick (an in-state move); once ended, the pick that ended it.
-  const ended = t.turn.endedAt !== null && moved !== false && t.turn.outcome === "left";
-  t.turn = {
-    ...t.turn,
+  const ended = turn.endedAt !== null && moved !== false && turn.outcome === "left";
+  return {
+    ...turn,
     pick: { name, arguments: args ?? null },
     ...(ended ? { outcome: "picked" as const } : {}),
   };
-  write(t.run, t.record, t.turn);
 }
 
 /** The Turn sent `agent.fault`: its outcome is `faulted`, with the fault. */

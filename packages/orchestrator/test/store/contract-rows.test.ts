@@ -124,6 +124,25 @@ function rowCases(subject: Subject) {
     await store.close();
   });
 
+  it("writes the Turn record a pick's save carries with it, and a picked Turn stays picked", async () => {
+    const store = await subject.open();
+    const ended = turn("t1", "2026-11-30T00:00:01.000Z", { outcome: "left", endedAt: "x" });
+    await store.recordTurns("r1", [ended]);
+    const picked = { ...ended, outcome: "picked" as const, pick: { name: "finish", arguments: { n: 1 } } };
+    const pick = { iid: "r1/coder", turnId: "t1", toolCallId: "c", scope: "instance", answer };
+    await store.save(blob("r1"), [{ ...pick, turn: picked }]);
+    expect(await store.turns("r1")).toEqual([picked]);
+    // Its state's exit queued `left` (no pick) before the save; that write landing late undoes nothing.
+    await store.recordTurns("r1", [ended, turn("t2", "2026-11-30T00:00:02.000Z")]);
+    expect((await store.turns("r1")).map((t) => [t.turnId, t.outcome, t.pick?.name])).toEqual([
+      ["t1", "picked", "finish"],
+      ["t2", "running", undefined],
+    ]);
+    // The answer is stored as before, without the record.
+    expect(await store.pickAnswer("r1", { iid: "r1/coder", turnId: "t1", toolCallId: "c" })).toEqual(pick);
+    await store.close();
+  });
+
   it("commits nothing of a save when a part of it cannot be stored", async () => {
     const store = await subject.open();
     const cyclic: Record<string, unknown> = { ...event(0) };

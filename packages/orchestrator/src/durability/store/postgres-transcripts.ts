@@ -6,7 +6,7 @@
  * @see SPEC §8
  */
 import type { TranscriptRow, TurnRecord } from "../transcript-rows.js";
-import { transcriptKey } from "../transcript-rows.js";
+import { KEEP_PICKED_TURN, transcriptKey } from "../transcript-rows.js";
 import { insertMany, type Sql } from "./postgres-connection.js";
 import { SETTLED_BEFORE } from "./postgres-events.js";
 import { TRANSCRIPT_COLUMNS, transcriptValues } from "./row-columns.js";
@@ -56,18 +56,7 @@ export function postgresTranscripts(read: Sql, write: WriteRun): TranscriptStore
     transcript: (runId, turnId) => entries("run_id = $1 AND turn_id = $2", [runId, turnId]),
     prefixes: (runId, iid) => entries("run_id = $1 AND iid = $2 AND kind = 'prefix'", [runId, iid]),
     async recordTurns(runId, turns) {
-      if (turns.length === 0) return;
-      // One statement cannot upsert a key twice: the last record of each turnId is the one kept.
-      const last = [...new Map(turns.map((t) => [t.turnId, t])).values()];
-      await write(runId, async (sql) => {
-        await insertMany(
-          sql,
-          "INSERT INTO turns (run_id, turn_id, started_at, record)",
-          4,
-          last.map((t) => [runId, t.turnId, t.startedAt, JSON.stringify(t)]),
-          "ON CONFLICT (run_id, turn_id) DO UPDATE SET started_at = excluded.started_at, record = excluded.record",
-        );
-      });
+      if (turns.length > 0) await write(runId, (sql) => upsertTurns(sql, runId, turns));
     },
     async turns(runId) {
       const { rows } = await read.query<{ record: string }>(
@@ -77,6 +66,24 @@ export function postgresTranscripts(read: Sql, write: WriteRun): TranscriptStore
       return rows.map((r) => JSON.parse(r.record) as TurnRecord);
     },
   };
+}
+
+/**
+ * Upserts Turn records of `runId` inside the caller's transaction `sql` (a pick's save writes
+ * the Turn it ends here too); a stored `picked` record is never replaced by a non-picked one.
+ */
+export async function upsertTurns(sql: Sql, runId: string, turns: readonly TurnRecord[]): Promise<void> {
+  if (turns.length === 0) return;
+  // One statement cannot upsert a key twice: the last record of each turnId is the one kept.
+  const last = [...new Map(turns.map((t) => [t.turnId, t])).values()];
+  await insertMany(
+    sql,
+    "INSERT INTO turns (run_id, turn_id, started_at, record)",
+    4,
+    last.map((t) => [runId, t.turnId, t.startedAt, JSON.stringify(t)]),
+    `ON CONFLICT (run_id, turn_id) DO UPDATE SET started_at = excluded.started_at, record = excluded.record
+     ${KEEP_PICKED_TURN((record) => `(${record}::json ->> 'outcome')`)}`,
+  );
 }
 
 /** Deletes the transcripts and Turn records of settled runs updated before `before`; the rows deleted. */

@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { RunStatus } from "@jr2/wire";
 import type pg from "pg";
 import type { Logger } from "pino";
+import { turnsOfPicks } from "../transcript-rows.js";
 import { DEFAULT_LEASE_MS } from "./ownership.js";
 import {
   connectionError,
@@ -30,7 +31,7 @@ import { migratePostgres } from "./postgres-migrations.js";
 import { type PostgresNotices, postgresNotices } from "./postgres-notices.js";
 import { insertPicks, insertUsage, selectPick, type UsageRow, usageOfRow } from "./postgres-rows.js";
 import { postgresStartKeys } from "./postgres-start-keys.js";
-import { postgresTranscripts, pruneTranscriptRows } from "./postgres-transcripts.js";
+import { postgresTranscripts, pruneTranscriptRows, upsertTurns } from "./postgres-transcripts.js";
 import { getVersion, insertVersion, listVersions, pruneVersionRows } from "./postgres-versions.js";
 import {
   checkCondition,
@@ -187,6 +188,7 @@ function postgresRunStore(
           JSON.stringify(blob),
         ]);
         await insertPicks(sql, blob.runId, picks);
+        await upsertTurns(sql, blob.runId, turnsOfPicks(picks));
         await insertUsage(sql, blob.runId, usage);
         await insertEvents(sql, blob.runId, events);
         await insertVersion(

@@ -1,4 +1,5 @@
 import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } from "@jr2/wire";
+import type { TurnRecord } from "../transcript-rows.js";
 import type { UsageRecord } from "../usage-totals.js";
 import { createMemoryHistories, type HistoryStore } from "./history-store.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
@@ -32,6 +33,8 @@ export interface StoredPickAnswer {
   toolCallId: string;
   scope: string;
   answer: PickAnswer;
+  /** The Turn's record as this pick leaves it: written in the same transaction (never lost to a stop after it). */
+  turn?: TurnRecord;
 }
 
 /**
@@ -301,9 +304,10 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
       runs.set(blob.runId, row);
       versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
       log.append(blob.runId, events);
-      for (const p of answers) {
+      for (const { turn, ...p } of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
         if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
+        if (turn) void transcripts.recordTurns(blob.runId, [turn]);
       }
       record(blob.runId, records);
       if (isSettled(blob.status)) histories.dropRun(blob.runId);

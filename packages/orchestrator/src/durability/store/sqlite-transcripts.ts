@@ -7,7 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import type { TranscriptRow, TurnRecord } from "../transcript-rows.js";
-import { transcriptKey } from "../transcript-rows.js";
+import { KEEP_PICKED_TURN, transcriptKey } from "../transcript-rows.js";
 import { transcriptValues } from "./row-columns.js";
 import type { TranscriptStore } from "./transcript-store.js";
 
@@ -22,10 +22,14 @@ interface EntryRow {
   capped: string | null;
 }
 
-/** The transcript statements over `db` (migrated already), plus `prune` for retention. */
-export function sqliteTranscripts(
-  db: Database.Database,
-): TranscriptStore & { prune(before: string): number } {
+/**
+ * The transcript statements over `db` (migrated already), plus `prune` for retention and
+ * `upsertTurns`, the synchronous Turn-record write a pick's save runs inside its transaction.
+ */
+export function sqliteTranscripts(db: Database.Database): TranscriptStore & {
+  prune(before: string): number;
+  upsertTurns(runId: string, turns: readonly TurnRecord[]): void;
+} {
   const insertEntry = db.prepare(
     `INSERT OR IGNORE INTO transcript_entries (run_id, iid, submission_id, position, turn_id, at, kind, entry, capped)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -41,7 +45,8 @@ export function sqliteTranscripts(
   );
   const upsertTurn = db.prepare(
     `INSERT INTO turns (run_id, turn_id, started_at, record) VALUES (?, ?, ?, ?)
-     ON CONFLICT(run_id, turn_id) DO UPDATE SET started_at = excluded.started_at, record = excluded.record`,
+     ON CONFLICT(run_id, turn_id) DO UPDATE SET started_at = excluded.started_at, record = excluded.record
+     ${KEEP_PICKED_TURN((record) => `json_extract(${record}, '$.outcome')`)}`,
   );
   const selectTurns = db.prepare<[string], { record: string }>(
     "SELECT record FROM turns WHERE run_id = ? ORDER BY started_at, rowid",
@@ -67,6 +72,9 @@ export function sqliteTranscripts(
     prefixes: async (runId, iid) => selectPrefixes.all(runId, iid).map(rowOf),
     async recordTurns(runId, turns) {
       if (turns.length > 0) turnsTx(runId, turns);
+    },
+    upsertTurns: (runId, turns) => {
+      for (const t of turns) upsertTurn.run(runId, t.turnId, t.startedAt, JSON.stringify(t));
     },
     turns: async (runId) => selectTurns.all(runId).map((r) => JSON.parse(r.record) as TurnRecord),
     prune: (before) => deleteEntries.run(before).changes + deleteTurns.run(before).changes,

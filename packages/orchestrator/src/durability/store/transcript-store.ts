@@ -6,7 +6,7 @@
  * @see SPEC §8
  */
 import type { TranscriptRow, TurnRecord } from "../transcript-rows.js";
-import { transcriptKey } from "../transcript-rows.js";
+import { losesPick, transcriptKey } from "../transcript-rows.js";
 
 /** What {@link RunStore} offers for Turn transcripts. */
 export interface TranscriptStore {
@@ -44,7 +44,7 @@ export function createMemoryTranscripts(): TranscriptStore & { drop(runId: strin
     prefixes: async (runId, iid) => all(runId).filter((r) => r.iid === iid && r.entry.kind === "prefix"),
     async recordTurns(runId, list) {
       const m = of(turns, runId);
-      for (const t of list) m.set(t.turnId, structuredClone(t));
+      for (const t of list) if (!losesPick(m.get(t.turnId), t)) m.set(t.turnId, structuredClone(t));
     },
     async turns(runId) {
       const list = [...(turns.get(runId)?.values() ?? [])].map((t) => structuredClone(t));
