@@ -5,10 +5,11 @@
  * commands its hints and usage name are the ones the user can paste: `pnpm jr2 …` when run as the
  * README runs it (`pnpm jr2`), `jr2 …` when run as the package's bin (the images' `jr2`) — also
  * in what the Orchestrator answers: `fork --at 99` names `pnpm jr2 history <run>` under `pnpm jr2`
- * (before, the error's `jr2 history` was printed as it came). Needs the built CLI (`pnpm build`).
+ * (before, the error's `jr2 history` was printed as it came), and the store's errors name
+ * `pnpm jr2 store check`. Needs the built CLI (`pnpm build`).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +81,24 @@ describe.skipIf(!existsSync(cli))("the jr2 CLI as a newcomer runs it", () => {
     expect(direct.code).toBe(1);
     expect(direct.err).toContain("missing <runId>; list runs with `jr2 runs`");
     expect(direct.err).not.toContain("pnpm jr2");
+  });
+
+  it("the store's own errors name its commands as the user runs the CLI (`pnpm jr2 store check`)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jr2-cli-invocation-store-"));
+    try {
+      const file = join(dir, "jr2.sqlite");
+      writeFileSync(file, "not a database\n");
+      const viaPnpm = await pnpmJr2(["store", "check", "--file", file]);
+      expect(viaPnpm.code).toBe(1);
+      expect(viaPnpm.err).toContain("the file is not a SQLite database");
+      expect(viaPnpm.err).toContain("`pnpm jr2 store check` reads it");
+      expect(viaPnpm.err).toContain("run `pnpm jr2 serve --new-store`");
+      expect(viaPnpm.err).not.toContain("`jr2 ");
+      const direct = await jr2(["store", "check", "--file", file]);
+      expect(direct.err).toContain("`jr2 store check` reads it");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
