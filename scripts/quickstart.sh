@@ -5,6 +5,14 @@
 # real endpoint), shows the branch it pushed to the sample's bare remote and stops the stack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! command -v node >/dev/null 2>&1; then
+  echo "quickstart: node is missing; jr2 needs Node.js 20.6 or newer (https://nodejs.org/, or your package manager)" >&2
+  exit 1
+fi
+# The ports first (7400–7402, JR2_PORT / JR2_HARNESS_PORT / JR2_SIM_PORT): a taken one fails here
+# in seconds, naming what holds it, not after minutes of install and build (scripts/ports.mjs
+# needs no dependency).
+node scripts/ports.mjs --name quickstart --as "bash scripts/quickstart.sh${1:+ $1}"
 # Every Working tool runs in its run's bubblewrap sandbox (issue 26, ADR-0170): without bwrap,
 # stop here with the install command, unless the user turned the sandbox off (JR2_SANDBOX=off).
 if [ "${JR2_SANDBOX:-on}" != "off" ]; then

@@ -15,11 +15,12 @@
 import { spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createStream } from "rotating-file-stream";
+import { resolveModels } from "./models-table.mjs";
+import { HOST, portFree, stackPorts } from "./ports.mjs";
 import { followFirstRun, printBanner } from "./start-banner.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -75,11 +76,18 @@ function secret(name) {
   return readFileSync(path, "utf8").trim();
 }
 
-const host = "127.0.0.1";
+const host = HOST;
+let services;
+try {
+  services = stackPorts(process.env);
+} catch (error) {
+  console.error(`jr2: ${error.message}`);
+  process.exit(1);
+}
 const ports = {
-  orchestrator: Number(process.env.JR2_PORT ?? 7400),
-  harness: Number(process.env.JR2_HARNESS_PORT ?? 7401),
-  sim: Number(process.env.JR2_SIM_PORT ?? 7402),
+  orchestrator: services.orchestrator.port,
+  harness: services.harness.port,
+  sim: services.sim.port,
 };
 const urls = {
   orchestrator: `http://${host}:${ports.orchestrator}`,
@@ -90,67 +98,9 @@ const instanceToken = process.env.JR2_INSTANCE_TOKEN ?? secret("instance-token")
 const sandboxKey = process.env.JR2_SANDBOX_KEY ?? secret("sandbox-key");
 const harnessToken = process.env.JR2_HARNESS_TOKEN ?? secret("harness-token");
 
-/** A model-sim entry's defaults: the simulator reads no context window, the Harness needs one. */
-const SIM_ENTRY = { contextWindow: 32768, maxTokens: 2048 };
-// With no endpoint configured, every logical model name of the examples maps to a model-sim
-// policy (the "model id" chooses the behaviour, see packages/model-sim/README.md).
-const EXAMPLE_MODELS = {
-  coder: "gitworker:2",
-  reviewer: "script:request_changes,approve",
-  triager: "obedient",
-};
-
-/**
- * The Harness's model table from JR2_MODELS (inline JSON or `@file`; unset → the examples'
- * models on model-sim). An entry whose `baseUrl` is `"model-sim"` — or a bare string, which is
- * a model-sim policy — is served by the simulator at `simBaseUrl`.
- * @returns the table and the names that run on model-sim (the simulator starts iff any).
- * @throws Error naming JR2_MODELS when the value is not JSON or not an object of entries.
- */
-function resolveModels(raw, simBaseUrl) {
-  let given = EXAMPLE_MODELS;
-  if (raw !== undefined && raw.trim() !== "") {
-    let text = raw;
-    if (raw.startsWith("@")) {
-      try {
-        text = readFileSync(fromUserCwd(raw.slice(1)), "utf8");
-      } catch (error) {
-        throw new Error(
-          `JR2_MODELS names a file that cannot be read (${fromUserCwd(raw.slice(1))}): ${error.code ?? error.message}`,
-        );
-      }
-    }
-    try {
-      given = JSON.parse(text);
-    } catch (error) {
-      throw new Error(
-        `JR2_MODELS is not JSON (${raw.startsWith("@") ? raw.slice(1) : "inline"}): ${error.message}`,
-      );
-    }
-    if (typeof given !== "object" || given === null || Array.isArray(given))
-      throw new Error(
-        'JR2_MODELS must be an object: { "<model name>": { baseUrl, id, … } | "<model-sim policy>" }',
-      );
-  }
-  const table = {};
-  const simNames = [];
-  for (const [name, entry] of Object.entries(given)) {
-    if (typeof entry === "string") {
-      table[name] = { baseUrl: simBaseUrl, id: entry, ...SIM_ENTRY };
-    } else if (entry?.baseUrl === "model-sim") {
-      table[name] = { ...SIM_ENTRY, ...entry, baseUrl: simBaseUrl };
-    } else {
-      table[name] = entry;
-      if (entry?.baseUrl !== simBaseUrl) continue;
-    }
-    simNames.push(name);
-  }
-  return { table, simNames };
-}
-
 let modelTable;
 try {
-  modelTable = resolveModels(process.env.JR2_MODELS, `${urls.sim}/v1`);
+  modelTable = resolveModels(process.env.JR2_MODELS, `${urls.sim}/v1`, fromUserCwd);
 } catch (error) {
   console.error(`jr2: ${error.message}`);
   process.exit(1);
@@ -165,23 +115,6 @@ function modelLines() {
       ? `${name} → model-sim policy \`${entry.id}\``
       : `${name} → ${entry?.baseUrl} (${entry?.id})`,
   );
-}
-
-/** Refuses to start over a port someone else holds: a stack there would answer for us. */
-async function portFree(port, name, variable) {
-  await new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once("error", (error) =>
-      reject(
-        new Error(
-          error.code === "EADDRINUSE"
-            ? `port ${port} (the ${name}) is in use on ${host}; stop what holds it or set ${variable}`
-            : `cannot bind ${host}:${port} for the ${name}: ${error.message}`,
-        ),
-      ),
-    );
-    probe.listen(port, host, () => probe.close(resolvePort));
-  });
 }
 
 /**
@@ -291,9 +224,11 @@ process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
 try {
-  await portFree(ports.orchestrator, "Orchestrator", "JR2_PORT");
-  await portFree(ports.harness, "Harness", "JR2_HARNESS_PORT");
-  if (simulated) await portFree(ports.sim, "model-sim", "JR2_SIM_PORT");
+  // The quickstart checked these before its install (scripts/ports.mjs); `pnpm start` does here.
+  const taken = Object.values(ports);
+  await portFree(services.orchestrator, "pnpm start", taken);
+  await portFree(services.harness, "pnpm start", taken);
+  if (simulated) await portFree(services.sim, "pnpm start", taken);
   if (simulated) {
     start("model-sim", bins.sim, ["--port", String(ports.sim), "--host", host], {});
     await healthy(`${urls.sim}/v1/models`, "model-sim");

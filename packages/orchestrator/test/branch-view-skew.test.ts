@@ -88,7 +88,7 @@ describe("the branch view against an older Harness, and the hook's record", () =
       hook: { exit: 1, tail: ["gh: no token"] },
     });
     const pushedEvent = feed.find((e) => e.type === "repo-slot" && e.event === "pushed");
-    expect(formatFeedEvent(pushedEvent!, runId)).toContain("; publish hook exit 1");
+    expect(formatFeedEvent(pushedEvent!, runId)).toContain("; publish hook FAILED (exit 1: gh: no token)");
     const warning = feed.find((e) => e.type === "warning");
     expect((warning as { message: string }).message).toBe(
       "Repo Slot `app`: the publish hook exited 1; the push stands: gh: no token",

@@ -8,9 +8,10 @@
  * The forge link is the one `href` the console takes from data: the Orchestrator builds it from
  * the operator's template (`JR2_FORGE_URL_TEMPLATE`, checked at start) with every value
  * path-escaped, and it is rendered only when it parses as an `http(s)` URL. Everything else here
- * is text (Text.tsx), the hook's URL included.
+ * is text (Text.tsx), the hook's URL included — shown only when the hook succeeded (hook-text.ts).
  */
 import type { RunRepos } from "@jr2/wire";
+import { hookView } from "../hook-text.js";
 import { useRepos } from "../queries.js";
 import { Inline } from "./Text.js";
 
@@ -28,21 +29,29 @@ function safeHref(link: string): string | null {
   }
 }
 
+/** What the publish hook did; a failed hook shows FAILED, its exit and first line, and no URL as a result. */
 function Hook({ hook }: { hook: NonNullable<Repo["hook"]> }) {
-  const ok = hook.exit === 0 && !hook.timedOut;
-  const status = hook.timedOut
-    ? "timed out (killed)"
-    : hook.exit === null
-      ? `killed by ${hook.signal ?? "a signal"}`
-      : `exit ${hook.exit}`;
+  const view = hookView(hook);
   return (
-    <div className={`hook ${ok ? "ok" : "failed"}`}>
-      <strong>Publish hook:</strong> <span className="hook-status">{status}</span> in{" "}
-      {(hook.ms / 1000).toFixed(1)} s{ok ? "" : " — the push stands"}
-      {hook.url ? (
+    <div className={`hook ${view.ok ? "ok" : "failed"}`}>
+      <strong>Publish hook:</strong> {view.ok ? null : <strong className="hook-failed">FAILED</strong>}{" "}
+      <span className="hook-status">{view.status}</span> in {(hook.ms / 1000).toFixed(1)} s
+      {view.ok ? "" : " — the push stands"}
+      {view.firstLine ? (
+        <>
+          :{" "}
+          <span className="hook-first-line">
+            <Inline text={view.firstLine} />
+          </span>
+        </>
+      ) : null}
+      {view.url ? (
         <>
           {" "}
-          — printed <Inline text={hook.url} />
+          — printed{" "}
+          <span className="hook-url">
+            <Inline text={view.url} />
+          </span>
         </>
       ) : null}
       {hook.tail.length ? (

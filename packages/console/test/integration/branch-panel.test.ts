@@ -4,8 +4,9 @@
  * whose branch is pushed over https with a token to `git http-backend` on 127.0.0.1, with the
  * operator's forge template and publish hook configured. The panel shows the branch, the coder's
  * commit, a diffstat, the pushed commit, the forge link (filled from the push URL) and the hook's
- * result; the hook script wrote what it received. With the Harness killed, the panel says so and
- * shows what the run's log recorded. Needs the built binaries and console (`pnpm build`).
+ * result; the hook script wrote what it received. A hook that fails after printing a URL is shown
+ * FAILED with its first line and no URL as its result (ADR-0290). With the Harness killed, the
+ * panel says so and shows what the run's log recorded. Needs the built binaries and console (`pnpm build`).
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -99,7 +100,9 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     const hook = join(dir, "hook.sh");
     writeFileSync(
       hook,
-      `#!/bin/sh\nenv | grep '^JR2_' | sort > "${dir}/hook.env"\ncat > "${dir}/hook.json"\necho "pull request opened"\necho "https://forge.invalid/alice/app/pulls/1"\n`,
+      // With ${dir}/fail present, it prints a pull request's URL, then fails (a label gh could not add).
+      `#!/bin/sh\nif [ -f "${dir}/fail" ]; then echo "https://forge.invalid/alice/app/pulls/2"; echo "gh: could not add label" >&2; exit 1; fi\n` +
+        `env | grep '^JR2_' | sort > "${dir}/hook.env"\ncat > "${dir}/hook.json"\necho "pull request opened"\necho "https://forge.invalid/alice/app/pulls/1"\n`,
     );
     chmodSync(hook, 0o755);
     writeFileSync(join(workflows, "pr.ts"), WORKFLOW);
@@ -144,7 +147,7 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
   });
 
   let signedIn = false;
-  const openRun = async () => {
+  const openRun = async (run = runId) => {
     if (!signedIn) {
       await page.goto(`${stack.orchestratorUrl}/ui/`);
       await page.fill("#token", stack.instanceToken);
@@ -152,8 +155,8 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
       await page.waitForSelector("h1:text('Runs')");
       signedIn = true;
     }
-    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(runId)}`);
-    await page.waitForSelector(`main.run[data-run="${runId}"][data-status="done"]`);
+    await page.goto(`${stack.orchestratorUrl}/ui/runs/${encodeURIComponent(run)}`);
+    await page.waitForSelector(`main.run[data-run="${run}"][data-status="done"]`);
   };
 
   it("shows the branch, its commit, a diffstat, the pushed commit, the forge link and the hook's result", async () => {
@@ -216,6 +219,37 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     expect(text).toContain(
       `  link    https://${new URL(server.url).host}/alice/app/compare/main...${branch}`,
     );
+  });
+
+  it("a hook that FAILED after printing a URL: the panel and jr2 show say FAILED with its first line, and no URL as its result", async () => {
+    writeFileSync(join(dir, "fail"), "");
+    const client = orchestratorClient(stack);
+    const failedRun = await client.startRun("pr", { repo: join(dir, "repos", "app") });
+    await until("the run to settle", async () =>
+      (await runView(client, failedRun)).status === "running" ? undefined : true,
+    );
+    rmSync(join(dir, "fail"));
+    await openRun(failedRun);
+    const hook = page.locator('section.branches article.branch[data-slot="code/app"] .hook');
+    await hook.waitFor();
+    expect(await hook.getAttribute("class")).toBe("hook failed");
+    expect(await hook.locator(".hook-failed").textContent()).toBe("FAILED");
+    expect(await hook.locator(".hook-status").textContent()).toBe("exit 1");
+    expect(await hook.locator(".hook-first-line").textContent()).toBe("gh: could not add label");
+    // Before, "— printed https://…/pulls/2" read as the hook's pull request.
+    expect(await hook.locator(".hook-url").count()).toBe(0);
+    expect(await hook.textContent()).not.toContain("printed");
+
+    const cli = join(repoRoot, "packages/orchestrator/dist/cli/main.js");
+    const text = execFileSync(process.execPath, [cli, "show", failedRun, "--url", stack.orchestratorUrl], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, JR2_INSTANCE_TOKEN: stack.instanceToken },
+    });
+    expect(text).toMatch(
+      / {2}hook {4}FAILED in \d+\.\d s, the push stands: exit 1: gh: could not add label\n/,
+    );
+    expect(text).not.toMatch(/ {2}hook .*https:/);
+    expect(pageErrors).toEqual([]);
   });
 
   it("with the Harness gone, says so and shows the commits the run's log recorded", async () => {

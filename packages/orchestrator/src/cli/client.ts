@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { retryOnReset } from "@jr2/http-edge";
 import { ErrorBody, type RunFeedEvent, RunFeedEvent as RunFeedEventSchema } from "@jr2/wire";
+import { asInvoked } from "./invocation.js";
 
 /**
  * The `jr2` CLI's client of a running Orchestrator: where it is and the instance token.
@@ -174,13 +175,16 @@ async function sendOnce(target: CliTarget, path: string, init: RequestInit): Pro
   );
 }
 
-/** An HTTP answer that was not 2xx, with the Orchestrator's coded body. */
+/**
+ * An HTTP answer that was not 2xx, with the Orchestrator's coded body. Its message names the
+ * commands the body quotes as the user runs the CLI (`pnpm jr2 history …`, {@link asInvoked}).
+ */
 export class CliHttpError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody | undefined,
   ) {
-    super(body ? `${body.error} (${body.code}, HTTP ${status})` : `HTTP ${status}`);
+    super(body ? `${asInvoked(body.error)} (${body.code}, HTTP ${status})` : `HTTP ${status}`);
   }
 }
 

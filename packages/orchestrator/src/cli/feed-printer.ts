@@ -1,6 +1,7 @@
 import { escapeModelText, type PickAnswer, type RunFeedEvent, type UsageTotals } from "@jr2/wire";
 import { cachePercent } from "../durability/usage-totals.js";
 import { describeGate } from "./gate-text.js";
+import { hookFailure, hookSucceeded } from "./hook-text.js";
 import { JR2 } from "./invocation.js";
 
 /**
@@ -83,11 +84,22 @@ function feedLine(event: RunFeedEvent, runId: string): string {
     case "repo-slot":
       return event.event === "attached"
         ? `${time}  repo      ${event.workspace}/${event.slot} on branch ${event.branch} from ${event.commit.slice(0, 12)}`
-        : `${time}  pushed    ${event.workspace}/${event.slot} ${event.branch} @ ${event.commit.slice(0, 12)} to ${event.url ?? "its remote"}${event.hook ? `; publish hook ${event.hook.timedOut ? "timed out" : `exit ${event.hook.exit ?? event.hook.signal}`}${event.hook.url ? ` (${event.hook.url})` : ""}` : ""}`;
+        : `${time}  pushed    ${event.workspace}/${event.slot} ${event.branch} @ ${event.commit.slice(0, 12)} to ${event.url ?? "its remote"}${event.hook ? hookText(event.hook) : ""}`;
   }
 }
 
 type RetryEvent = Extract<RunFeedEvent, { type: "retry" }>;
+type HookResult = NonNullable<Extract<RunFeedEvent, { type: "repo-slot" }>["hook"]>;
+
+/**
+ * The publish hook on a `pushed` line (ADR-0226, ADR-0290): `exit 0` and the URL it printed, or
+ * `FAILED` with its exit and first line — a failed hook's URL is not shown as its result.
+ */
+function hookText(h: HookResult): string {
+  return hookSucceeded(h)
+    ? `; publish hook exit 0${h.url ? ` (${m(h.url)})` : ""}`
+    : `; publish hook FAILED (${hookFailure(h)}); the push stands`;
+}
 
 /**
  * A retry line. The Harness's model-request retries (issue 10 §3) carry `waitMs` and `model`:

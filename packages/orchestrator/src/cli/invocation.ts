@@ -13,3 +13,15 @@ export function invokedAs(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The CLI's name as the user runs it (`pnpm jr2` or `jr2`), read once at start. */
 export const JR2: string = invokedAs();
+
+/**
+ * `text` with each command it quotes as `` `jr2 …` `` said as the user runs the CLI
+ * (`` `pnpm jr2 …` `` under `pnpm jr2`): the Orchestrator's error messages (JR2_ERR_RUN_VERSION_NOT_FOUND's
+ * `` `jr2 history <run>` ``, JR2_ERR_RUN_STATUS_CHANGED's `` `jr2 show <run>` ``, …) and the store's
+ * are written for the bin, and the CLI prints them as they came. Only a backquoted `jr2 ` is
+ * changed (never a `jr2` inside a word or a path); applying it twice changes nothing. Pure.
+ * @param as - the CLI's name as run ({@link JR2})
+ */
+export function asInvoked(text: string, as: string = JR2): string {
+  return as === "jr2" ? text : text.replaceAll("`jr2 ", `\`${as} `);
+}

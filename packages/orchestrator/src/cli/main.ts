@@ -7,7 +7,7 @@ import { startOrchestrator } from "../serve/main.js";
 import { argsMessage } from "./args-message.js";
 import { exitQuietlyOnClosedPipe } from "./epipe.js";
 import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-command.js";
-import { JR2 } from "./invocation.js";
+import { asInvoked, JR2 } from "./invocation.js";
 import { printMenu } from "./menu.js";
 import { resumeRetryCommands } from "./resume-retry-commands.js";
 import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
@@ -121,7 +121,8 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     const code = error instanceof Jr2Error ? `${error.code}: ` : "";
-    process.stderr.write(`jr2 ${name}: ${code}${argsMessage(error, command.usage)}\n`);
+    // The store's and the Orchestrator's messages quote commands as `jr2 …`: said as the user runs it.
+    process.stderr.write(`jr2 ${name}: ${code}${asInvoked(argsMessage(error, command.usage))}\n`);
     // `jr2 run` and `jr2 follow` mark their errors 2 (their 1 means a failed run, ADR-0062).
     const marked = (error as { exitCode?: unknown } | null)?.exitCode;
     return typeof marked === "number" ? marked : 1;

@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import {
   escapeModelText,
+  type HookResult,
   type RunDetail,
   type RunFeedEvent,
   type RunRepos,
@@ -18,6 +19,7 @@ import {
 import { type CliTarget, call, followFeed, resolveTarget } from "./client.js";
 import { cachedText, formatValue } from "./feed-printer.js";
 import { describeGate } from "./gate-text.js";
+import { hookFailure, hookSucceeded } from "./hook-text.js";
 import { JR2 } from "./invocation.js";
 
 /** A model-written text printed inside one line (issue 25 §7). */
@@ -124,16 +126,18 @@ export function repoLines(repos: RunRepos["repos"]): string[] {
   return lines;
 }
 
-/** What the publish hook did (ADR-0226): its status, time, the URL it printed, its last lines. */
-function hookLines(h: NonNullable<RunRepos["repos"][number]["hook"]>): string[] {
-  const status = h.timedOut
-    ? "timed out (killed)"
-    : h.exit === 0
-      ? "exit 0"
-      : h.exit === null
-        ? `killed by ${h.signal ?? "a signal"}`
-        : `exit ${h.exit} (failed; the push stands)`;
-  const lines = [`  hook    ${status} in ${(h.ms / 1000).toFixed(1)} s${h.url ? `: ${h.url}` : ""}`];
+/**
+ * What the publish hook did (ADR-0226, ADR-0290): succeeded — `exit 0`, its time and the URL it
+ * printed (the pull request); failed — `FAILED`, its exit and first line, and no URL as a result
+ * (before, a failed hook's URL was shown as if it were the pull request). Then its last lines.
+ */
+function hookLines(h: HookResult): string[] {
+  const took = `${(h.ms / 1000).toFixed(1)} s`;
+  const lines = [
+    hookSucceeded(h)
+      ? `  hook    exit 0 in ${took}${h.url ? `: ${h.url}` : ""}`
+      : `  hook    FAILED in ${took}, the push stands: ${hookFailure(h)}`,
+  ];
   for (const l of h.tail.slice(-5)) lines.push(`    | ${m(l)}`);
   return lines;
 }

@@ -3,13 +3,17 @@
  * `jr2` with no command is a usage error (the usage on stderr, exit 2) as a wrong command is —
  * before, it printed the usage and exited 0, so a script calling it wrongly passed; and the
  * commands its hints and usage name are the ones the user can paste: `pnpm jr2 …` when run as the
- * README runs it (`pnpm jr2`), `jr2 …` when run as the package's bin (the images' `jr2`).
- * Needs the built CLI (`pnpm build`).
+ * README runs it (`pnpm jr2`), `jr2 …` when run as the package's bin (the images' `jr2`) — also
+ * in what the Orchestrator answers: `fork --at 99` names `pnpm jr2 history <run>` under `pnpm jr2`
+ * (before, the error's `jr2 history` was printed as it came), and the store's errors name
+ * `pnpm jr2 store check`. Needs the built CLI (`pnpm build`).
  */
-import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -77,5 +81,83 @@ describe.skipIf(!existsSync(cli))("the jr2 CLI as a newcomer runs it", () => {
     expect(direct.code).toBe(1);
     expect(direct.err).toContain("missing <runId>; list runs with `jr2 runs`");
     expect(direct.err).not.toContain("pnpm jr2");
+  });
+
+  it("the store's own errors name its commands as the user runs the CLI (`pnpm jr2 store check`)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jr2-cli-invocation-store-"));
+    try {
+      const file = join(dir, "jr2.sqlite");
+      writeFileSync(file, "not a database\n");
+      const viaPnpm = await pnpmJr2(["store", "check", "--file", file]);
+      expect(viaPnpm.code).toBe(1);
+      expect(viaPnpm.err).toContain("the file is not a SQLite database");
+      expect(viaPnpm.err).toContain("`pnpm jr2 store check` reads it");
+      expect(viaPnpm.err).toContain("run `pnpm jr2 serve --new-store`");
+      expect(viaPnpm.err).not.toContain("`jr2 ");
+      const direct = await jr2(["store", "check", "--file", file]);
+      expect(direct.err).toContain("`jr2 store check` reads it");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!existsSync(cli))("the Orchestrator's hints, as the CLI prints them", () => {
+  const TOKEN = "cli-invocation-token-8d2f41c7";
+  const workflowsDir = fileURLToPath(new URL("../fixtures/plain-review/", import.meta.url));
+  let dataDir: string;
+  let server: ChildProcess | undefined;
+  let url: string;
+  let runId: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "jr2-cli-invocation-"));
+    const child = spawn(process.execPath, [cli, "serve", "--harness", "none", "--port", "0"], {
+      cwd: repoRoot,
+      env: {
+        ...shellEnv(),
+        JR2_INSTANCE_TOKEN: TOKEN,
+        JR2_DATA_DIR: dataDir,
+        JR2_WORKFLOWS_DIR: workflowsDir,
+        JR2_LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    server = child;
+    url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.stderr?.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      child.on("exit", (code) => reject(new Error(`jr2 serve exited ${code}: ${out}`)));
+    });
+    const started = await fetch(`${url}/workflows/review/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: { task: "the parser" } }),
+    });
+    runId = ((await started.json()) as { runId: string }).runId;
+  });
+  afterAll(() => {
+    server?.kill("SIGTERM");
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a version not found names `pnpm jr2 history <run>` under `pnpm jr2`, `jr2 history <run>` run directly", async () => {
+    const args = ["fork", runId, "--at", "99", "--url", url, "--token", TOKEN];
+    const viaPnpm = await pnpmJr2(args);
+    expect(viaPnpm.code).toBe(1);
+    expect(viaPnpm.err).toContain(`has no version 99`);
+    expect(viaPnpm.err).toContain(`(\`pnpm jr2 history ${runId}\` or`);
+    expect(viaPnpm.err).not.toContain("`jr2 ");
+
+    const direct = await jr2(args);
+    expect(direct.code).toBe(1);
+    expect(direct.err).toContain(`(\`jr2 history ${runId}\` or`);
   });
 });
