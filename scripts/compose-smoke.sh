@@ -72,6 +72,7 @@ console.log([
   `JR2_SANDBOX_TOKEN=${sandbox}`, `JR2_ORCHESTRATOR_IMAGE=${process.argv[1]}`,
   `JR2_HARNESS_IMAGE=${process.argv[2]}`, `JR2_PG_PASSWORD=${hex()}`, `JR2_PEER_KEY=${hex()}`,
   `JR2_REPOS_DIR=${process.argv[3]}/repos`, `JR2_GIT_TOKEN_SOURCE=${process.argv[3]}/secrets/git-token`,
+  "JR2_GIT_TOKEN_HOSTS=git.home",
   `JR2_GIT_SSH_KEY_SOURCE=${process.argv[3]}/secrets/git-ssh-key`,
   `JR2_GIT_SSH_KNOWN_HOSTS_SOURCE=${process.argv[3]}/secrets/known_hosts`,
 ].join("\n"));
@@ -126,7 +127,13 @@ if refusal=$("${compose_cmd[@]}" --env-file "$work/no-pg-password.env" --profile
   fail "the postgres profile ran without JR2_PG_PASSWORD (it must refuse a default)"
 fi
 grep -q "set JR2_PG_PASSWORD" <<<"$refusal" || fail "the postgres profile's refusal does not name JR2_PG_PASSWORD: $refusal"
-log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override, the git credential files); postgres without a password refused"
+grep -v '^JR2_GIT_TOKEN_HOSTS=' "$env_file" >"$work/no-token-hosts.env"
+if refusal=$("${compose_cmd[@]}" --env-file "$work/no-token-hosts.env" -f docker/compose.yaml \
+  -f docker/compose.override.yaml -f docker/compose.git-token.yaml config -q 2>&1); then
+  fail "compose.git-token.yaml ran without JR2_GIT_TOKEN_HOSTS (the token would go to every https host)"
+fi
+grep -q "set JR2_GIT_TOKEN_HOSTS" <<<"$refusal" || fail "the git token's refusal does not name JR2_GIT_TOKEN_HOSTS: $refusal"
+log "compose config: $combos combinations valid (profiles none/gpu/llama × base/override/hostnet, postgres × base/override, the git credential files); postgres without a password and a git token without its hosts refused"
 
 networks_before=$(networks)
 log "up -d ($orchestrator_image, $harness_image)"

@@ -68,6 +68,7 @@ describe.skipIf(noSandbox)("a Repo Slot's git inside the sandbox (real bwrap)", 
         JR2_REPO_ROOTS: fx.repoRoot,
         JR2_MIRROR_FETCH_S: "0",
         JR2_GIT_TOKEN_FILE: tokenFile,
+        JR2_GIT_TOKEN_HOSTS: "forge.example.com",
       }),
     );
     one = await ws.attach({ ...slot("run-1"), url: fx.app, pushUrl: fx.remote });

@@ -83,4 +83,25 @@ describe("publish over https with a token (issue 28 §5, credentials from operat
     });
     expect(server.refused).toBeGreaterThan(0);
   });
+
+  it("a token without JR2_GIT_TOKEN_HOSTS refuses the start, naming the variable and the fix; `*` sends it to every https host", async () => {
+    const tokenFile = join(fx.dir, "token");
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const base = { JR2_WORK_ROOT: fx.workRoot, JR2_REPO_ROOTS: fx.repoRoot, JR2_GIT_CA_FILE: server.caFile };
+    for (const source of [{ JR2_GIT_TOKEN_FILE: tokenFile }, { JR2_GIT_TOKEN_ENV: "FORGE_TOKEN" }])
+      for (const hosts of [{}, { JR2_GIT_TOKEN_HOSTS: " , " }])
+        expect(() => readWorkspaceConfig({ ...base, ...source, ...hosts })).toThrow(
+          new RegExp(
+            `${Object.keys(source)[0]} is set but JR2_GIT_TOKEN_HOSTS is not: .*JR2_GIT_TOKEN_HOSTS=git\\.home`,
+          ),
+        );
+    // No token: nothing to keep from any host, so nothing is required.
+    expect(readWorkspaceConfig(base).credentials.tokenHosts).toBeUndefined();
+    // `*`, said on purpose: the token reaches this server's host as it would any other.
+    const ws = createWorkspaces(
+      readWorkspaceConfig({ ...base, JR2_GIT_TOKEN_FILE: tokenFile, JR2_GIT_TOKEN_HOSTS: "*" }),
+    );
+    const attached = await ws.attach({ ...slot, url: `${server.url}app.git` });
+    expect(attached.branch).toMatch(/^jr2\//);
+  });
 });

@@ -7,7 +7,8 @@ import { Jr2Error } from "@jr2/wire";
  * (the Harness's tool environment is built from an allow list) or on a git command line.
  * - `JR2_GIT_TOKEN_FILE` (a file holding an HTTPS token) or `JR2_GIT_TOKEN_ENV` (the name of a
  *   variable holding one); `JR2_GIT_TOKEN_USER` the user sent with it (default `x-access-token`);
- *   `JR2_GIT_TOKEN_HOSTS` the hosts it is sent to (default every https host).
+ *   `JR2_GIT_TOKEN_HOSTS` the hosts it is sent to — required with a token (`*`: every https
+ *   host, said on purpose), so a workflow's URL cannot carry the token to a host nobody named.
  * - `JR2_GIT_SSH_KEY_FILE`: a private key for `ssh://` remotes (`JR2_GIT_SSH_KNOWN_HOSTS`:
  *   the known-hosts file; default strict checking against the system's).
  * - `JR2_GIT_CA_FILE`: a CA bundle for an HTTPS forge with a private certificate.
@@ -16,14 +17,18 @@ export interface GitCredentialConfig {
   tokenFile?: string;
   tokenEnv?: string;
   tokenUser: string;
-  /** `JR2_GIT_TOKEN_HOSTS`: hosts (`host` or `host:port`, lower case) the token goes to; absent: every https host. */
+  /** `JR2_GIT_TOKEN_HOSTS`: hosts (`host` or `host:port`, lower case) the token goes to; absent: every https host (`*`, or no token). */
   tokenHosts?: string[];
   sshKeyFile?: string;
   sshKnownHosts?: string;
   caFile?: string;
 }
 
-/** Reads the credential names from env (values are read only when a push needs them). */
+/**
+ * Reads the credential names from env (values are read only when a push needs them).
+ * @throws Error naming `JR2_GIT_TOKEN_HOSTS` and the fix when a token is configured without it
+ * (ADR-0213: the default that sent the token to every https host a Repo Slot named is gone)
+ */
 export function readGitCredentialConfig(env: NodeJS.ProcessEnv): GitCredentialConfig {
   const pick = (k: string) => (env[k] && env[k]?.trim() !== "" ? env[k]?.trim() : undefined);
   const out: GitCredentialConfig = { tokenUser: pick("JR2_GIT_TOKEN_USER") ?? "x-access-token" };
@@ -32,13 +37,17 @@ export function readGitCredentialConfig(env: NodeJS.ProcessEnv): GitCredentialCo
   };
   set("tokenFile", pick("JR2_GIT_TOKEN_FILE"));
   set("tokenEnv", pick("JR2_GIT_TOKEN_ENV"));
-  set(
-    "tokenHosts",
-    pick("JR2_GIT_TOKEN_HOSTS")
-      ?.split(",")
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const hosts = pick("JR2_GIT_TOKEN_HOSTS")
+    ?.split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const source = out.tokenFile ? "JR2_GIT_TOKEN_FILE" : out.tokenEnv ? "JR2_GIT_TOKEN_ENV" : undefined;
+  if (source && (hosts === undefined || hosts.length === 0))
+    throw new Error(
+      `${source} is set but JR2_GIT_TOKEN_HOSTS is not: name the forge host(s) the token may be sent to, ` +
+        "e.g. JR2_GIT_TOKEN_HOSTS=git.home or github.com,git.home:3000 (`*` sends it to every https host a Repo Slot names)",
+    );
+  if (hosts && !hosts.includes("*")) out.tokenHosts = hosts;
   set("sshKeyFile", pick("JR2_GIT_SSH_KEY_FILE"));
   set("sshKnownHosts", pick("JR2_GIT_SSH_KNOWN_HOSTS"));
   set("caFile", pick("JR2_GIT_CA_FILE"));
