@@ -136,6 +136,8 @@ export {
   DiffAnswer,
   DiffRequest,
   HookResult,
+  type HookView,
+  hookView,
   PublishSummary,
   PushAnswer,
   PushRequest,

@@ -135,7 +135,8 @@ export type PushRequest = z.infer<typeof PushRequest>;
  * What the operator's publish hook (`JR2_PUBLISH_HOOK`, ADR-0226) did after a successful push:
  * its exit status (null when killed: `signal`, `timedOut`), how long it ran, the last lines of
  * its output (stdout and stderr merged, bounded), and the last `http(s)://` URL it printed on
- * stdout (e.g. the pull request `gh pr create` made). A failing hook does not fail the push.
+ * stdout (e.g. the pull request `gh pr create` made) — its result only when it exited 0 in time
+ * ({@link hookView}). A failing hook does not fail the push.
  */
 export const HookResult = z.object({
   exit: z.number().int().nullable(),
@@ -146,6 +147,37 @@ export const HookResult = z.object({
   url: z.string().optional(),
 });
 export type HookResult = z.infer<typeof HookResult>;
+
+/** A publish hook's result in words (ADR-0226, ADR-0290): what `jr2 show`, `jr2 follow` and the console say. */
+export interface HookView {
+  /** Exit 0 within its time: only then is the URL it printed its result. */
+  ok: boolean;
+  /** `exit 0`, `exit 1`, `timed out (killed)`, `killed by SIGTERM`. */
+  status: string;
+  /** A failed hook's first output line that is not a bare URL (absent: it printed none); unescaped. */
+  firstLine?: string;
+  /** The URL it printed, only when it succeeded. */
+  url?: string;
+}
+
+/** A bare URL line: what a hook prints as its result (the Harness takes the last one, ADR-0226). */
+const HOOK_URL_LINE = /^\s*https?:\/\/\S+\s*$/;
+
+/**
+ * {@link HookView} of a hook result. A failed hook's URL is no result (`gh pr create` may print
+ * the pull request, then fail on a label), so its reason is its first line that is not a URL. Pure.
+ */
+export function hookView(hook: HookResult): HookView {
+  const ok = hook.exit === 0 && !hook.timedOut;
+  const status = hook.timedOut
+    ? "timed out (killed)"
+    : hook.exit === null
+      ? `killed by ${hook.signal ?? "a signal"}`
+      : `exit ${hook.exit}`;
+  if (ok) return { ok, status, ...(hook.url ? { url: hook.url } : {}) };
+  const firstLine = hook.tail.find((l) => !HOOK_URL_LINE.test(l));
+  return { ok, status, ...(firstLine ? { firstLine } : {}) };
+}
 
 /** What the remote now holds (the URL with any credential redacted), and the hook's result if one ran. */
 export const PushAnswer = z.object({

@@ -10,8 +10,7 @@
  * path-escaped, and it is rendered only when it parses as an `http(s)` URL. Everything else here
  * is text (Text.tsx), the hook's URL included — shown only when the hook succeeded (hook-text.ts).
  */
-import type { RunRepos } from "@jr2/wire";
-import { hookView } from "../hook-text.js";
+import { hookView, type RunRepos } from "@jr2/wire";
 import { useRepos } from "../queries.js";
 import { Inline } from "./Text.js";
 

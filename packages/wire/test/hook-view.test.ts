@@ -1,14 +1,14 @@
 /**
- * The Branches panel's words for the publish hook (ADR-0226, ADR-0290; newcomer review, session
- * 10): a failed hook that printed a pull request's URL is shown failed with its exit and first
+ * A publish hook's result in words — `hookView`, what the console's Branches panel, `jr2 show`
+ * and `jr2 follow` say (ADR-0226, ADR-0290; newcomer review, session 10): a failed hook that printed a pull request's URL is shown failed with its exit and first
  * line that is not a URL, and the URL is not offered as its result; a hook that succeeded shows it.
  */
 import { describe, expect, it } from "vitest";
-import { hookView } from "../src/hook-text.js";
+import { hookView } from "../src/index.js";
 
 const PR = "https://forge.example/alice/app/pulls/7";
 
-describe("the Branches panel's publish hook", () => {
+describe("a publish hook's result in words", () => {
   it("a failed hook: its exit and first line that is not a URL, and no URL", () => {
     expect(
       hookView({ exit: 1, timedOut: false, ms: 1200, tail: [PR, "gh: could not add label"], url: PR }),
