@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listeningUrl } from "./listening-url.js";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -124,18 +125,7 @@ describe.skipIf(!existsSync(cli))("the Orchestrator's hints, as the CLI prints t
       stdio: ["ignore", "pipe", "pipe"],
     });
     server = child;
-    url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.stderr?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      child.on("exit", (code) => reject(new Error(`jr2 serve exited ${code}: ${out}`)));
-    });
+    url = await listeningUrl(child);
     const started = await fetch(`${url}/workflows/review/runs`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },

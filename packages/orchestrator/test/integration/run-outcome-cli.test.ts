@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listeningUrl } from "./listening-url.js";
 
 const packageDir = fileURLToPath(new URL("../../", import.meta.url));
 const bin = `${packageDir}dist/cli/main.js`;
@@ -53,18 +54,7 @@ describe("jr2 run --follow exits by the run's outcome", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      server.stdout?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match?.[1]) resolve(match[1]);
-      });
-      server.stderr?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      server.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
-    });
+    url = await listeningUrl(server);
   }, 30_000);
   afterAll(() => {
     server?.kill("SIGTERM");

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listeningUrl } from "./listening-url.js";
 
 const packageDir = fileURLToPath(new URL("../../", import.meta.url));
 const workflowsDir = fileURLToPath(new URL("./workflows", import.meta.url));
@@ -37,18 +38,7 @@ describe("jr2 serve --harness none: playing a Turn and a Gate by hand", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.stderr?.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
-    });
+    url = await listeningUrl(child);
   });
   afterAll(() => {
     child?.kill("SIGTERM");

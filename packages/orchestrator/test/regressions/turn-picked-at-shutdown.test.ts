@@ -10,6 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, type RunStore } from "../../src/durability/store/run-store.js";
 import { agent, createRunHost, defineEvent, INSTANCE_CALLER, jr2Setup } from "../../src/index.js";
+import { until } from "../host-on-fake-harness.js";
 
 const finish = defineEvent({ name: "finish", description: "Finish.", audience: "agent" });
 const machine = jr2Setup({
@@ -47,27 +48,19 @@ function heldPickSaves(store: RunStore) {
   return { store: wrapped, release, waiting: () => waiting };
 }
 
-async function until(check: () => boolean | Promise<boolean>, label: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`never reached: ${label}`);
-}
-
 describe("a pick whose save commits during shutdown", () => {
   it("leaves its Turn's record picked, with the pick", async () => {
     const stored = createMemoryStore();
     const held = heldPickSaves(stored);
     const host = createRunHost({ workflows: new Map([["once", machine]]), store: held.store });
     const { runId } = await host.startRun("once", {});
-    await until(async () => (await host.getRun(runId)).turns.length === 1, "the Turn");
+    await until("the Turn", async () => (await host.getRun(runId)).turns.length === 1);
     const iid = (await host.getRun(runId)).turns[0]!.iid;
 
     const picked = host
       .deliverPick(iid, INSTANCE_CALLER, { name: "finish", arguments: { ok: true }, toolCallId: "c1" })
       .catch(() => undefined);
-    await until(held.waiting, "the pick's save in flight");
+    await until("the pick's save in flight", held.waiting);
     const closed = host.close();
     await new Promise((r) => setTimeout(r, 20));
     held.release();
