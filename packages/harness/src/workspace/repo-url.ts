@@ -10,6 +10,12 @@ export interface AcceptedUrl {
   kind: "https" | "ssh" | "local";
 }
 
+/** Which field of which Repo Slot a URL came from: named in a refusal, so the user knows what to fix. */
+export interface UrlField {
+  slot: string;
+  field: "url" | "pushUrl";
+}
+
 /** The roots and the work root the URL rules read (issue 28 §1). */
 export interface UrlRules {
   /** `JR2_REPO_ROOTS`: absolute directories local repositories may live under. */
@@ -27,11 +33,12 @@ export interface UrlRules {
  * https user, or a credential-like query parameter such as `access_token=`; name a token file
  * instead), whitespace in an https or ssh URL (`whitespace`), a local path not under a listed root (`repo-roots`), anything under the work
  * root (`work-root`: another run's repository), an option-looking URL (`option`).
- * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ url, rule, fix }`
+ * @param at the slot and the field (`url` or `pushUrl`) the URL came from, named in a refusal
+ * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ slot, field, url, rule, fix }`
  */
-export function acceptUrl(url: string, rules: UrlRules): AcceptedUrl {
+export function acceptUrl(url: string, rules: UrlRules, at: UrlField): AcceptedUrl {
   const refuse = (rule: string, fix: string): never => {
-    throw new Jr2Error("JR2_ERR_WORKSPACE_URL_REFUSED", { url: redactUrl(url), rule, fix });
+    throw new Jr2Error("JR2_ERR_WORKSPACE_URL_REFUSED", { ...at, url: redactUrl(url), rule, fix });
   };
   if (typeof url !== "string" || url.trim() === "") refuse("empty", "give the repository's URL");
   if (url.startsWith("-")) refuse("option", "a URL never starts with `-`");

@@ -148,10 +148,13 @@ export function createWorkspaces(
     await rescue(pathsOf(r), r.runId, op, r.rescues);
     await registry.put(slotKey(r), r);
   };
-  /** The mirror a slot borrows from (undefined: its URL no longer accepted here). */
-  const mirrorOf = async (r: SlotRecord): Promise<string | undefined> => {
+  /** The mirror a slot borrows from. @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` (its URL no longer accepted here) */
+  const mirrorPath = (r: SlotRecord): string =>
+    mirrors.pathOf(acceptUrl(r.url, rules, { slot: r.slot, field: "url" }));
+  /** The mirror a slot borrows from, or undefined when its URL is no longer accepted here. */
+  const mirrorOf = (r: SlotRecord): string | undefined => {
     try {
-      return mirrors.pathOf(acceptUrl(r.url, rules));
+      return mirrorPath(r);
     } catch {
       return undefined;
     }
@@ -164,8 +167,8 @@ export function createWorkspaces(
     config,
     attach: (req) =>
       serial(slotKey(req), async () => {
-        const url = acceptUrl(req.url, rules);
-        if (req.pushUrl !== undefined) acceptUrl(req.pushUrl, rules);
+        const url = acceptUrl(req.url, rules, { slot: req.slot, field: "url" });
+        if (req.pushUrl !== undefined) acceptUrl(req.pushUrl, rules, { slot: req.slot, field: "pushUrl" });
         const paths = slotPaths(config.workRoot, req);
         const known = await registry.get(slotKey(req));
         if (known && (await exists(join(known.repo, "HEAD")))) {
@@ -237,7 +240,7 @@ export function createWorkspaces(
             commit: req.commit,
             slot: slotKey(req.from),
           });
-        const url = acceptUrl(source.url, rules);
+        const url = acceptUrl(source.url, rules, { slot: source.slot, field: "url" });
         const mirror = mirrors.pathOf(url);
         const paths = slotPaths(config.workRoot, req);
         await makeRunRepository(paths, mirror, source.base);
@@ -279,7 +282,7 @@ export function createWorkspaces(
       const head = (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base;
       const d = await slotDiff({ gitDir: r.repo }, r.base, head, req.maxBytes ?? config.diffMaxBytes);
       const log = await branchLog(r.repo, r.base, head);
-      const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
+      const baseRef = await baseRefOf(mirrorOf(r), r.ref);
       return {
         ...d,
         base: r.base,
@@ -293,20 +296,23 @@ export function createWorkspaces(
     push: (req) =>
       serial(slotKey(req), async () => {
         const r = await need(req);
-        const target = acceptUrl(r.pushUrl ?? r.url, rules);
+        const target = acceptUrl(r.pushUrl ?? r.url, rules, {
+          slot: r.slot,
+          field: r.pushUrl === undefined ? "url" : "pushUrl",
+        });
         const pushed = await pushBranch({
           workRoot: config.workRoot,
           runRepo: r.repo,
           branch: r.branch,
           url: target.source,
-          mirrorObjects: join(mirrors.pathOf(acceptUrl(r.url, rules)), "objects"),
+          mirrorObjects: join(mirrorPath(r), "objects"),
           credentials: config.credentials,
           ...(opts.env ? { env: opts.env } : {}),
         });
         r.pushed = { commit: pushed.commit, url: pushed.url, at: Date.now() };
         await registry.put(slotKey(r), r);
         if (!config.publishHook) return pushed;
-        const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
+        const baseRef = await baseRefOf(mirrorOf(r), r.ref);
         const hook = await runPublishHook(
           config.publishHook,
           hookInput(r, pushed, baseRef ?? r.base, req.summary),
@@ -364,13 +370,7 @@ export function createWorkspaces(
       return holds(byPlace) ? byPlace : undefined;
     },
     sandboxView: async (cwd) =>
-      sandboxGitView(await registry.list(), cwd, (r) => {
-        try {
-          return mirrors.pathOf(acceptUrl(r.url, rules));
-        } catch {
-          return undefined;
-        }
-      }),
+      sandboxGitView(await registry.list(), cwd, mirrorOf),
   };
 }
 

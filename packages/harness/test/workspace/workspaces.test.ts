@@ -101,6 +101,24 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
   });
 });
 
+describe("what a refused or failed attach says", () => {
+  it("a refused pushUrl is named as the slot's `pushUrl`, not its url, and nothing is attached", async () => {
+    const refused = await ws
+      .attach({ ...slot("run-1"), url: fx.app, pushUrl: "ext::sh -c touch% /tmp/pwned" })
+      .catch((e: unknown) => e as Error & { code: string; fields: Record<string, unknown> });
+    expect(refused).toMatchObject({
+      code: "JR2_ERR_WORKSPACE_URL_REFUSED",
+      fields: { slot: "app", field: "pushUrl", rule: "command-transport" },
+    });
+    expect(refused.message).toMatch(/^Repo Slot `app`: its `pushUrl` `ext::sh -c touch% \/tmp\/pwned` is refused/);
+    expect(await ws.record(slot("run-1"))).toBeUndefined();
+    // The url itself is named as the `url`.
+    await expect(ws.attach({ ...slot("run-1"), url: "/etc" })).rejects.toThrow(
+      /^Repo Slot `app`: its `url` `\/etc` is refused by rule `repo-roots`/,
+    );
+  });
+});
+
 describe("a commit per pick, retry and fork (issue 28 §3)", () => {
   it("commits a changed Worktree as `jr2 <agent>` naming run, state and pick; an unchanged one makes none", async () => {
     const h = await ws.attach({ ...slot("run-1"), url: fx.app });
