@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
@@ -115,6 +115,19 @@ describe("what a refused or failed attach says", () => {
     // The url itself is named as the `url`.
     await expect(ws.attach({ ...slot("run-1"), url: "/etc" })).rejects.toThrow(
       /^Repo Slot `app`: its `url` `\/etc` is refused by rule `repo-roots`/,
+    );
+  });
+
+  it("a local path that is not a git repository: one line naming the path and the fix, git's first line kept", async () => {
+    const plain = join(fx.repoRoot, "not-a-repo");
+    mkdirSync(plain);
+    writeFileSync(join(plain, "notes.txt"), "just files\n");
+    const failed = await ws.attach({ ...slot("run-1"), url: plain }).catch((e: unknown) => e as Error);
+    expect(failed).toMatchObject({ code: "JR2_ERR_WORKSPACE_FETCH_FAILED" });
+    // One line: the Orchestrator's fault reason and the CLI print it as is (a newline read `\n`).
+    expect(failed.message).not.toMatch(/\n|\\n/);
+    expect(failed.message).toBe(
+      `fetching \`${plain}\` into its mirror failed: \`${plain}\` is not a git repository (git: fatal: '${plain}' does not appear to be a git repository); point the slot's \`url\` at a repository, or make this one (\`git init\`, then a commit)`,
     );
   });
 });

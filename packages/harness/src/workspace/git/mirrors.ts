@@ -82,7 +82,7 @@ export function createMirrors(opts: {
       } catch (error) {
         throw new Jr2Error(
           "JR2_ERR_WORKSPACE_FETCH_FAILED",
-          { url: redactUrl(url.source), detail: (error as Error).message },
+          { url: redactUrl(url.source), detail: fetchDetail(url, error) },
           error,
         );
       }
@@ -102,6 +102,17 @@ export function createMirrors(opts: {
       return p;
     },
   };
+}
+
+/**
+ * What a failed fetch says, in one line: for a local path that is not a git repository (a
+ * newcomer's first mistake), that, naming the path and the fix; otherwise git's answer.
+ */
+function fetchDetail(url: AcceptedUrl, error: unknown): string {
+  const stderr = error instanceof Jr2Error ? error.fields.stderr : undefined;
+  if (url.kind === "local" && typeof stderr === "string" && /does not appear to be a git repository/.test(stderr))
+    return `\`${url.source}\` is not a git repository (git: ${stderr.split("; ")[0]}); point the slot's \`url\` at a repository, or make this one (\`git init\`, then a commit)`;
+  return (error as Error).message;
 }
 
 /** The remote's HEAD branch (`refs/heads/main`), or undefined when it names none. */
