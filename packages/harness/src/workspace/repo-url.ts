@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Jr2Error } from "@jr2/wire";
+import { unusableRepoRoots } from "./workspace-config.js";
 
 /** A Repo Slot's URL once accepted: what git is handed, and whether it is on this node. */
 export interface AcceptedUrl {
@@ -119,13 +120,18 @@ function localUnderRoots(
       `\`${url}\` is under JR2_WORK_ROOT (${rules.workRoot}), where runs' repositories live; point at the user's repository`,
     );
   const roots = rules.repoRoots.map(realOr);
-  if (!roots.some((root) => under(real, root)))
+  if (!roots.some((root) => under(real, root))) {
+    // A listed root that is not there (a typo, a mount not yet made) is the likely cause: said.
+    const unusable = unusableRepoRoots(rules.repoRoots)
+      .map((u) => `; JR2_REPO_ROOTS entry \`${u.root}\` ${u.reason}`)
+      .join("");
     refuse(
       "repo-roots",
       roots.length
-        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")}); add a root or move the repository`
+        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")}); add a root or move the repository${unusable}`
         : "set JR2_REPO_ROOTS to the directories local repositories may be read from",
     );
+  }
   return real;
 }
 

@@ -25,7 +25,7 @@ import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hoo
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
-import type { WorkspaceConfig } from "./workspace-config.js";
+import { unusableRepoRoots, type WorkspaceConfig } from "./workspace-config.js";
 import {
   createMemoryWorkspaceRegistry,
   type SlotRecord,
@@ -103,7 +103,7 @@ export function createWorkspaces(
     registry?: WorkspaceRegistryStore;
     mirrors?: Mirrors;
     env?: NodeJS.ProcessEnv;
-    /** A warn line (e.g. nested repositories a commit left out, ADR-0211). */
+    /** A warn line (e.g. nested repositories a commit left out, ADR-0211; a JR2_REPO_ROOTS entry not there, at start). */
     warn?: (msg: string, fields?: Record<string, unknown>) => void;
   } = {},
 ): Workspaces {
@@ -117,6 +117,11 @@ export function createWorkspaces(
       fetchEnv: (url) => credentialEnv(config.credentials, url.source, opts.env),
     });
   const rules = { repoRoots: config.repoRoots, workRoot: config.workRoot };
+  for (const { root, reason } of unusableRepoRoots(config.repoRoots))
+    opts.warn?.(
+      `JR2_REPO_ROOTS entry \`${root}\` ${reason}: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
+      { root },
+    );
   const chains = new Map<string, Promise<unknown>>();
   const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const prev = chains.get(key) ?? Promise.resolve();

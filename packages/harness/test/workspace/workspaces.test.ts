@@ -130,6 +130,30 @@ describe("what a refused or failed attach says", () => {
       `fetching \`${plain}\` into its mirror failed: \`${plain}\` is not a git repository (git: fatal: '${plain}' does not appear to be a git repository); point the slot's \`url\` at a repository, or make this one (\`git init\`, then a commit)`,
     );
   });
+
+  it("a JR2_REPO_ROOTS entry that is not a directory is warned of at start, naming it; the others still serve", async () => {
+    const missing = join(fx.dir, "mnt", "repos");
+    const file = join(fx.dir, "a-file");
+    writeFileSync(file, "not a directory\n");
+    const warned: string[] = [];
+    const started = createWorkspaces(
+      readWorkspaceConfig({
+        JR2_WORK_ROOT: fx.workRoot,
+        JR2_REPO_ROOTS: `${missing}:${fx.repoRoot}:${file}`,
+        JR2_MIRROR_FETCH_S: "0",
+      }),
+      { warn: (msg) => warned.push(msg) },
+    );
+    expect(warned).toEqual([
+      `JR2_REPO_ROOTS entry \`${missing}\` does not exist: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
+      `JR2_REPO_ROOTS entry \`${file}\` is not a directory: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
+    ]);
+    expect((await started.attach({ ...slot("run-1"), url: fx.app })).branch).toBe("jr2/review/run-1");
+    // A slot outside every existing root is refused as before, the refusal naming the missing root.
+    await expect(started.attach({ ...slot("run-2"), url: fx.dir })).rejects.toThrow(
+      `JR2_REPO_ROOTS entry \`${missing}\` does not exist`,
+    );
+  });
 });
 
 describe("a commit per pick, retry and fork (issue 28 §3)", () => {
