@@ -24,6 +24,7 @@ import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
 import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hook.js";
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
+import { createSlotQueue } from "./slot-queue.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
 import { unusableRepoRoots, type WorkspaceConfig } from "./workspace-config.js";
 import {
@@ -94,7 +95,8 @@ export interface Workspaces {
 
 /**
  * Builds the Harness's git (issue 28). Every operation on one slot runs after the previous
- * one ended (a chain per slot), so two requests never share its index.
+ * one ended (a chain per slot), so two requests never share its index; the first on a slot in
+ * this process removes the git lock files a killed Harness left (stale-files.ts, ADR-0223).
  * @param registry the durable port (default in memory)
  */
 export function createWorkspaces(
@@ -122,14 +124,7 @@ export function createWorkspaces(
       `JR2_REPO_ROOTS entry \`${root}\` ${reason}: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
       { root },
     );
-  const chains = new Map<string, Promise<unknown>>();
-  const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = chains.get(key) ?? Promise.resolve();
-    const next = prev.catch(() => undefined).then(fn);
-    chains.set(key, next);
-    void next.finally(() => chains.get(key) === next && chains.delete(key)).catch(() => undefined);
-    return next;
-  };
+  const serial = createSlotQueue(join(config.workRoot, ".repos"), opts.warn);
   const need = async (ref: SlotRef): Promise<SlotRecord> => {
     const r = await registry.get(slotKey(ref));
     if (!r) throw new Jr2Error("JR2_ERR_WORKSPACE_SLOT_UNKNOWN", { slot: slotKey(ref) });
