@@ -151,15 +151,17 @@ export async function gitLine(
 }
 
 /**
- * git's stderr as one line: its non-empty lines trimmed and joined with `; `, cut at 600
- * characters. One line because the message travels on (the Orchestrator's fault reason, the
- * CLI's feed line), where a newline would be printed escaped as a literal `\n`.
+ * git's stderr as one line, cut at 600 characters: each message (a line starting `fatal:`,
+ * `error:`, `warning:`, `hint:` or `remote:`) joined to the previous with `; `, a line git
+ * wrapped joined with a space. One line because the message travels on (the Orchestrator's fault
+ * reason, the CLI's feed line), where a newline would be printed escaped as a literal `\n`.
  */
 export function oneLine(text: string): string {
   const t = text
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== "")
-    .join("; ");
+    .map((l, i) => (i === 0 ? l : /^(fatal|error|warning|hint|remote):/.test(l) ? `; ${l}` : ` ${l}`))
+    .join("");
   return t.length > 600 ? `${t.slice(0, 600)}…` : t || "(no output)";
 }
