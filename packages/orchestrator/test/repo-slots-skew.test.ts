@@ -159,6 +159,25 @@ describe("Repo Slots on an older Harness", () => {
     await fake.close();
   });
 
+  it("a refusal from a Harness older than the slot and field in the message keeps that Harness's own words", async () => {
+    const old = {
+      error: "Repo Slot URL `ext::sh -c x` is refused by rule `command-transport`: use https:// or ssh://",
+      code: "JR2_ERR_WORKSPACE_URL_REFUSED",
+      url: "ext::sh -c x",
+      rule: "command-transport",
+      fix: "use https:// or ssh://",
+    };
+    const client = createRepoSlotClient({
+      token: "t",
+      fetch: async () => new Response(JSON.stringify(old), { status: 400 }),
+    });
+    const refused = await client
+      .attach("http://127.0.0.1:1", { runId: "r", workflow: "w", workspace: "code", slot: "app", url: "ext::sh -c x" })
+      .catch((e: unknown) => e as Error);
+    expect(refused).toMatchObject({ code: "JR2_ERR_WORKSPACE_URL_REFUSED", message: old.error });
+    expect(refused.message).not.toContain("{slot}");
+  });
+
   it("fault the run naming the fix when the Orchestrator has no Harness client for Repo Slots", async () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
     const host = createRunHost({
