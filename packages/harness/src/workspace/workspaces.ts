@@ -1,6 +1,6 @@
 import { mkdir, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Jr2Error } from "@jr2/wire";
+import { Jr2Error, type PublishSummary } from "@jr2/wire";
 import { keyOfPath, withDiskRecords } from "./disk-records.js";
 import { baseRefOf, branchLog } from "./git/branch-log.js";
 import { credentialEnv } from "./git/credentials.js";
@@ -76,7 +76,7 @@ export interface Workspaces {
    * (`JR2_PUBLISH_HOOK`, ADR-0226) with `summary`, if one is configured; its result rides the answer.
    */
   push(
-    req: SlotRef & { summary?: { workflow: string; title: string; text: string } },
+    req: SlotRef & { summary?: PublishSummary },
   ): Promise<Pushed & { hook?: PublishHookResult }>;
   /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
