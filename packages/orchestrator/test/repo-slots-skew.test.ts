@@ -6,9 +6,11 @@
  * warning), as for a URL the Harness refuses, whose words name the slot once. And placement: a Turn's cwd defaults to the one slot's Worktree; with
  * two slots and no `cwd` it is refused naming them (a Turn must say which Worktree it works in).
  */
-import { describe, expect, it } from "vitest";
+
 import { Jr2Error } from "@jr2/wire";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { formatFeedEvent } from "../src/cli/feed-printer.js";
 import {
   agent,
   createHarnessTurnDriver,
@@ -18,7 +20,6 @@ import {
   staticWorkspaceProvider,
   workspace,
 } from "../src/index.js";
-import { formatFeedEvent } from "../src/cli/feed-printer.js";
 import { recordWorkspaceHandles } from "../src/menu/marks.js";
 import { placeTurn } from "../src/turns/placement.js";
 import { createRepoSlotClient } from "../src/turns/repo-slot-client.js";
@@ -83,7 +84,9 @@ describe("Repo Slots on an older Harness", () => {
     expect(faults[0]).toMatchObject({ child: "workspace:code", reason: "repo-slot-attach" });
     expect((faults[0] as { detail: string }).detail).toContain("JR2_ERR_WORKSPACE_HARNESS_TOO_OLD");
     const line = formatFeedEvent(faults[0]!, runId);
-    expect(line).toMatch(/^\d\d:\d\d:\d\d {2}fault {5}workspace:code {2}repo-slot-attach: JR2_ERR_WORKSPACE_HARNESS_TOO_OLD: /);
+    expect(line).toMatch(
+      /^\d\d:\d\d:\d\d {2}fault {5}workspace:code {2}repo-slot-attach: JR2_ERR_WORKSPACE_HARNESS_TOO_OLD: /,
+    );
     expect(line).not.toContain("WARNING");
     expect(line).not.toContain("agent.fault");
     await host.close();
@@ -172,7 +175,13 @@ describe("Repo Slots on an older Harness", () => {
       fetch: async () => new Response(JSON.stringify(old), { status: 400 }),
     });
     const refused = await client
-      .attach("http://127.0.0.1:1", { runId: "r", workflow: "w", workspace: "code", slot: "app", url: "ext::sh -c x" })
+      .attach("http://127.0.0.1:1", {
+        runId: "r",
+        workflow: "w",
+        workspace: "code",
+        slot: "app",
+        url: "ext::sh -c x",
+      })
       .catch((e: unknown) => e as Error);
     expect(refused).toMatchObject({ code: "JR2_ERR_WORKSPACE_URL_REFUSED", message: old.error });
     expect(refused.message).not.toContain("{slot}");

@@ -37,7 +37,8 @@ export async function removeStaleSlotFiles(repos: string, key: string): Promise<
   for (const name of await names(dir)) {
     if (name.startsWith(`${slot}.json.`) && name.endsWith(".tmp") && !name.includes(`.${process.pid}-`))
       await remove(join(dir, name));
-    else if (RESCUE_INDEX.exec(name)?.[1] === slot || OLD_RESCUE_INDEX.test(name)) await remove(join(dir, name));
+    else if (RESCUE_INDEX.exec(name)?.[1] === slot || OLD_RESCUE_INDEX.test(name))
+      await remove(join(dir, name));
   }
   const gitDir = join(dir, `${slot}.git`);
   for (const name of await names(gitDir)) if (name.endsWith(".lock")) await remove(join(gitDir, name));

@@ -24,8 +24,8 @@ import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
 import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hook.js";
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
-import { createSlotQueue } from "./slot-queue.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
+import { createSlotQueue } from "./slot-queue.js";
 import { unusableRepoRoots, type WorkspaceConfig } from "./workspace-config.js";
 import {
   createMemoryWorkspaceRegistry,
@@ -75,9 +75,7 @@ export interface Workspaces {
    * Pushes the run's branch from the credential-holding repository, then runs the publish hook
    * (`JR2_PUBLISH_HOOK`, ADR-0226) with `summary`, if one is configured; its result rides the answer.
    */
-  push(
-    req: SlotRef & { summary?: PublishSummary },
-  ): Promise<Pushed & { hook?: PublishHookResult }>;
+  push(req: SlotRef & { summary?: PublishSummary }): Promise<Pushed & { hook?: PublishHookResult }>;
   /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
   /** The record of a slot, if attached here. */
@@ -369,8 +367,7 @@ export function createWorkspaces(
       // A Worktree is always at its place (slot-paths.ts): no scan of every record per pick.
       return holds(byPlace) ? byPlace : undefined;
     },
-    sandboxView: async (cwd) =>
-      sandboxGitView(await registry.list(), cwd, mirrorOf),
+    sandboxView: async (cwd) => sandboxGitView(await registry.list(), cwd, mirrorOf),
   };
 }
 

@@ -110,7 +110,9 @@ describe("what a refused or failed attach says", () => {
       code: "JR2_ERR_WORKSPACE_URL_REFUSED",
       fields: { slot: "app", field: "pushUrl", rule: "command-transport" },
     });
-    expect(refused.message).toMatch(/^Repo Slot `app`: its `pushUrl` `ext::sh -c touch% \/tmp\/pwned` is refused/);
+    expect(refused.message).toMatch(
+      /^Repo Slot `app`: its `pushUrl` `ext::sh -c touch% \/tmp\/pwned` is refused/,
+    );
     expect(await ws.record(slot("run-1"))).toBeUndefined();
     // The url itself is named as the `url`.
     await expect(ws.attach({ ...slot("run-1"), url: "/etc" })).rejects.toThrow(

@@ -110,7 +110,11 @@ export function createMirrors(opts: {
  */
 function fetchDetail(url: AcceptedUrl, error: unknown): string {
   const stderr = error instanceof Jr2Error ? error.fields.stderr : undefined;
-  if (url.kind === "local" && typeof stderr === "string" && /does not appear to be a git repository/.test(stderr))
+  if (
+    url.kind === "local" &&
+    typeof stderr === "string" &&
+    /does not appear to be a git repository/.test(stderr)
+  )
     return `\`${url.source}\` is not a git repository (git: ${stderr.split("; ")[0]}); point the slot's \`url\` at a repository, or make this one (\`git init\`, then a commit)`;
   return (error as Error).message;
 }
