@@ -1,5 +1,5 @@
 import type { PlacementOptions } from "../turns/placement.js";
-import type { RepoSlotHandle, RepoSlotsRequest } from "../xstate/run-binding.js";
+import type { PublishReposRequest, RepoSlotHandle, RepoSlotsRequest } from "../xstate/run-binding.js";
 import { redactRepoUrl } from "./forge-link.js";
 import type { LiveRun } from "./live-run.js";
 import { publishSummary } from "./publish-summary.js";
@@ -89,14 +89,14 @@ export async function attachRunRepos(
 export async function publishRunRepos(
   placement: PlacementOptions | undefined,
   run: LiveRun,
-  request: { workspace: string; slots: string[] },
+  request: PublishReposRequest,
 ): Promise<void> {
   if (!placement?.provider || !placement.repoSlots)
     throw new Error(
       `workspace \`${request.workspace}\` publishes, but this Orchestrator has no Harness (set JR2_HARNESS_URL)`,
     );
   const { harnessUrl } = placement.provider.provide({ runId: run.runId, name: request.workspace });
-  const summary = publishSummary(run);
+  const summary = publishSummary(run, request.finalValue);
   for (const slot of request.slots) {
     const pushed = await placement.repoSlots
       .push(harnessUrl, { runId: run.runId, workspace: request.workspace, slot, summary })
