@@ -174,7 +174,7 @@ describe("Repo Slots on an older Harness", () => {
       token: "t",
       fetch: async () => new Response(JSON.stringify(old), { status: 400 }),
     });
-    const refused = await client
+    const refused = (await client
       .attach("http://127.0.0.1:1", {
         runId: "r",
         workflow: "w",
@@ -182,7 +182,7 @@ describe("Repo Slots on an older Harness", () => {
         slot: "app",
         url: "ext::sh -c x",
       })
-      .catch((e: unknown) => e as Error);
+      .catch((e: unknown) => e)) as Error;
     expect(refused).toMatchObject({ code: "JR2_ERR_WORKSPACE_URL_REFUSED", message: old.error });
     expect(refused.message).not.toContain("{slot}");
   });

@@ -103,9 +103,9 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
 
 describe("what a refused or failed attach says", () => {
   it("a refused pushUrl is named as the slot's `pushUrl`, not its url, and nothing is attached", async () => {
-    const refused = await ws
+    const refused = (await ws
       .attach({ ...slot("run-1"), url: fx.app, pushUrl: "ext::sh -c touch% /tmp/pwned" })
-      .catch((e: unknown) => e as Error & { code: string; fields: Record<string, unknown> });
+      .catch((e: unknown) => e)) as Error;
     expect(refused).toMatchObject({
       code: "JR2_ERR_WORKSPACE_URL_REFUSED",
       fields: { slot: "app", field: "pushUrl", rule: "command-transport" },
@@ -124,7 +124,7 @@ describe("what a refused or failed attach says", () => {
     const plain = join(fx.repoRoot, "not-a-repo");
     mkdirSync(plain);
     writeFileSync(join(plain, "notes.txt"), "just files\n");
-    const failed = await ws.attach({ ...slot("run-1"), url: plain }).catch((e: unknown) => e as Error);
+    const failed = (await ws.attach({ ...slot("run-1"), url: plain }).catch((e: unknown) => e)) as Error;
     expect(failed).toMatchObject({ code: "JR2_ERR_WORKSPACE_FETCH_FAILED" });
     // One line: the Orchestrator's fault reason and the CLI print it as is (a newline read `\n`).
     expect(failed.message).not.toMatch(/\n|\\n/);
