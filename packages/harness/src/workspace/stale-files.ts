@@ -40,10 +40,33 @@ export async function removeStaleSlotFiles(repos: string, key: string): Promise<
     else if (RESCUE_INDEX.exec(name)?.[1] === slot || OLD_RESCUE_INDEX.test(name))
       await remove(join(dir, name));
   }
-  const gitDir = join(dir, `${slot}.git`);
-  for (const name of await names(gitDir)) if (name.endsWith(".lock")) await remove(join(gitDir, name));
-  for (const sub of ["refs", "logs"])
-    for (const path of await locksUnder(join(gitDir, sub))) await remove(path);
+  for (const path of await gitLockFiles(join(dir, `${slot}.git`))) await remove(path);
+  return removed;
+}
+
+/**
+ * The lock files git left in a git directory: its own `*.lock` files (`index.lock`, `HEAD.lock`,
+ * `config.lock`, `packed-refs.lock`, `shallow.lock`, …) and every `*.lock` under `refs/` and
+ * `logs/`. Only the caller knows whether any is live: it must hold what keeps other jr2 git out
+ * (the slot's chain, a mirror's or publish repository's `file-lock.ts` lock).
+ */
+export async function gitLockFiles(gitDir: string): Promise<string[]> {
+  const top = (await names(gitDir)).filter((n) => n.endsWith(".lock")).map((n) => join(gitDir, n));
+  return [...top, ...(await locksUnder(join(gitDir, "refs"))), ...(await locksUnder(join(gitDir, "logs")))];
+}
+
+/**
+ * Removes {@link gitLockFiles} of a git directory whose every jr2 user is shut out by a lock the
+ * caller holds (a mirror's, a publish repository's): a SIGKILLed fetch or push left them, and
+ * the next one would fail "cannot lock ref". Returns the paths removed; never throws.
+ */
+export async function removeGitLocks(gitDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const path of await gitLockFiles(gitDir))
+    await rm(path).then(
+      () => removed.push(path),
+      () => undefined,
+    );
   return removed;
 }
 

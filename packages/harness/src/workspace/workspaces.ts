@@ -115,6 +115,7 @@ export function createWorkspaces(
       workRoot: config.workRoot,
       fetchIntervalMs: config.mirrorFetchMs,
       fetchEnv: (url) => credentialEnv(config.credentials, url.source, opts.env),
+      ...(opts.warn ? { warn: opts.warn } : {}),
     });
   const rules = { repoRoots: config.repoRoots, workRoot: config.workRoot };
   for (const { root, reason } of unusableRepoRoots(config.repoRoots))
@@ -306,6 +307,7 @@ export function createWorkspaces(
           mirrorObjects: join(mirrorPath(r), "objects"),
           credentials: config.credentials,
           ...(opts.env ? { env: opts.env } : {}),
+          ...(opts.warn ? { warn: opts.warn } : {}),
         });
         r.pushed = { commit: pushed.commit, url: pushed.url, at: Date.now() };
         await registry.put(slotKey(r), r);

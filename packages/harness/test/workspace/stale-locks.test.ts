@@ -4,7 +4,7 @@
  * here by hand, as a killed git leaves them; a Harness started again on the same work root
  * removes them before its first operation on the slot, says so, and the run's next git works.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
@@ -68,5 +68,28 @@ describe("a Harness killed mid-git (ADR-0223)", () => {
     // A retry (a rescue, then a reset) works too, and nothing more is said.
     await after.checkoutAt({ ...slot("run-1"), commit: c.commit });
     expect(warned).toHaveLength(1);
+  });
+
+  it("a mirror's git lock files and its jr2 lock left by a killed fetch — even one naming this process's pid, as a restarted container's Harness has — do not stop the next attach", async () => {
+    const before = start();
+    await before.attach({ ...slot("run-1"), url: fx.app });
+    const [name] = readdirSync(join(fx.workRoot, ".mirrors")).filter((n) => n.endsWith(".git"));
+    const mirror = join(fx.workRoot, ".mirrors", name!);
+    // As a SIGKILL mid-fetch leaves them: git's ref and packed-refs locks, and jr2's own lock
+    // holding the killed Harness's pid, which the restarted one has again (pid 1 in its container).
+    const stale = [plant(join(mirror, "refs/heads/main.lock")), plant(join(mirror, "packed-refs.lock"))];
+    writeFileSync(`${mirror}.lock`, String(process.pid));
+    const newer = fx.commitToApp({ "later.txt": "later\n" });
+    const warned: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const after = start(warned);
+    const started = Date.now();
+    // Without the clean-up: a 10-minute wait for the lock, then git's "cannot lock ref 'refs/heads/main'".
+    expect((await after.attach({ ...slot("run-2"), url: fx.app })).base).toBe(newer);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    for (const path of stale) expect(existsSync(path), path).toBe(false);
+    expect(warned).toContainEqual({
+      msg: "removed the git lock files a killed fetch left in a mirror (ADR-0223)",
+      fields: { mirror, removed: expect.arrayContaining(stale) },
+    });
   });
 });
