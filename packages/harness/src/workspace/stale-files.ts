@@ -13,7 +13,7 @@ import { join } from "node:path";
  *
  * Safe because nothing else runs git in a run's repository: the Orchestrator places a run's
  * workspace on one Harness, the sandbox binds the repository read-only (ADR-0214), and within
- * this process every operation on a slot runs after the previous one ended (workspaces.ts).
+ * this process every operation on a slot runs after the previous one ended (slot-queue.ts).
  *
  * @param repos `<workRoot>/.repos`
  * @param key the slot's key `<runId>/<workspace>/<slot>` (each part a valid name: checked here)
