@@ -2,11 +2,15 @@
  * Repo Slots against an older Harness (issue 28 "Wire and skew"): a Harness without the
  * `/workspaces/*` routes answers 404 on attach, and a workflow whose workspace has Repo Slots
  * faults at start with `JR2_ERR_WORKSPACE_HARNESS_TOO_OLD` naming the Harness and its version —
- * no Turn is ever admitted. And placement: a Turn's cwd defaults to the one slot's Worktree; with
+ * no Turn is ever admitted; the run's log says so as a `fault` of the workspace (never a
+ * warning), as for a URL the Harness refuses, whose words name the slot once. And placement: a Turn's cwd defaults to the one slot's Worktree; with
  * two slots and no `cwd` it is refused naming them (a Turn must say which Worktree it works in).
  */
+
+import { Jr2Error } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { formatFeedEvent } from "../src/cli/feed-printer.js";
 import {
   agent,
   createHarnessTurnDriver,
@@ -57,7 +61,7 @@ function workflow(routed = false) {
 }
 
 describe("Repo Slots on an older Harness", () => {
-  it("say why on the run's log when the workflow routes the workspace's error (the review example's onError)", async () => {
+  it("say why on the run's log, as a fault of the workspace, when the workflow routes its error (the review example's onError)", async () => {
     const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
     const host = createRunHost({
       workflows: new Map([["w", workflow(true)]]),
@@ -72,10 +76,19 @@ describe("Repo Slots on an older Harness", () => {
     const { runId } = await host.startRun("w", {});
     await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
     expect((await host.getRun(runId)).status).toBe("done");
-    const warnings = (await host.feedOf(runId)).since().filter((e) => e.type === "warning");
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ child: "workspace:code" });
-    expect((warnings[0] as { message: string }).message).toContain("JR2_ERR_WORKSPACE_HARNESS_TOO_OLD");
+    const events = (await host.feedOf(runId)).since();
+    // A fault of the workspace, not a warning: it never started (newcomer review, session 10).
+    expect(events.filter((e) => e.type === "warning")).toEqual([]);
+    const faults = events.filter((e) => e.type === "fault");
+    expect(faults).toHaveLength(1);
+    expect(faults[0]).toMatchObject({ child: "workspace:code", reason: "repo-slot-attach" });
+    expect((faults[0] as { detail: string }).detail).toContain("JR2_ERR_WORKSPACE_HARNESS_TOO_OLD");
+    const line = formatFeedEvent(faults[0]!, runId);
+    expect(line).toMatch(
+      /^\d\d:\d\d:\d\d {2}fault {5}workspace:code {2}repo-slot-attach: JR2_ERR_WORKSPACE_HARNESS_TOO_OLD: /,
+    );
+    expect(line).not.toContain("WARNING");
+    expect(line).not.toContain("agent.fault");
     await host.close();
     await fake.close();
   });
@@ -103,6 +116,75 @@ describe("Repo Slots on an older Harness", () => {
     expect(fake.admissions).toHaveLength(0);
     await host.close();
     await fake.close();
+  });
+
+  it("a refused pushUrl faults the run at start, the Harness's words naming the slot and its `pushUrl` once", async () => {
+    const fake = await startFakeHarness({ script: () => ({ kind: "events", events: [] }) });
+    const refusal = new Jr2Error("JR2_ERR_WORKSPACE_URL_REFUSED", {
+      slot: "app",
+      field: "pushUrl",
+      url: "ext::sh -c x",
+      rule: "command-transport",
+      fix: "`<transport>::` runs a program (protocol.ext.allow=never); use https:// or ssh://",
+    });
+    const never = async (): Promise<never> => {
+      throw new Error("not used");
+    };
+    const host = createRunHost({
+      workflows: new Map([["w", workflow()]]),
+      placement: {
+        provider: staticWorkspaceProvider(fake.url, "sb"),
+        workRoot: "/work",
+        allowExplicitEndpoints: false,
+        // What the client throws for the Harness's 400 (repo-slot-client.ts passes its code and fields on).
+        repoSlots: {
+          attach: async () => {
+            throw refusal;
+          },
+          checkoutAt: never,
+          diff: never,
+          push: never,
+        },
+      },
+      turnDriver: createHarnessTurnDriver({ harnessToken: "t", config: quickTurns }),
+    });
+    const { runId } = await host.startRun("w", {});
+    await until("the run to settle", async () => (await host.getRun(runId)).status !== "running");
+    const run = await host.getRun(runId);
+    expect(run.status).toBe("faulted");
+    expect(run.fault?.reason).toContain(
+      "JR2_ERR_WORKSPACE_URL_REFUSED: Repo Slot `app`: its `pushUrl` `ext::sh -c x` is refused by rule `command-transport`",
+    );
+    const [fault] = (await host.feedOf(runId)).since().filter((e) => e.type === "fault");
+    expect((fault as { detail: string }).detail.match(/Repo Slot `app`/g)).toHaveLength(1);
+    expect(fake.admissions).toHaveLength(0);
+    await host.close();
+    await fake.close();
+  });
+
+  it("a refusal from a Harness older than the slot and field in the message keeps that Harness's own words", async () => {
+    const old = {
+      error: "Repo Slot URL `ext::sh -c x` is refused by rule `command-transport`: use https:// or ssh://",
+      code: "JR2_ERR_WORKSPACE_URL_REFUSED",
+      url: "ext::sh -c x",
+      rule: "command-transport",
+      fix: "use https:// or ssh://",
+    };
+    const client = createRepoSlotClient({
+      token: "t",
+      fetch: async () => new Response(JSON.stringify(old), { status: 400 }),
+    });
+    const refused = (await client
+      .attach("http://127.0.0.1:1", {
+        runId: "r",
+        workflow: "w",
+        workspace: "code",
+        slot: "app",
+        url: "ext::sh -c x",
+      })
+      .catch((e: unknown) => e)) as Error;
+    expect(refused).toMatchObject({ code: "JR2_ERR_WORKSPACE_URL_REFUSED", message: old.error });
+    expect(refused.message).not.toContain("{slot}");
   });
 
   it("fault the run naming the fix when the Orchestrator has no Harness client for Repo Slots", async () => {

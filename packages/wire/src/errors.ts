@@ -222,7 +222,7 @@ export const errorCodes = {
   // Repo Slots: the Harness's git (issue 28, ADR-0210)
   JR2_ERR_WORKSPACE_URL_REFUSED: {
     status: 400,
-    message: "Repo Slot URL `{url}` is refused by rule `{rule}`: {fix}",
+    message: "Repo Slot `{slot}`: its `{field}` `{url}` is refused by rule `{rule}`: {fix}",
   },
   JR2_ERR_WORKSPACE_NAME_INVALID: {
     status: 400,

@@ -121,6 +121,19 @@ export const PublishSummary = z.object({
   workflow: Name,
   title: z.string().max(256),
   text: z.string().max(16_384),
+  /**
+   * The workspace body's final state whose `meta: { publish: true }` pushed (dotted, e.g.
+   * `approved`). Optional: an older Orchestrator does not send it, an older Harness drops it.
+   */
+  finalState: z.string().max(512).optional(),
+  /**
+   * The last pick delivered before the publish — the one that ended the body (e.g. the
+   * reviewer's `approve`): its Agent, its name and the state it was picked in. Optional, as
+   * `finalState`; absent when no pick was delivered (a Gate answer ended the body).
+   */
+  pick: z
+    .object({ agent: z.string().max(256), name: z.string().max(256), state: z.string().max(512).optional() })
+    .optional(),
 });
 export type PublishSummary = z.infer<typeof PublishSummary>;
 

@@ -193,8 +193,18 @@ describe.skipIf(missing.length > 0)("the branch panel and jr2 show (issue 28 §5
     const received = JSON.parse(readFileSync(join(dir, "hook.json"), "utf8")) as Record<string, string>;
     expect(received).toMatchObject({ runId, workflow: "pr", branch, commit: head });
     expect(received.summary).toContain(`jr2 run ${runId} of workflow pr.`);
-    // The picks on the run's log when publish ran: the coder's, with its `summary` argument.
+    // The picks on the run's log when publish ran: the coder's, with its `summary` argument, and
+    // the reviewer's approve, whose transition published (its feed event is written after it).
     expect(received.summary).toMatch(/implement#coder picked finish: \S/);
+    expect(received.summary).toMatch(/review#reviewer picked approve/);
+    expect(received.summary).toContain("It ended in state approved after review#reviewer picked approve.");
+    expect(received).toMatchObject({
+      finalState: "approved",
+      pick: { agent: "reviewer", name: "approve", state: "review" },
+    });
+    expect(env).toContain("JR2_FINAL_STATE=approved\n");
+    expect(env).toContain("JR2_PICK_AGENT=reviewer\n");
+    expect(env).toContain("JR2_PICK=approve\n");
     expect(received.title).toMatch(/^pr: \S/);
     expect(pageErrors).toEqual([]);
   });

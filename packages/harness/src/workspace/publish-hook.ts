@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
+import type { PublishSummary } from "@jr2/wire";
 
 /** What the publish hook is handed (ADR-0226): the push and the run's summary. */
 export interface PublishHookInput {
@@ -17,6 +18,10 @@ export interface PublishHookInput {
   url: string;
   title: string;
   summary: string;
+  /** The body's final state that published (e.g. `approved`); absent from an older Orchestrator. */
+  finalState?: string;
+  /** The last delivered pick (e.g. the reviewer's `approve`); absent when none, or from an older Orchestrator. */
+  pick?: { agent: string; name: string; state?: string };
 }
 
 /** What the hook did (wire `HookResult`). */
@@ -37,16 +42,23 @@ export interface PublishHookConfig {
 
 /**
  * The hook's input for a pushed slot: `base` the base's branch or tag (else its commit);
- * without the Orchestrator's summary (an older one), the title `jr2 <workflow> run <runId>`.
+ * without the Orchestrator's summary (an older one), the title `jr2 <workflow> run <runId>`;
+ * the final state and the last pick as the summary carries them (ADR-0226).
  */
 export function hookInput(
   r: { runId: string; workflow: string; workspace: string; slot: string; base: string },
   pushed: { branch: string; commit: string; url: string },
   base: string,
-  summary?: { workflow: string; title: string; text: string },
+  summary?: PublishSummary,
 ): PublishHookInput {
-  const s = summary ?? { workflow: r.workflow, title: `jr2 ${r.workflow} run ${r.runId}`, text: "" };
+  const s: PublishSummary = summary ?? {
+    workflow: r.workflow,
+    title: `jr2 ${r.workflow} run ${r.runId}`,
+    text: "",
+  };
   return {
+    ...(s.finalState === undefined ? {} : { finalState: s.finalState }),
+    ...(s.pick === undefined ? {} : { pick: s.pick }),
     runId: r.runId,
     workflow: s.workflow,
     workspace: r.workspace,
@@ -71,7 +83,8 @@ const KEPT_BYTES = 16_384;
  * <command>` in its own process group, cwd the system temp directory, stdin the
  * {@link PublishHookInput} as one JSON object, and the same fields in the environment as
  * `JR2_RUN_ID`, `JR2_WORKFLOW`, `JR2_WORKSPACE`, `JR2_SLOT`, `JR2_BRANCH`, `JR2_BASE`,
- * `JR2_BASE_COMMIT`, `JR2_COMMIT`, `JR2_URL`, `JR2_TITLE`, `JR2_SUMMARY`. The
+ * `JR2_BASE_COMMIT`, `JR2_COMMIT`, `JR2_URL`, `JR2_TITLE`, `JR2_SUMMARY`, `JR2_FINAL_STATE`,
+ * `JR2_PICK_AGENT`, `JR2_PICK` (the last two the last delivered pick; each empty when not known). The
  * Harness's own environment is passed on **without** its `JR2_*` variables (its tokens stay
  * out); everything else (`PATH`, `HOME`, `GH_TOKEN`, …) is the operator's to use. Model-written
  * text reaches the hook only as data (title, summary), never in its command line.
@@ -99,6 +112,10 @@ export function runPublishHook(
     JR2_URL: input.url,
     JR2_TITLE: input.title,
     JR2_SUMMARY: input.summary,
+    // Always set (empty when not known), so a hook under `set -u` reads them safely.
+    JR2_FINAL_STATE: input.finalState ?? "",
+    JR2_PICK_AGENT: input.pick?.agent ?? "",
+    JR2_PICK: input.pick?.name ?? "",
   });
   return new Promise((resolve) => {
     let output = "";

@@ -2,12 +2,19 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Jr2Error } from "@jr2/wire";
+import { unusableRepoRoots } from "./workspace-config.js";
 
 /** A Repo Slot's URL once accepted: what git is handed, and whether it is on this node. */
 export interface AcceptedUrl {
   /** What git fetches from: the URL itself, or the local path (real, absolute). */
   source: string;
   kind: "https" | "ssh" | "local";
+}
+
+/** Which field of which Repo Slot a URL came from: named in a refusal, so the user knows what to fix. */
+export interface UrlField {
+  slot: string;
+  field: "url" | "pushUrl";
 }
 
 /** The roots and the work root the URL rules read (issue 28 §1). */
@@ -27,11 +34,12 @@ export interface UrlRules {
  * https user, or a credential-like query parameter such as `access_token=`; name a token file
  * instead), whitespace in an https or ssh URL (`whitespace`), a local path not under a listed root (`repo-roots`), anything under the work
  * root (`work-root`: another run's repository), an option-looking URL (`option`).
- * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ url, rule, fix }`
+ * @param at the slot and the field (`url` or `pushUrl`) the URL came from, named in a refusal
+ * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ slot, field, url, rule, fix }`
  */
-export function acceptUrl(url: string, rules: UrlRules): AcceptedUrl {
+export function acceptUrl(url: string, rules: UrlRules, at: UrlField): AcceptedUrl {
   const refuse = (rule: string, fix: string): never => {
-    throw new Jr2Error("JR2_ERR_WORKSPACE_URL_REFUSED", { url: redactUrl(url), rule, fix });
+    throw new Jr2Error("JR2_ERR_WORKSPACE_URL_REFUSED", { ...at, url: redactUrl(url), rule, fix });
   };
   if (typeof url !== "string" || url.trim() === "") refuse("empty", "give the repository's URL");
   if (url.startsWith("-")) refuse("option", "a URL never starts with `-`");
@@ -112,13 +120,18 @@ function localUnderRoots(
       `\`${url}\` is under JR2_WORK_ROOT (${rules.workRoot}), where runs' repositories live; point at the user's repository`,
     );
   const roots = rules.repoRoots.map(realOr);
-  if (!roots.some((root) => under(real, root)))
+  if (!roots.some((root) => under(real, root))) {
+    // A listed root that is not there (a typo, a mount not yet made) is the likely cause: said.
+    const unusable = unusableRepoRoots(rules.repoRoots)
+      .map((u) => `; JR2_REPO_ROOTS entry \`${u.root}\` ${u.reason}`)
+      .join("");
     refuse(
       "repo-roots",
       roots.length
-        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")}); add a root or move the repository`
+        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")}); add a root or move the repository${unusable}`
         : "set JR2_REPO_ROOTS to the directories local repositories may be read from",
     );
+  }
   return real;
 }
 

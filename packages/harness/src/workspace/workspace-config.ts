@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { type GitCredentialConfig, readGitCredentialConfig } from "./git/credentials.js";
 import type { PublishHookConfig } from "./publish-hook.js";
@@ -66,4 +67,22 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: numb
   if (!Number.isSafeInteger(n) || n < min)
     throw new Error(`${name} must be a whole number ≥ ${min}, got \`${raw}\``);
   return n;
+}
+
+/**
+ * The `JR2_REPO_ROOTS` entries that are not a directory now (missing, or a file), each with why.
+ * Said as a warn line at the Harness's start, never a refusal to start: a root may be a mount
+ * that comes later (ADR-0221); a slot under no existing root is refused at attach as before.
+ */
+export function unusableRepoRoots(repoRoots: readonly string[]): { root: string; reason: string }[] {
+  const out: { root: string; reason: string }[] = [];
+  for (const root of repoRoots) {
+    try {
+      if (!statSync(root).isDirectory()) out.push({ root, reason: "is not a directory" });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      out.push({ root, reason: code === "ENOENT" ? "does not exist" : `cannot be read (${code})` });
+    }
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { mkdir, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Jr2Error } from "@jr2/wire";
+import { Jr2Error, type PublishSummary } from "@jr2/wire";
 import { keyOfPath, withDiskRecords } from "./disk-records.js";
 import { baseRefOf, branchLog } from "./git/branch-log.js";
 import { credentialEnv } from "./git/credentials.js";
@@ -25,7 +25,8 @@ import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hoo
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";
 import { type SlotIds, slotKey, slotPaths } from "./slot-paths.js";
-import type { WorkspaceConfig } from "./workspace-config.js";
+import { createSlotQueue } from "./slot-queue.js";
+import { unusableRepoRoots, type WorkspaceConfig } from "./workspace-config.js";
 import {
   createMemoryWorkspaceRegistry,
   type SlotRecord,
@@ -74,9 +75,7 @@ export interface Workspaces {
    * Pushes the run's branch from the credential-holding repository, then runs the publish hook
    * (`JR2_PUBLISH_HOOK`, ADR-0226) with `summary`, if one is configured; its result rides the answer.
    */
-  push(
-    req: SlotRef & { summary?: { workflow: string; title: string; text: string } },
-  ): Promise<Pushed & { hook?: PublishHookResult }>;
+  push(req: SlotRef & { summary?: PublishSummary }): Promise<Pushed & { hook?: PublishHookResult }>;
   /** Rescues, then removes the Worktrees of a run (all slots, or one); the repository stays. */
   remove(req: { runId: string; workspace?: string; slot?: string }): Promise<{ removed: string[] }>;
   /** The record of a slot, if attached here. */
@@ -94,7 +93,8 @@ export interface Workspaces {
 
 /**
  * Builds the Harness's git (issue 28). Every operation on one slot runs after the previous
- * one ended (a chain per slot), so two requests never share its index.
+ * one ended (a chain per slot), so two requests never share its index; the first on a slot in
+ * this process removes the git lock files a killed Harness left (stale-files.ts, ADR-0223).
  * @param registry the durable port (default in memory)
  */
 export function createWorkspaces(
@@ -103,7 +103,7 @@ export function createWorkspaces(
     registry?: WorkspaceRegistryStore;
     mirrors?: Mirrors;
     env?: NodeJS.ProcessEnv;
-    /** A warn line (e.g. nested repositories a commit left out, ADR-0211). */
+    /** A warn line (e.g. nested repositories a commit left out, ADR-0211; a JR2_REPO_ROOTS entry not there, at start). */
     warn?: (msg: string, fields?: Record<string, unknown>) => void;
   } = {},
 ): Workspaces {
@@ -115,16 +115,15 @@ export function createWorkspaces(
       workRoot: config.workRoot,
       fetchIntervalMs: config.mirrorFetchMs,
       fetchEnv: (url) => credentialEnv(config.credentials, url.source, opts.env),
+      ...(opts.warn ? { warn: opts.warn } : {}),
     });
   const rules = { repoRoots: config.repoRoots, workRoot: config.workRoot };
-  const chains = new Map<string, Promise<unknown>>();
-  const serial = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = chains.get(key) ?? Promise.resolve();
-    const next = prev.catch(() => undefined).then(fn);
-    chains.set(key, next);
-    void next.finally(() => chains.get(key) === next && chains.delete(key)).catch(() => undefined);
-    return next;
-  };
+  for (const { root, reason } of unusableRepoRoots(config.repoRoots))
+    opts.warn?.(
+      `JR2_REPO_ROOTS entry \`${root}\` ${reason}: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
+      { root },
+    );
+  const serial = createSlotQueue(join(config.workRoot, ".repos"), opts.warn);
   const need = async (ref: SlotRef): Promise<SlotRecord> => {
     const r = await registry.get(slotKey(ref));
     if (!r) throw new Jr2Error("JR2_ERR_WORKSPACE_SLOT_UNKNOWN", { slot: slotKey(ref) });
@@ -148,10 +147,13 @@ export function createWorkspaces(
     await rescue(pathsOf(r), r.runId, op, r.rescues);
     await registry.put(slotKey(r), r);
   };
-  /** The mirror a slot borrows from (undefined: its URL no longer accepted here). */
-  const mirrorOf = async (r: SlotRecord): Promise<string | undefined> => {
+  /** The mirror a slot borrows from. @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` (its URL no longer accepted here) */
+  const mirrorPath = (r: SlotRecord): string =>
+    mirrors.pathOf(acceptUrl(r.url, rules, { slot: r.slot, field: "url" }));
+  /** The mirror a slot borrows from, or undefined when its URL is no longer accepted here. */
+  const mirrorOf = (r: SlotRecord): string | undefined => {
     try {
-      return mirrors.pathOf(acceptUrl(r.url, rules));
+      return mirrorPath(r);
     } catch {
       return undefined;
     }
@@ -164,8 +166,8 @@ export function createWorkspaces(
     config,
     attach: (req) =>
       serial(slotKey(req), async () => {
-        const url = acceptUrl(req.url, rules);
-        if (req.pushUrl !== undefined) acceptUrl(req.pushUrl, rules);
+        const url = acceptUrl(req.url, rules, { slot: req.slot, field: "url" });
+        if (req.pushUrl !== undefined) acceptUrl(req.pushUrl, rules, { slot: req.slot, field: "pushUrl" });
         const paths = slotPaths(config.workRoot, req);
         const known = await registry.get(slotKey(req));
         if (known && (await exists(join(known.repo, "HEAD")))) {
@@ -237,7 +239,7 @@ export function createWorkspaces(
             commit: req.commit,
             slot: slotKey(req.from),
           });
-        const url = acceptUrl(source.url, rules);
+        const url = acceptUrl(source.url, rules, { slot: source.slot, field: "url" });
         const mirror = mirrors.pathOf(url);
         const paths = slotPaths(config.workRoot, req);
         await makeRunRepository(paths, mirror, source.base);
@@ -279,7 +281,7 @@ export function createWorkspaces(
       const head = (await branchHead({ gitDir: r.repo }, r.branch)) ?? r.base;
       const d = await slotDiff({ gitDir: r.repo }, r.base, head, req.maxBytes ?? config.diffMaxBytes);
       const log = await branchLog(r.repo, r.base, head);
-      const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
+      const baseRef = await baseRefOf(mirrorOf(r), r.ref);
       return {
         ...d,
         base: r.base,
@@ -293,20 +295,24 @@ export function createWorkspaces(
     push: (req) =>
       serial(slotKey(req), async () => {
         const r = await need(req);
-        const target = acceptUrl(r.pushUrl ?? r.url, rules);
+        const target = acceptUrl(r.pushUrl ?? r.url, rules, {
+          slot: r.slot,
+          field: r.pushUrl === undefined ? "url" : "pushUrl",
+        });
         const pushed = await pushBranch({
           workRoot: config.workRoot,
           runRepo: r.repo,
           branch: r.branch,
           url: target.source,
-          mirrorObjects: join(mirrors.pathOf(acceptUrl(r.url, rules)), "objects"),
+          mirrorObjects: join(mirrorPath(r), "objects"),
           credentials: config.credentials,
           ...(opts.env ? { env: opts.env } : {}),
+          ...(opts.warn ? { warn: opts.warn } : {}),
         });
         r.pushed = { commit: pushed.commit, url: pushed.url, at: Date.now() };
         await registry.put(slotKey(r), r);
         if (!config.publishHook) return pushed;
-        const baseRef = await mirrorOf(r).then((m) => (m ? baseRefOf(m, r.ref) : undefined));
+        const baseRef = await baseRefOf(mirrorOf(r), r.ref);
         const hook = await runPublishHook(
           config.publishHook,
           hookInput(r, pushed, baseRef ?? r.base, req.summary),
@@ -363,14 +369,7 @@ export function createWorkspaces(
       // A Worktree is always at its place (slot-paths.ts): no scan of every record per pick.
       return holds(byPlace) ? byPlace : undefined;
     },
-    sandboxView: async (cwd) =>
-      sandboxGitView(await registry.list(), cwd, (r) => {
-        try {
-          return mirrors.pathOf(acceptUrl(r.url, rules));
-        } catch {
-          return undefined;
-        }
-      }),
+    sandboxView: async (cwd) => sandboxGitView(await registry.list(), cwd, mirrorOf),
   };
 }
 

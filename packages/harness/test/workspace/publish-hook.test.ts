@@ -65,6 +65,8 @@ describe("the publish hook (ADR-0226)", () => {
         workflow: "review",
         title: "review: add feature.txt",
         text: "Picks:\n- implement#coder picked finish: $(rm -rf /)",
+        finalState: "approved",
+        pick: { agent: "reviewer", name: "approve", state: "review" },
       },
     });
     expect(userGit(fx.remote, "rev-parse", "jr2/review/run-1")).toBe(commit);
@@ -82,6 +84,10 @@ describe("the publish hook (ADR-0226)", () => {
     expect(env).toContain(`JR2_URL=${fx.remote}\n`);
     expect(env).toContain("JR2_TITLE=review: add feature.txt\n");
     expect(env).toContain("GH_TOKEN=for-the-hook\n");
+    // The approving pick and the state it ended the body in (newcomer review, session 10).
+    expect(env).toContain("JR2_FINAL_STATE=approved\n");
+    expect(env).toContain("JR2_PICK_AGENT=reviewer\n");
+    expect(env).toContain("JR2_PICK=approve\n");
     // The Harness's own JR2_* (its token) never reaches the hook.
     expect(env).not.toContain("never-to-the-hook");
     const json = JSON.parse(readFileSync(join(fx.dir, "received.json"), "utf8")) as Record<string, unknown>;
@@ -91,6 +97,8 @@ describe("the publish hook (ADR-0226)", () => {
       base: "main",
       commit,
       summary: "Picks:\n- implement#coder picked finish: $(rm -rf /)",
+      finalState: "approved",
+      pick: { agent: "reviewer", name: "approve", state: "review" },
     });
   });
 
@@ -110,8 +118,13 @@ describe("the publish hook (ADR-0226)", () => {
     expect(pushed.hook?.tail).toContain("no token");
     expect(pushed.hook?.tail).toContain("line 30");
     expect(pushed.hook?.tail).not.toContain("line 10");
-    // Without a summary from the Orchestrator (an older one), the hook still gets a title.
-    expect(readFileSync(join(fx.dir, "received.env"), "utf8")).toContain("JR2_TITLE=jr2 review run run-2\n");
+    // Without a summary from the Orchestrator (an older one), the hook still gets a title, and
+    // the final state and pick set empty (a hook under `set -u` reads them safely).
+    const env = readFileSync(join(fx.dir, "received.env"), "utf8");
+    expect(env).toContain("JR2_TITLE=jr2 review run run-2\n");
+    expect(env).toContain("JR2_FINAL_STATE=\n");
+    expect(env).toContain("JR2_PICK=\n");
+    expect(JSON.parse(readFileSync(join(fx.dir, "received.json"), "utf8"))).not.toHaveProperty("pick");
   });
 
   it("a hook past JR2_PUBLISH_HOOK_TIMEOUT_S is killed with its children, and says so", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
@@ -98,6 +98,63 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
       .attach({ ...slot("run-1"), url: "https://user:secret@example.com/a.git" })
       .catch((e) => e);
     expect(String(refused.message)).not.toContain("secret");
+  });
+});
+
+describe("what a refused or failed attach says", () => {
+  it("a refused pushUrl is named as the slot's `pushUrl`, not its url, and nothing is attached", async () => {
+    const refused = (await ws
+      .attach({ ...slot("run-1"), url: fx.app, pushUrl: "ext::sh -c touch% /tmp/pwned" })
+      .catch((e: unknown) => e)) as Error;
+    expect(refused).toMatchObject({
+      code: "JR2_ERR_WORKSPACE_URL_REFUSED",
+      fields: { slot: "app", field: "pushUrl", rule: "command-transport" },
+    });
+    expect(refused.message).toMatch(
+      /^Repo Slot `app`: its `pushUrl` `ext::sh -c touch% \/tmp\/pwned` is refused/,
+    );
+    expect(await ws.record(slot("run-1"))).toBeUndefined();
+    // The url itself is named as the `url`.
+    await expect(ws.attach({ ...slot("run-1"), url: "/etc" })).rejects.toThrow(
+      /^Repo Slot `app`: its `url` `\/etc` is refused by rule `repo-roots`/,
+    );
+  });
+
+  it("a local path that is not a git repository: one line naming the path and the fix, git's first line kept", async () => {
+    const plain = join(fx.repoRoot, "not-a-repo");
+    mkdirSync(plain);
+    writeFileSync(join(plain, "notes.txt"), "just files\n");
+    const failed = (await ws.attach({ ...slot("run-1"), url: plain }).catch((e: unknown) => e)) as Error;
+    expect(failed).toMatchObject({ code: "JR2_ERR_WORKSPACE_FETCH_FAILED" });
+    // One line: the Orchestrator's fault reason and the CLI print it as is (a newline read `\n`).
+    expect(failed.message).not.toMatch(/\n|\\n/);
+    expect(failed.message).toBe(
+      `fetching \`${plain}\` into its mirror failed: \`${plain}\` is not a git repository (git: fatal: '${plain}' does not appear to be a git repository); point the slot's \`url\` at a repository, or make this one (\`git init\`, then a commit)`,
+    );
+  });
+
+  it("a JR2_REPO_ROOTS entry that is not a directory is warned of at start, naming it; the others still serve", async () => {
+    const missing = join(fx.dir, "mnt", "repos");
+    const file = join(fx.dir, "a-file");
+    writeFileSync(file, "not a directory\n");
+    const warned: string[] = [];
+    const started = createWorkspaces(
+      readWorkspaceConfig({
+        JR2_WORK_ROOT: fx.workRoot,
+        JR2_REPO_ROOTS: `${missing}:${fx.repoRoot}:${file}`,
+        JR2_MIRROR_FETCH_S: "0",
+      }),
+      { warn: (msg) => warned.push(msg) },
+    );
+    expect(warned).toEqual([
+      `JR2_REPO_ROOTS entry \`${missing}\` does not exist: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
+      `JR2_REPO_ROOTS entry \`${file}\` is not a directory: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
+    ]);
+    expect((await started.attach({ ...slot("run-1"), url: fx.app })).branch).toBe("jr2/review/run-1");
+    // A slot outside every existing root is refused as before, the refusal naming the missing root.
+    await expect(started.attach({ ...slot("run-2"), url: fx.dir })).rejects.toThrow(
+      `JR2_REPO_ROOTS entry \`${missing}\` does not exist`,
+    );
   });
 });
 

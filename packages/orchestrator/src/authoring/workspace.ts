@@ -118,6 +118,8 @@ type RepoContext = {
   input: unknown;
   output?: unknown;
   publish?: boolean;
+  /** The body's state value when it finished (its final state): the publish hook is told it. */
+  finalValue?: unknown;
   repos?: Record<string, RepoSlotHandle>;
 };
 
@@ -195,6 +197,7 @@ function repoWorkspace(
               actions: assign({
                 output: ({ event }: { event: { output: unknown } }) => event.output,
                 publish: ({ self }: { self: AnyActorRef }) => wantsPublish(self),
+                finalValue: ({ self }: { self: AnyActorRef }) => bodySnapshot(self)?.value,
               }),
             },
             onError: {
@@ -221,6 +224,7 @@ function repoWorkspace(
           input: ({ context, self }: { context: RepoContext; self: AnyActorRef }) => ({
             name: options.name ?? self.id,
             slots: Object.keys(context.repos ?? {}),
+            finalValue: context.finalValue,
           }),
           onDone: "done",
           onError: {
@@ -236,11 +240,18 @@ function repoWorkspace(
   });
 }
 
-/** Whether the body's final state (still the wrapper's child while onDone is chosen) says `publish: true`. */
-function wantsPublish(wrapper: AnyActorRef): boolean {
+/** The body's snapshot: still the wrapper's child while onDone is chosen. */
+function bodySnapshot(
+  wrapper: AnyActorRef,
+): { value?: unknown; getMeta?: () => Record<string, unknown> } | undefined {
   const body = (wrapper.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> }).children
     ?.body;
-  const snapshot = body?.getSnapshot() as { getMeta?: () => Record<string, unknown> } | undefined;
+  return body?.getSnapshot() as { value?: unknown; getMeta?: () => Record<string, unknown> } | undefined;
+}
+
+/** Whether the body's final state says `publish: true`. */
+function wantsPublish(wrapper: AnyActorRef): boolean {
+  const snapshot = bodySnapshot(wrapper);
   const metas = Object.values(snapshot?.getMeta?.() ?? {});
   return metas.some(
     (m) => typeof m === "object" && m !== null && (m as { publish?: unknown }).publish === true,
@@ -248,9 +259,11 @@ function wantsPublish(wrapper: AnyActorRef): boolean {
 }
 
 /** Pushes the run's branch of each slot through the run host (the Harness pushes; issue 28 §5). */
-const publish = fromPromise<void, { name: string; slots: string[] }>(async ({ input, system }) => {
-  const binding = runBindingOf(system);
-  if (!binding?.publishRepos)
-    throw new Error(`workspace \`${input.name}\` publishes, but this run host has no Harness to push from`);
-  await binding.publishRepos({ workspace: input.name, slots: input.slots });
-});
+const publish = fromPromise<void, { name: string; slots: string[]; finalValue?: unknown }>(
+  async ({ input, system }) => {
+    const binding = runBindingOf(system);
+    if (!binding?.publishRepos)
+      throw new Error(`workspace \`${input.name}\` publishes, but this run host has no Harness to push from`);
+    await binding.publishRepos({ workspace: input.name, slots: input.slots, finalValue: input.finalValue });
+  },
+);

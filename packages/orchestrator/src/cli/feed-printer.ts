@@ -53,6 +53,9 @@ function feedLine(event: RunFeedEvent, runId: string): string {
         ? `${time}  text-call ${event.child}  the model wrote a tool call inside its reasoning instead of calling it; nothing was run`
         : `${time}  text-call ${event.child}  the model wrote a tool call as text instead of calling it; is the model server's tool-call parser on?`;
     case "fault": {
+      // Not a Turn's (`<state>#<agent>`): a workspace whose Repo Slot was refused at start.
+      if (!event.child.includes("#"))
+        return `${time}  fault     ${event.child}  ${m(event.reason)}${event.detail ? `: ${m(event.detail)}` : ""}`;
       const cause = event.cause ? `, cause: ${event.cause}` : "";
       return `${time}  fault     ${event.child}  agent.fault { reason: ${event.reason}${cause} }${event.detail ? `: ${m(event.detail)}` : ""}`;
     }

@@ -16,6 +16,7 @@ import { ConversationHistories } from "../turns/conversation-history.js";
 import type { TurnLedgerEntry } from "../turns/turn-driver.js";
 import {
   bindRun,
+  type PublishReposRequest,
   type RepoSlotHandle,
   type RepoSlotsRequest,
   type RunBinding,
@@ -44,7 +45,7 @@ export interface LiveRunHooks {
   /** Attaches a workspace's Repo Slots on its Harness (issue 28); absent: such a workspace faults. */
   attachRepos?(run: LiveRun, request: RepoSlotsRequest): Promise<Record<string, RepoSlotHandle>>;
   /** Pushes a workspace's slots' branches (publish, issue 28 §5). */
-  publishRepos?(run: LiveRun, request: { workspace: string; slots: string[] }): Promise<void>;
+  publishRepos?(run: LiveRun, request: PublishReposRequest): Promise<void>;
   now(): Date;
 }
 
@@ -77,6 +78,11 @@ export class LiveRun {
   readonly owedAborts = new Map<string, OwedAbort>();
   /** `<submissionId>@<position>` of each model-request retry told on the feed (issue 22 §5). */
   readonly retryKeys = new Set<string>();
+  /**
+   * The pick being delivered now (set while its event is sent and the run settles): a publish it
+   * causes names it, though its feed event is written only after (ADR-0226). Not saved.
+   */
+  pickInDelivery: { child: string; agent: string; name: string; arguments?: unknown } | undefined;
   /** The run's Repo Slots by `<workspace>/<slot>` (issue 28), as attached. */
   readonly repoSlots = new Map<string, RepoSlotRecord>();
   /** The newest Worktree commit per slot, from the picks (issue 28 §3). */
@@ -262,7 +268,7 @@ export class LiveRun {
         : {}),
       ...(this.#hooks.publishRepos
         ? {
-            publishRepos: (request: { workspace: string; slots: string[] }) =>
+            publishRepos: (request: PublishReposRequest) =>
               this.#hooks.publishRepos?.(this, request) ?? Promise.resolve(),
           }
         : {}),

@@ -165,7 +165,18 @@ async function decideAndDeliver(
 ): Promise<PickAnswer> {
   const decision = decidePick(registration.turnActor, { name: pick.name, arguments: pick.arguments });
   if (decision.action === "answer") return undeliveredAnswer(state, registration, decision);
-  return deliverAndSettle(state, run, registration, decision);
+  // A publish this pick causes names it (ADR-0226); its feed event comes after the transition.
+  run.pickInDelivery = {
+    child: `${registration.statePath}#${registration.agent}`,
+    agent: registration.agent,
+    name: pick.name,
+    ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
+  };
+  try {
+    return await deliverAndSettle(state, run, registration, decision);
+  } finally {
+    run.pickInDelivery = undefined;
+  }
 }
 
 /** The answer of a pick `decidePick` refused or found not moving (checks 2–6). */

@@ -1,5 +1,5 @@
 import type { PlacementOptions } from "../turns/placement.js";
-import type { RepoSlotHandle, RepoSlotsRequest } from "../xstate/run-binding.js";
+import type { PublishReposRequest, RepoSlotHandle, RepoSlotsRequest } from "../xstate/run-binding.js";
 import { redactRepoUrl } from "./forge-link.js";
 import type { LiveRun } from "./live-run.js";
 import { publishSummary } from "./publish-summary.js";
@@ -7,7 +7,8 @@ import { publishSummary } from "./publish-summary.js";
 /**
  * Attaches a workspace's Repo Slots for a run (issue 28 §2): on the Harness the
  * WorkspaceProvider names for the workspace, one `POST /workspaces/attach` per slot, the run's
- * feed told each (`repo-slot` `attached`). The Orchestrator never touches the work root.
+ * feed told each (`repo-slot` `attached`); a slot refused or failed is a `fault` on the feed
+ * (reason `repo-slot-attach`, the code in its detail). The Orchestrator never touches the work root.
  * @throws Error when the host has no Harness placement; the client's coded errors otherwise
  *   (`JR2_ERR_WORKSPACE_HARNESS_TOO_OLD`, the Harness's `JR2_ERR_WORKSPACE_*`)
  */
@@ -32,14 +33,22 @@ export async function attachRunRepos(
         ...spec,
       })
       .catch((error: unknown) => {
-        // The run's fault reason carries the code (a person greps for it; a tool branches on it).
+        // The run's fault reason carries the code (a person greps for it; a tool branches on it);
+        // a Harness message that names the slot already (a refused URL) is not prefixed again.
         const code = (error as { code?: unknown }).code;
-        const message = `${typeof code === "string" ? `${code}: ` : ""}Repo Slot \`${slot}\`: ${(error as Error).message}`;
+        const text = (error as Error).message;
+        const message = `${typeof code === "string" ? `${code}: ` : ""}${text.startsWith(`Repo Slot \`${slot}\``) ? text : `Repo Slot \`${slot}\`: ${text}`}`;
         // Said on the run's log before it is thrown: a workflow that routes the workspace's
         // error (`onError: "failed"`, as the `review` example does) would otherwise end the run with no
         // word of why (newcomer, session 7: a mistyped repository path ended "failed", silent).
+        // A fault, not a warning: the workspace never started (newcomer review, session 10).
         if (run.status === "running")
-          run.feed.append({ type: "warning", child: `workspace:${request.workspace}`, message });
+          run.feed.append({
+            type: "fault",
+            child: `workspace:${request.workspace}`,
+            reason: "repo-slot-attach",
+            detail: message,
+          });
         throw new Error(message);
       });
     out[slot] = { path: h.path, branch: h.branch, base: h.base };
@@ -80,14 +89,14 @@ export async function attachRunRepos(
 export async function publishRunRepos(
   placement: PlacementOptions | undefined,
   run: LiveRun,
-  request: { workspace: string; slots: string[] },
+  request: PublishReposRequest,
 ): Promise<void> {
   if (!placement?.provider || !placement.repoSlots)
     throw new Error(
       `workspace \`${request.workspace}\` publishes, but this Orchestrator has no Harness (set JR2_HARNESS_URL)`,
     );
   const { harnessUrl } = placement.provider.provide({ runId: run.runId, name: request.workspace });
-  const summary = publishSummary(run);
+  const summary = publishSummary(run, request.finalValue);
   for (const slot of request.slots) {
     const pushed = await placement.repoSlots
       .push(harnessUrl, { runId: run.runId, workspace: request.workspace, slot, summary })

@@ -97,8 +97,13 @@ export function createRepoSlotClient(options: {
       });
     // The Harness's coded refusal, passed on as it came (a caller branches on the code).
     if (error.success && error.data.code in errorCodes) {
-      const { error: _message, code, ...fields } = error.data;
-      throw new Jr2Error(code as ErrorCode, fields);
+      const { error: message, code, ...fields } = error.data;
+      const coded = new Jr2Error(code as ErrorCode, fields);
+      // An older Harness lacks a field this table's message names (`{slot}` of a refused URL):
+      // its own words then, never a message with a placeholder left in it.
+      const named = [...errorCodes[code as ErrorCode].message.matchAll(/\{(\w+)\}/g)];
+      if (named.some(([, key]) => key !== undefined && fields[key] === undefined)) coded.message = message;
+      throw coded;
     }
     throw new Jr2Error("JR2_ERR_WORKSPACE_GIT_FAILED", {
       command: `POST ${path}`,

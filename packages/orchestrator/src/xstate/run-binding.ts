@@ -81,8 +81,18 @@ export interface RunBinding {
    * `JR2_ERR_WORKSPACE_HARNESS_TOO_OLD`). Absent on a host without Harness placement.
    */
   attachRepos?(request: RepoSlotsRequest): Promise<Record<string, RepoSlotHandle>>;
-  /** Pushes a workspace's slots' branches (publish, issue 28 §5); resolves with what was pushed. */
-  publishRepos?(request: { workspace: string; slots: string[] }): Promise<void>;
+  /**
+   * Pushes a workspace's slots' branches (publish, issue 28 §5); resolves with what was pushed.
+   * `finalValue`: the body's state value as it finished, for the publish hook's summary.
+   */
+  publishRepos?(request: PublishReposRequest): Promise<void>;
+}
+
+/** What a workspace whose body ended in a `meta: { publish: true }` state asks its run host to push. */
+export interface PublishReposRequest {
+  workspace: string;
+  slots: string[];
+  finalValue?: unknown;
 }
 
 /** What a `workspace(body, { repos })` asks its run host to attach. */

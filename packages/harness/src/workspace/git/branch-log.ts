@@ -37,9 +37,13 @@ export async function branchLog(
 /**
  * The branch or tag a slot's base came from: the slot's `ref` when it names a branch or tag of
  * the mirror, else — no `ref` — the remote's default branch (the mirror's HEAD); undefined for
- * a bare commit or a mirror gone. For the forge link and the publish hook's `JR2_BASE`.
+ * a bare commit, a mirror gone, or none (`mirror` undefined: the URL no longer accepted). For the forge link and the publish hook's `JR2_BASE`.
  */
-export async function baseRefOf(mirror: string, ref: string | undefined): Promise<string | undefined> {
+export async function baseRefOf(
+  mirror: string | undefined,
+  ref: string | undefined,
+): Promise<string | undefined> {
+  if (mirror === undefined) return undefined;
   if (ref !== undefined) {
     if (ref.startsWith("-")) return undefined;
     for (const full of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {

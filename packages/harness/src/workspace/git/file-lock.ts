@@ -4,8 +4,10 @@ import { Jr2Error } from "@jr2/wire";
 /**
  * Holds an exclusive lock file for `fn`'s duration, across processes on one node (two Harness
  * processes may share a work root). The lock is a file made with O_EXCL holding the owner's
- * pid; a lock whose pid is dead, or older than `staleMs`, is taken over (a Harness SIGKILLed
- * mid-fetch must not wedge the mirror). Waiters poll every `pollMs`.
+ * pid; a lock whose pid is dead, or is this process's own pid while this process does not hold
+ * it (a restarted container's Harness often gets its killed predecessor's pid), or older than
+ * `staleMs`, is taken over (a Harness SIGKILLed mid-fetch must not wedge the mirror). Waiters
+ * poll every `pollMs`.
  * @throws Jr2Error `JR2_ERR_WORKSPACE_LOCK_TIMEOUT` naming the lock after `waitMs`
  */
 export async function withFileLock<T>(
@@ -20,6 +22,7 @@ export async function withFileLock<T>(
   for (;;) {
     try {
       const handle = await open(lockPath, "wx");
+      held.add(lockPath);
       await handle.writeFile(String(process.pid));
       await handle.close();
       break;
@@ -39,8 +42,12 @@ export async function withFileLock<T>(
     return await fn();
   } finally {
     await rm(lockPath, { force: true });
+    held.delete(lockPath);
   }
 }
+
+/** The lock files this process holds now: a lock naming this pid and not among them is a dead predecessor's. */
+const held = new Set<string>();
 
 async function stale(lockPath: string, staleMs: number): Promise<boolean> {
   try {
@@ -48,6 +55,8 @@ async function stale(lockPath: string, staleMs: number): Promise<boolean> {
     if (Date.now() - info.mtimeMs > staleMs) return true;
     const pid = Number(text);
     if (!Number.isSafeInteger(pid) || pid <= 0) return Date.now() - info.mtimeMs > 5_000;
+    // A restarted container's Harness often has its killed predecessor's pid: ours, not held by us.
+    if (pid === process.pid) return !held.has(lockPath);
     try {
       process.kill(pid, 0);
       return false;

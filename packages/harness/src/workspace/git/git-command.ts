@@ -86,6 +86,7 @@ export interface GitResult {
  * Worktree's `.git` file is never read), {@link HARDENED_CONFIG} as `-c` options, and
  * {@link gitEnvironment}. execFile, no shell: no argument is ever interpreted.
  * @throws Jr2Error `JR2_ERR_WORKSPACE_GIT_FAILED` naming the git subcommand, its exit code and stderr
+ *   (as one line, {@link oneLine})
  */
 export function git(place: GitPlace, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const argv = gitArgv(place, args, options.config);
@@ -112,7 +113,7 @@ export function git(place: GitPlace, args: readonly string[], options: GitOption
             {
               command: `git ${args[0] ?? ""}`,
               exit: error.killed ? "killed (time limit)" : code,
-              stderr: clip(stderr),
+              stderr: oneLine(stderr),
             },
             error,
           ),
@@ -149,7 +150,18 @@ export async function gitLine(
   return (await git(place, args, options)).stdout.trim().split("\n")[0] ?? "";
 }
 
-function clip(text: string): string {
-  const t = text.trim();
+/**
+ * git's stderr as one line, cut at 600 characters: each message (a line starting `fatal:`,
+ * `error:`, `warning:`, `hint:` or `remote:`) joined to the previous with `; `, a line git
+ * wrapped joined with a space. One line because the message travels on (the Orchestrator's fault
+ * reason, the CLI's feed line), where a newline would be printed escaped as a literal `\n`.
+ */
+export function oneLine(text: string): string {
+  const t = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .map((l, i) => (i === 0 ? l : /^(fatal|error|warning|hint|remote):/.test(l) ? `; ${l}` : ` ${l}`))
+    .join("");
   return t.length > 600 ? `${t.slice(0, 600)}…` : t || "(no output)";
 }

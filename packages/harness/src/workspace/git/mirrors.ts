@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import type { AcceptedUrl } from "../repo-url.js";
 import { redactUrl } from "../repo-url.js";
+import { removeGitLocks } from "../stale-files.js";
 import { withFileLock } from "./file-lock.js";
 import { git } from "./git-command.js";
 
@@ -33,6 +34,8 @@ export function createMirrors(opts: {
   now?: () => number;
   /** Extra environment for fetches from a remote (credentials; see credentials.ts). */
   fetchEnv?: (url: AcceptedUrl) => Promise<Record<string, string>>;
+  /** A warn line: the git lock files a killed fetch left, removed (ADR-0223). */
+  warn?: (msg: string, fields?: Record<string, unknown>) => void;
 }): Mirrors {
   const root = join(opts.workRoot, ".mirrors");
   const now = opts.now ?? Date.now;
@@ -55,6 +58,13 @@ export function createMirrors(opts: {
       const stamp = stampOf(dir);
       if (await fetchedRecently(dir)) return dir;
       const place = { gitDir: dir };
+      // Under the mirror's lock no other jr2 git writes here: a git lock file is a killed fetch's.
+      const stale = await removeGitLocks(dir);
+      if (stale.length)
+        opts.warn?.("removed the git lock files a killed fetch left in a mirror (ADR-0223)", {
+          mirror: dir,
+          removed: stale,
+        });
       const fresh = !(await exists(join(dir, "HEAD")));
       if (fresh) {
         await git({}, ["init", "--bare", "--quiet", dir]);
@@ -82,7 +92,7 @@ export function createMirrors(opts: {
       } catch (error) {
         throw new Jr2Error(
           "JR2_ERR_WORKSPACE_FETCH_FAILED",
-          { url: redactUrl(url.source), detail: (error as Error).message },
+          { url: redactUrl(url.source), detail: fetchDetail(url, error) },
           error,
         );
       }
@@ -102,6 +112,21 @@ export function createMirrors(opts: {
       return p;
     },
   };
+}
+
+/**
+ * What a failed fetch says, in one line: for a local path that is not a git repository (a
+ * newcomer's first mistake), that, naming the path and the fix; otherwise git's answer.
+ */
+function fetchDetail(url: AcceptedUrl, error: unknown): string {
+  const stderr = error instanceof Jr2Error ? error.fields.stderr : undefined;
+  if (
+    url.kind === "local" &&
+    typeof stderr === "string" &&
+    /does not appear to be a git repository/.test(stderr)
+  )
+    return `\`${url.source}\` is not a git repository (git: ${stderr.split("; ")[0]}); point the slot's \`url\` at a repository, or make this one (\`git init\`, then a commit)`;
+  return (error as Error).message;
 }
 
 /** The remote's HEAD branch (`refs/heads/main`), or undefined when it names none. */

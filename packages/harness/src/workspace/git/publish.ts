@@ -3,6 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import { redactUrl } from "../repo-url.js";
+import { removeGitLocks } from "../stale-files.js";
 import { credentialEnv, type GitCredentialConfig } from "./credentials.js";
 import { withFileLock } from "./file-lock.js";
 import { git, gitLine } from "./git-command.js";
@@ -34,11 +35,20 @@ export async function pushBranch(opts: {
   mirrorObjects?: string;
   credentials: GitCredentialConfig;
   env?: NodeJS.ProcessEnv;
+  /** A warn line: the git lock files a killed push left, removed (ADR-0223). */
+  warn?: (msg: string, fields?: Record<string, unknown>) => void;
 }): Promise<Pushed> {
   const root = join(opts.workRoot, ".publish");
   const dir = join(root, `${createHash("sha256").update(opts.url).digest("hex").slice(0, 24)}.git`);
   await mkdir(root, { recursive: true });
   return withFileLock(`${dir}.lock`, async () => {
+    // Under the lock no other jr2 git writes here: a git lock file is a killed fetch's or push's.
+    const stale = await removeGitLocks(dir);
+    if (stale.length)
+      opts.warn?.("removed the git lock files a killed push left in a publish repository (ADR-0223)", {
+        repository: dir,
+        removed: stale,
+      });
     if (!(await exists(join(dir, "HEAD")))) await git({}, ["init", "--bare", "--quiet", dir]);
     if (opts.mirrorObjects)
       await writeFile(join(dir, "objects", "info", "alternates"), `${opts.mirrorObjects}\n`);

@@ -1,6 +1,6 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
 import type { SlotPaths } from "../slot-paths.js";
 import { type GitPlace, git, gitLine } from "./git-command.js";
@@ -174,8 +174,9 @@ export async function commitWorktree(
 
 /**
  * Saves what a reset or removal would lose (issue 28 §3): tracked changes and untracked files
- * not ignored go into a commit on top of the branch's head, through a private index (the
- * Worktree's own index is not touched); the ref `refs/jr2/<runId>/before-<op>-<n>` points at it,
+ * not ignored go into a commit on top of the branch's head, through a private index
+ * (`.<slot>.<op>-<n>.index` beside the repository; the Worktree's own index is not touched);
+ * the ref `refs/jr2/<runId>/before-<op>-<n>` points at it,
  * or at the head itself when nothing changed, so every commit the branch held stays reachable.
  * Ignored files are not kept, nor nested repositories (never entered, ADR-0211). Returns the ref made.
  */
@@ -184,7 +185,8 @@ export async function rescue(paths: SlotPaths, runId: string, op: string, n: num
   const head = await gitLine(place, ["rev-parse", "HEAD"]);
   let keep = head;
   if (await exists(paths.worktree)) {
-    const index = join(dirname(paths.repo), `.${op}-${n}.index`);
+    // Named for the slot: two slots of one workspace never share it (stale-files.ts removes a stale one).
+    const index = join(dirname(paths.repo), `.${basename(paths.repo, ".git")}.${op}-${n}.index`);
     const env = { GIT_INDEX_FILE: index };
     try {
       await git(place, ["read-tree", "HEAD"], { env });
