@@ -128,6 +128,13 @@ export {
   TurnTranscript,
 } from "./transcript.js";
 export {
+  CREDENTIAL_PARAM,
+  type CredentialAt,
+  credentialInJson,
+  credentialInUrl,
+  URL_CREDENTIAL_FIX,
+} from "./url-credentials.js";
+export {
   AttachRequest,
   CheckoutAtRequest,
   CommitAnswer,

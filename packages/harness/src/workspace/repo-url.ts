@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Jr2Error } from "@jr2/wire";
+import { CREDENTIAL_PARAM, Jr2Error } from "@jr2/wire";
 import { unusableRepoRoots } from "./workspace-config.js";
 
 /** A Repo Slot's URL once accepted: what git is handed, and whether it is on this node. */
@@ -96,10 +96,6 @@ export function acceptUrl(url: string, rules: UrlRules, at: UrlField): AcceptedU
   if (!isAbsolute(url)) refuse("relative-path", "give an absolute local path, under one of JR2_REPO_ROOTS");
   return { source: localUnderRoots(url, url, rules, refuse), kind: "local" };
 }
-
-/** Query parameter names that carry a credential (adversary L3): refused, never handed to git or logged. */
-const CREDENTIAL_PARAM =
-  /^(access[_-]?token|token|private[_-]?token|oauth[_-]?token|auth|authorization|password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|key|sig|signature|x-amz-signature|x-amz-credential|x-goog-signature|x-goog-credential)$/i;
 
 function localUnderRoots(
   path: string,

@@ -12,7 +12,14 @@
  * @see SPEC §8; issue 13 item 2
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { type ControlClient, type ForkAnswer, Jr2Error, type RunFeedEvent } from "@jr2/wire";
+import {
+  type ControlClient,
+  credentialInJson,
+  type ForkAnswer,
+  Jr2Error,
+  type RunFeedEvent,
+  URL_CREDENTIAL_FIX,
+} from "@jr2/wire";
 import { crashPoint } from "../durability/crash-points.js";
 import { restoreRun } from "../durability/restore.js";
 import type { StoredRunVersion } from "../durability/store/run-store.js";
@@ -115,6 +122,13 @@ function refuseDrift(state: HostState, runId: string, version: StoredRunVersion)
 
 /** The version's context with the patch applied. @throws JR2_ERR_FORK_CONTEXT_INVALID */
 function patched(runId: string, ask: ForkAsk, context: unknown): unknown {
+  const found = credentialInJson(ask.context);
+  if (found)
+    throw new Jr2Error("JR2_ERR_FORK_CONTEXT_INVALID", {
+      runId,
+      version: ask.at,
+      detail: `${found.path.join(".")} is a URL holding a credential (${found.what}); jr2 keeps and shows a run's context, so remove it and ${URL_CREDENTIAL_FIX}`,
+    });
   try {
     return applyContextPatch(context, ask.context ?? {});
   } catch (error) {

@@ -8,10 +8,12 @@
 import {
   type CancelAnswer,
   type ControlClient,
+  credentialInJson,
   Jr2Error,
   type RunDetail,
   type RunFeedEvent,
   type RunStatus,
+  URL_CREDENTIAL_FIX,
 } from "@jr2/wire";
 import type { RunBlob } from "../durability/store/run-store.js";
 import { sumUsage } from "../durability/usage-totals.js";
@@ -99,6 +101,7 @@ export async function startRun(
  * start a run with the default task. @throws JR2_ERR_RUN_INPUT_INVALID (with `issues`)
  */
 function runInputOf(info: MachineInfo, workflow: string, input: unknown): unknown {
+  refuseCredentialUrl(workflow, input);
   if (!info.inputSchema) return input;
   const parsed = parseStrict(info.inputSchema, input ?? {});
   if (!parsed.ok) {
@@ -107,6 +110,22 @@ function runInputOf(info: MachineInfo, workflow: string, input: unknown): unknow
     throw new Jr2Error("JR2_ERR_RUN_INPUT_INVALID", { workflow, detail, issues });
   }
   return parsed.data;
+}
+
+/**
+ * Refuses input holding a URL with a credential in it (ADR-0297): run input is stored, versioned
+ * and shown, so it is refused before anything is kept. @throws JR2_ERR_RUN_INPUT_INVALID
+ */
+function refuseCredentialUrl(workflow: string, input: unknown): void {
+  const found = credentialInJson(input);
+  if (!found) return;
+  const where = found.path.join(".") || "(input)";
+  const message = `a URL holding a credential (${found.what}); jr2 keeps and shows run input, so remove it and ${URL_CREDENTIAL_FIX}`;
+  throw new Jr2Error("JR2_ERR_RUN_INPUT_INVALID", {
+    workflow,
+    detail: `${where}: ${message}`,
+    issues: [{ path: found.path, message }],
+  });
 }
 
 /** `GET /runs/:runId`: from memory when live, else from the store. @throws JR2_ERR_RUN_NOT_FOUND */

@@ -159,6 +159,17 @@ describe("a fork", () => {
     expect(wrongKind.body.error).toContain(
       "`context.notes` is number in the context; the patch gives string",
     );
+    // A token in a URL is refused before it is kept (ADR-0297), named but never quoted.
+    const token = await call(app, "POST", `/runs/${runId}/fork`, {
+      at: 1,
+      context: { task: "https://git.home/a/app.git?access_token=s3cr3tTOKEN" },
+    });
+    expectCoded(token, "JR2_ERR_FORK_CONTEXT_INVALID");
+    expect(token.body.error).toContain(
+      "task is a URL holding a credential (the `access_token=` query parameter)",
+    );
+    expect(token.body.error).toContain("JR2_GIT_TOKEN_FILE");
+    expect(token.body.error).not.toContain("s3cr3tTOKEN");
     const noVersion = await call(app, "POST", `/runs/${runId}/fork`, { at: 500 });
     expectCoded(noVersion, "JR2_ERR_RUN_VERSION_NOT_FOUND");
     expect(noVersion.body.error).toContain("no version 500");

@@ -30,6 +30,26 @@ describe("strict run input and Gate payloads (newcomer's P2)", () => {
     expect((await call(app, "GET", "/runs")).body).toEqual([]);
   });
 
+  it("refuses run input holding a URL with a credential (400 naming where and what, never the value), no run kept", async () => {
+    for (const [task, what] of [
+      ["https://git.home/a/app.git?access_token=s3cr3tTOKEN", "the `access_token=` query parameter"],
+      ["https://me:s3cr3tTOKEN@git.home/a/app.git", "a password or token"],
+    ]) {
+      const answer = await call(app, "POST", "/workflows/flow/runs", { input: { task } });
+      expect(answer.status).toBe(400);
+      expect(answer.body.code).toBe("JR2_ERR_RUN_INPUT_INVALID");
+      expect(answer.body.error).toContain(`task: a URL holding a credential (${what})`);
+      expect(answer.body.error).toContain("JR2_GIT_TOKEN_FILE with JR2_GIT_TOKEN_HOSTS");
+      expect(JSON.stringify(answer.body)).not.toContain("s3cr3tTOKEN");
+    }
+    expect((await call(app, "GET", "/runs")).body).toEqual([]);
+    // A URL with only a user name (ssh's `git@`) or an ordinary query is input like any other.
+    const ok = await call(app, "POST", "/workflows/flow/runs", {
+      input: { task: "ssh://git@git.home/a/app.git and https://git.home/a?ref=main" },
+    });
+    expect(ok.status).toBe(201);
+  });
+
   it("refuses a Gate payload with an unknown key (400 naming it), and the Gate stays open", async () => {
     const { runId } = (await call(app, "POST", "/workflows/flow/runs", { input: { task: "t" } })).body;
     const [turn] = (await call(app, "GET", `/runs/${runId}`)).body.turns;
