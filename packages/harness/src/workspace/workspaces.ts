@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { Jr2Error, type PublishSummary } from "@jr2/wire";
 import { keyOfPath, withDiskRecords } from "./disk-records.js";
 import { baseRefOf, branchLog } from "./git/branch-log.js";
-import { credentialEnv } from "./git/credentials.js";
+import { credentialEnv, credentialProblems } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
 import { nestedReposOf } from "./git/nested-repos.js";
@@ -123,6 +123,7 @@ export function createWorkspaces(
       `JR2_REPO_ROOTS entry \`${root}\` ${reason}: no Repo Slot can be read from under it until it is a directory; create or mount it, or remove it from JR2_REPO_ROOTS`,
       { root },
     );
+  for (const problem of credentialProblems(config.credentials, opts.env ?? process.env)) opts.warn?.(problem);
   const serial = createSlotQueue(join(config.workRoot, ".repos"), opts.warn);
   const need = async (ref: SlotRef): Promise<SlotRecord> => {
     const r = await registry.get(slotKey(ref));

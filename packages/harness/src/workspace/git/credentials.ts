@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { Jr2Error } from "@jr2/wire";
 
@@ -52,6 +53,38 @@ export function readGitCredentialConfig(env: NodeJS.ProcessEnv): GitCredentialCo
   set("sshKnownHosts", pick("JR2_GIT_SSH_KNOWN_HOSTS"));
   set("caFile", pick("JR2_GIT_CA_FILE"));
   return out;
+}
+
+/**
+ * What is wrong with the named credentials now, one sentence each naming the variable, what it
+ * names and the fix: a file this process cannot read, a token variable unset or empty. Said at
+ * start as warn lines (the values are read again at each push, so a file mounted later works);
+ * `[]` when all is well or nothing is named.
+ */
+export function credentialProblems(config: GitCredentialConfig, env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  const files: [string, string | undefined][] = [
+    ["JR2_GIT_TOKEN_FILE", config.tokenFile],
+    ["JR2_GIT_SSH_KEY_FILE", config.sshKeyFile],
+    ["JR2_GIT_SSH_KNOWN_HOSTS", config.sshKnownHosts],
+    ["JR2_GIT_CA_FILE", config.caFile],
+  ];
+  for (const [name, file] of files) {
+    if (file === undefined) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      problems.push(
+        `${name}=${file} cannot be read by the Harness (${code}): every push or fetch that needs it fails until it can; fix the path or its owner and mode`,
+      );
+    }
+  }
+  if (config.tokenEnv && !env[config.tokenEnv]?.trim())
+    problems.push(
+      `JR2_GIT_TOKEN_ENV names \`${config.tokenEnv}\`, which is unset or empty: every push or fetch that needs the token fails until it is set`,
+    );
+  return problems;
 }
 
 /**
