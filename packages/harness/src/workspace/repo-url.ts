@@ -121,10 +121,12 @@ function localUnderRoots(
     const unusable = unusableRepoRoots(rules.repoRoots)
       .map((u) => `; JR2_REPO_ROOTS entry \`${u.root}\` ${u.reason}`)
       .join("");
+    // A symlink under a root that leads out of it reads as "under a root" unless its target is said.
+    const resolved = real === resolve(normalize(path)) ? "" : ` (\`${path}\` resolves to \`${real}\`)`;
     refuse(
       "repo-roots",
       roots.length
-        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")}); add a root or move the repository${unusable}`
+        ? `local repositories must be under JR2_REPO_ROOTS (${rules.repoRoots.join(", ")})${resolved}; add a root or move the repository${unusable}`
         : "set JR2_REPO_ROOTS to the directories local repositories may be read from",
     );
   }

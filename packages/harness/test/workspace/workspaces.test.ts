@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
@@ -118,6 +118,16 @@ describe("what a refused or failed attach says", () => {
     await expect(ws.attach({ ...slot("run-1"), url: "/etc" })).rejects.toThrow(
       /^Repo Slot `app`: its `url` `\/etc` is refused by rule `repo-roots`/,
     );
+  });
+
+  it("a symlink under a root that leads out of it: the refusal says where it resolves to", async () => {
+    const outside = join(fx.dir, "outside-app");
+    userGit(fx.dir, "clone", "--quiet", fx.app, outside);
+    const link = join(fx.repoRoot, "sneaky");
+    symlinkSync(outside, link);
+    const refused = (await ws.attach({ ...slot("run-1"), url: link }).catch((e: unknown) => e)) as Error;
+    expect(refused).toMatchObject({ code: "JR2_ERR_WORKSPACE_URL_REFUSED", fields: { rule: "repo-roots" } });
+    expect(refused.message).toContain(`(\`${link}\` resolves to \`${realpathSync(outside)}\`)`);
   });
 
   it("a local path that is not a git repository: one line naming the path and the fix, git's first line kept", async () => {
