@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createStream } from "rotating-file-stream";
 import { resolveModels } from "./models-table.mjs";
-import { HOST, portFree, stackPorts } from "./ports.mjs";
+import { checkStackPorts, HOST, stackPorts } from "./ports.mjs";
 import { followFirstRun, printBanner } from "./start-banner.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -225,10 +225,9 @@ process.on("SIGTERM", () => stop(0));
 
 try {
   // The quickstart checked these before its install (scripts/ports.mjs); `pnpm start` does here.
-  const taken = Object.values(ports);
-  await portFree(services.orchestrator, "pnpm start", taken);
-  await portFree(services.harness, "pnpm start", taken);
-  if (simulated) await portFree(services.sim, "pnpm start", taken);
+  // Every taken port named, and one command moving them all (as the quickstart's check says it).
+  const problems = await checkStackPorts(process.env, "pnpm start");
+  if (problems.length > 0) throw new Error(problems.join("\njr2: "));
   if (simulated) {
     start("model-sim", bins.sim, ["--port", String(ports.sim), "--host", host], {});
     await healthy(`${urls.sim}/v1/models`, "model-sim");
