@@ -68,6 +68,8 @@ for (const [name, path] of Object.entries(bins)) {
 const dataDir = process.env.JR2_DATA_DIR ? fromUserCwd(process.env.JR2_DATA_DIR) : join(root, ".data");
 /** Local repositories the Harness may read (JR2_REPO_ROOTS): the quickstart's sample lives here. */
 const repoRoot = join(dataDir, "repos");
+/** Every root the Harness may read local repositories under: `repoRoot`, then the user's. */
+const repoRoots = [repoRoot, ...(process.env.JR2_REPO_ROOTS ?? "").split(":").filter(Boolean)];
 mkdirSync(dataDir, { recursive: true });
 /** A secret kept in the data dir, generated once: the local stack's tokens survive restarts. */
 function secret(name) {
@@ -236,7 +238,7 @@ try {
     // Repo Slots (issue 28): the Harness's git works under the same work root as the runs, and
     // may read local repositories under <data dir>/repos (plus any roots the user lists).
     JR2_WORK_ROOT: join(dataDir, "work"),
-    JR2_REPO_ROOTS: [repoRoot, process.env.JR2_REPO_ROOTS].filter(Boolean).join(":"),
+    JR2_REPO_ROOTS: repoRoots.join(":"),
     JR2_HARNESS_PORT: String(ports.harness),
     JR2_HARNESS_HOST: host,
     JR2_ORCHESTRATOR_URL: urls.orchestrator,
@@ -282,7 +284,7 @@ writeFileSync(
   `JR2_URL=${urls.orchestrator}\nJR2_INSTANCE_TOKEN=${instanceToken}\n`,
   { mode: 0o600 },
 );
-printBanner({ urls, modelLines: modelLines(), simulated, dataDir, repoRoot, workflows });
+printBanner({ urls, modelLines: modelLines(), simulated, dataDir, repoRoot, repoRoots, workflows });
 
 if (args.run)
   followFirstRun(args, {
