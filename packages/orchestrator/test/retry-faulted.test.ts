@@ -202,7 +202,7 @@ describe("a run that failed at start, with no Turn fault (newcomer review, sessi
     initial: "attaching",
     states: {
       attaching: {
-        invoke: { src: "attach", input: ({ context }) => context, onDone: "done", onError: "failed" },
+        invoke: { src: "attach", onDone: "done", onError: "failed" },
       },
       done: { type: "final", meta: { outcome: "succeeded" } },
       failed: { type: "final", meta: { outcome: "failed" } },
