@@ -5,7 +5,8 @@
 // seconds instead of after minutes of install and build (newcomer review, session 10).
 //
 //   node scripts/ports.mjs [--name quickstart] [--as "bash scripts/quickstart.sh"]
-//                          # exit 0: all free; 1: said why, one line per problem
+//                          # exit 0: all free; 1: said why, one line per problem, and one
+//                          # command moving every taken port
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -91,23 +92,21 @@ export function canBind(port) {
 }
 
 /**
- * Refuses a port someone else holds (a stack there would answer for ours).
- * @param {{ port: number, name: string, variable: string }} service
- * @param {string} [rerun] - the command to show with the variable set (`pnpm start`)
- * @throws Error naming the port, the service, what holds it when `ss`/`lsof` can tell, and
- *   the variable with a free port to set instead
+ * Whether `service`'s port is taken, in words.
+ * @returns undefined when it is free; else `said` (the port, the service, what holds it when
+ *   `ss`/`lsof` can tell) and `other`, a free port to move it to (undefined: none found nearby)
+ * @throws Error when the port cannot be bound for another reason (named)
  */
-export async function portFree(service, rerun = "pnpm start", taken = []) {
+async function portTaken(service, taken) {
   const error = await canBind(service.port);
-  if (!error) return;
+  if (!error) return undefined;
   if (error.code !== "EADDRINUSE")
     throw new Error(`cannot bind ${HOST}:${service.port} for the ${service.name}: ${error.message}`);
   const holder = portHolder(service.port);
-  const other = await freePortNear(service.port, taken);
-  throw new Error(
-    `port ${service.port} (the ${service.name}) is in use on ${HOST}${holder ? `, held by ${holder}` : ""}; ` +
-      `stop that, or choose another port: ${service.variable}=${other ?? "<port>"} ${rerun}`,
-  );
+  return {
+    said: `port ${service.port} (the ${service.name}) is in use on ${HOST}${holder ? `, held by ${holder}` : ""}`,
+    other: await freePortNear(service.port, taken),
+  };
 }
 
 /** A free port above `port` (in steps of 10, so 7400–7402 become 7410–7412), not in `taken`. */
@@ -120,7 +119,8 @@ async function freePortNear(port, taken) {
 /**
  * Checks the ports the stack will use — the Orchestrator's, the Harness's and, when any model
  * runs on model-sim (JR2_MODELS, scripts/models-table.mjs), the simulator's.
- * @returns {Promise<string[]>} one message per problem (a taken port, a bad variable); empty: all free
+ * @returns {Promise<string[]>} one message per problem (a taken port, a bad variable), and with two
+ *   or more ports taken a last one: the command with every variable to move them set; empty: all free
  */
 export async function checkStackPorts(env = process.env, rerun = "pnpm start") {
   let ports;
@@ -140,17 +140,29 @@ export async function checkStackPorts(env = process.env, rerun = "pnpm start") {
   }
   const wanted = [ports.orchestrator, ports.harness, ...(simulated ? [ports.sim] : [])];
   const problems = [];
+  /** Per taken port: its line in `problems` and its move (`JR2_PORT=7410`). */
+  const moves = [];
+  // Suggested ports are kept out of the next suggestions: the combined command must not collide.
+  const taken = wanted.map((s) => s.port);
   for (const service of wanted) {
     try {
-      await portFree(
-        service,
-        rerun,
-        wanted.map((s) => s.port),
-      );
+      const found = await portTaken(service, taken);
+      if (!found) continue;
+      moves.push({
+        line: problems.push(found.said) - 1,
+        set: `${service.variable}=${found.other ?? "<port>"}`,
+      });
+      if (found.other !== undefined) taken.push(found.other);
     } catch (error) {
       problems.push(error.message);
     }
   }
+  // One command that moves every taken port (newcomer review, session 10: one line per port,
+  // each naming its own variable, left the user to combine them).
+  if (moves.length === 1)
+    problems[moves[0].line] += `; stop that, or choose another port: ${moves[0].set} ${rerun}`;
+  else if (moves.length > 1)
+    problems.push(`stop those, or choose other ports: ${moves.map((m) => m.set).join(" ")} ${rerun}`);
   return problems;
 }
 

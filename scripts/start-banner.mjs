@@ -18,17 +18,32 @@ function startLine(workflows, repoRoot) {
 }
 
 /**
- * Prints the banner: where each service listens, the models, the data dir, the workflows and
- * the commands to start a run, answer a Gate and list runs.
- * @param {{ urls: { orchestrator: string, harness: string, sim: string }, modelLines: string[],
- *   simulated: boolean, dataDir: string, repoRoot: string, workflows: string[] }} stack
+ * Prints the banner ({@link bannerText}).
+ * @param {Parameters<typeof bannerText>[0]} stack
  */
-export function printBanner({ urls, modelLines, simulated, dataDir, repoRoot, workflows }) {
-  console.log(`jr2 is up.
+export function printBanner(stack) {
+  console.log(bannerText(stack));
+}
+
+/**
+ * The banner: where each service listens, the models, the data dir, the repository roots a
+ * local `repo` input must be under (`repoRoots`: the Harness's JR2_REPO_ROOTS, `repoRoot`
+ * first), the workflows and the commands to start a run, answer a Gate and list runs.
+ * @param {{ urls: { orchestrator: string, harness: string, sim: string }, modelLines: string[],
+ *   simulated: boolean, dataDir: string, repoRoot: string, repoRoots: string[], workflows: string[] }} stack
+ * @returns {string}
+ */
+export function bannerText({ urls, modelLines, simulated, dataDir, repoRoot, repoRoots, workflows }) {
+  // Newcomer review, session 10: a run on one's own repository was refused at start, and
+  // nothing said which local roots the Harness reads.
+  const roots = repoRoots.join("\n                ");
+  return `jr2 is up.
   Orchestrator  ${urls.orchestrator}   (OpenAPI: ${urls.orchestrator}/openapi.json)
   Harness       ${urls.harness}
   Models        ${modelLines.join("\n                ") || "(none: JR2_MODELS is empty)"}${simulated ? `\n                (model-sim is a SIMULATOR, not a model: ${urls.sim})` : ""}
   Data          ${dataDir}   (logs: *.log; the CLI reads jr2.env from here)
+  Repositories  ${roots}
+                (a local \`repo\` input must be under one of these; more: JR2_REPO_ROOTS=/path[:/path…] pnpm start)
 
   Workflows     ${workflows.join(", ") || "(none loaded: see orchestrator.log)"}
 
@@ -36,7 +51,7 @@ Start a run:    ${startLine(workflows, repoRoot)}
 Answer a Gate:  pnpm jr2 gate <runId> <gateId> <event>
 List runs:      pnpm jr2 runs      Cancel: pnpm jr2 cancel <runId>
 (from another shell with JR2_DATA_DIR=${dataDir} if you set it)
-`);
+`;
 }
 
 /**

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createStream } from "rotating-file-stream";
 import { resolveModels } from "./models-table.mjs";
-import { HOST, portFree, stackPorts } from "./ports.mjs";
+import { checkStackPorts, HOST, stackPorts } from "./ports.mjs";
 import { followFirstRun, printBanner } from "./start-banner.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -68,6 +68,8 @@ for (const [name, path] of Object.entries(bins)) {
 const dataDir = process.env.JR2_DATA_DIR ? fromUserCwd(process.env.JR2_DATA_DIR) : join(root, ".data");
 /** Local repositories the Harness may read (JR2_REPO_ROOTS): the quickstart's sample lives here. */
 const repoRoot = join(dataDir, "repos");
+/** Every root the Harness may read local repositories under: `repoRoot`, then the user's. */
+const repoRoots = [repoRoot, ...(process.env.JR2_REPO_ROOTS ?? "").split(":").filter(Boolean)];
 mkdirSync(dataDir, { recursive: true });
 /** A secret kept in the data dir, generated once: the local stack's tokens survive restarts. */
 function secret(name) {
@@ -225,10 +227,9 @@ process.on("SIGTERM", () => stop(0));
 
 try {
   // The quickstart checked these before its install (scripts/ports.mjs); `pnpm start` does here.
-  const taken = Object.values(ports);
-  await portFree(services.orchestrator, "pnpm start", taken);
-  await portFree(services.harness, "pnpm start", taken);
-  if (simulated) await portFree(services.sim, "pnpm start", taken);
+  // Every taken port named, and one command moving them all (as the quickstart's check says it).
+  const problems = await checkStackPorts(process.env, "pnpm start");
+  if (problems.length > 0) throw new Error(problems.join("\njr2: "));
   if (simulated) {
     start("model-sim", bins.sim, ["--port", String(ports.sim), "--host", host], {});
     await healthy(`${urls.sim}/v1/models`, "model-sim");
@@ -237,7 +238,7 @@ try {
     // Repo Slots (issue 28): the Harness's git works under the same work root as the runs, and
     // may read local repositories under <data dir>/repos (plus any roots the user lists).
     JR2_WORK_ROOT: join(dataDir, "work"),
-    JR2_REPO_ROOTS: [repoRoot, process.env.JR2_REPO_ROOTS].filter(Boolean).join(":"),
+    JR2_REPO_ROOTS: repoRoots.join(":"),
     JR2_HARNESS_PORT: String(ports.harness),
     JR2_HARNESS_HOST: host,
     JR2_ORCHESTRATOR_URL: urls.orchestrator,
@@ -283,7 +284,7 @@ writeFileSync(
   `JR2_URL=${urls.orchestrator}\nJR2_INSTANCE_TOKEN=${instanceToken}\n`,
   { mode: 0o600 },
 );
-printBanner({ urls, modelLines: modelLines(), simulated, dataDir, repoRoot, workflows });
+printBanner({ urls, modelLines: modelLines(), simulated, dataDir, repoRoot, repoRoots, workflows });
 
 if (args.run)
   followFirstRun(args, {

@@ -2,6 +2,7 @@
 import type { Gate, RunDetail, RunFeedEvent } from "@jr2/wire";
 import { describe, expect, it } from "vitest";
 import { EXIT, exitCodeOf } from "../src/cli/exit-codes.js";
+import { settledSummary } from "../src/cli/follow-run.js";
 import { answerFor, parseGateAnswers } from "../src/cli/gate-answers.js";
 import { describeGate } from "../src/cli/gate-text.js";
 import { formatSummary } from "../src/cli/runs-commands.js";
@@ -163,6 +164,16 @@ describe("jr2 show and jr2 runs", () => {
     expect(text).toContain("confirm_gate (state human.asking) accepts now: confirm");
     expect(text).toContain("question: Is this report real?");
     expect(text).toContain("confirm { note: string }");
+  });
+
+  it("follow's summary of a run failed through a routed fault ends with its outcome, the fault before it", () => {
+    const lines = settledSummary("run-1", detail).trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^run run-1 done; tokens: prompt 100, cached 80 \(80%\)/);
+    expect(lines[1]).toBe(
+      "          fault     work.triaging#triager agent.fault { reason: infra, cause: unavailable } routed: the endpoint is down",
+    );
+    expect(lines.at(-1)).toBe("run run-1 outcome failed (final state work.escalated, human.answered)");
+    expect(lines).toHaveLength(3);
   });
 
   it("a jr2 runs line says the outcome and final state, or the Gate a running run waits at", () => {

@@ -6,10 +6,12 @@
  * epoch — under the same runId, and the run finishes. Refusals are coded. The Turn driver faults
  * the first Turn once and leaves the next one to be played by hand.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { fromPromise } from "xstate";
 import type { RunBlob } from "../src/durability/store/run-store.js";
 import { openSqliteStore } from "../src/durability/store/sqlite.js";
 import { agent, createRunHost, defineEvent, faultCauseIs, INSTANCE_CALLER, jr2Setup } from "../src/index.js";
@@ -174,8 +176,8 @@ describe("what has a fault to retry (faultToRetry)", () => {
     expect(faultToRetry(blob({ faults: [record(true)], fault: { reason: "boom" } }))).toEqual({
       machineFault: "boom",
     });
-    expect(faultToRetry(blob({ status: "done", outcome: "failed", faults: [] }))).toEqual({
-      why: "its failed outcome was not reached through a Turn fault",
+    expect(faultToRetry(blob({ status: "done", outcome: "failed", faults: [] }))).toMatchObject({
+      why: expect.stringContaining("its failed outcome was not reached through a Turn fault"),
     });
     expect(faultToRetry(blob({ status: "done", outcome: "succeeded" }))).toEqual({ why: "it succeeded" });
   });
@@ -184,5 +186,46 @@ describe("what has a fault to retry (faultToRetry)", () => {
     const found = faultToRetry(blob({ status: "done", outcome: "succeeded", faults: [record(true)] }));
     expect("why" in found && found.why).toContain("declares no `meta.outcome`");
     expect("why" in found && found.why).toContain("JR2_WARN_OUTCOME_UNDECLARED");
+  });
+});
+
+describe("a run that failed at start, with no Turn fault (newcomer review, session 10)", () => {
+  /** `attach` rejects at once, as a Repo Slot the Harness refuses does; its onError reaches `failed`. */
+  const refusing = jr2Setup({
+    events: [],
+    actors: {
+      attach: fromPromise<void, unknown>(() => Promise.reject(new Error("repo is not under JR2_REPO_ROOTS"))),
+    },
+    types: {} as { input: { repo: string; task: string } },
+  }).createMachine({
+    id: "refusing",
+    initial: "attaching",
+    states: {
+      attaching: {
+        invoke: { src: "attach", onDone: "done", onError: "failed" },
+      },
+      done: { type: "final", meta: { outcome: "succeeded" } },
+      failed: { type: "final", meta: { outcome: "failed" } },
+    },
+  });
+
+  it("names the next step: a new run with its input, as a command that works in a shell once the input is fixed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "jr2-retry-"));
+    dirs.push(dir);
+    const host = createRunHost({ workflows: new Map([["refusing", refusing]]), store: openSqliteStore(dir) });
+    const input = { repo: "/home/me/app", task: "don't break it" };
+    const { runId } = await host.startRun("refusing", input);
+    await until(async () => (await host.getRun(runId)).status === "done", "the failed outcome");
+    const refused = await host.retryRun(runId).catch((error: Error) => error);
+    expect(refused).toMatchObject({ code: "JR2_ERR_RUN_NOT_RETRYABLE" });
+    const message = (refused as Error).message;
+    expect(message).toContain("not reached through a Turn fault");
+    expect(message).toContain(`\`jr2 show ${runId}\` says why it failed`);
+    const command = /`jr2 run refusing --input (.*) --follow`/.exec(message);
+    expect(command, message).not.toBeNull();
+    // The quoted input survives a shell, `'` and all: pasted, it starts the same run.
+    const echoed = execFileSync("sh", ["-c", `printf %s ${command![1]}`], { encoding: "utf8" });
+    expect(JSON.parse(echoed)).toEqual(input);
+    await host.close();
   });
 });

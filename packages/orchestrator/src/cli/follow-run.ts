@@ -66,7 +66,7 @@ export async function followRun(
   }
   if (held) out.write(`${formatFeedEvent(held, runId)}\n`);
   const detail = await call<RunDetail>(target, "GET", `/runs/${encodeURIComponent(runId)}`);
-  out.write(summary(runId, detail));
+  out.write(settledSummary(runId, detail));
   return exitCodeOf(detail.status, detail.outcome);
 }
 
@@ -80,16 +80,20 @@ function heldLine(status: StatusEvent, next: RunFeedEvent, runId: string): strin
   return `${status.at.slice(11, 19)}  settled   ${how} ${formatValue(status.value)}${status.reason ? `  (${escapeModelText(status.reason)})` : ""} — later ${next.type}`;
 }
 
-/** How the run ended: status, fault, tokens; the outcome on its own line; a routed fault. */
-function summary(runId: string, detail: RunDetail): string {
+/**
+ * How the run ended: status, fault, tokens; a routed fault; the outcome on its own line, last —
+ * the line a reader (and a script's `tail -1`) takes as the end (newcomer review, session 10:
+ * the routed fault came after it and read as something that happened later). Pure.
+ */
+export function settledSummary(runId: string, detail: RunDetail): string {
   const u = detail.usage;
   let text = `run ${runId} ${detail.status}${detail.fault ? ` (${detail.fault.reason}${detail.fault.cause ? `, cause ${detail.fault.cause}` : ""})` : ""}; tokens: prompt ${u.promptTokens ?? "?"}, cached ${cachedText(u)}, completion ${u.completionTokens ?? "?"}\n`;
-  // Its own line: the one above reads as it did before outcomes (scripts grep it).
-  if (detail.outcome)
-    text += `run ${runId} outcome ${detail.outcome} (final state ${formatValue(detail.finalState ?? detail.value)})\n`;
   const lastFault = detail.faults?.at(-1);
   if (lastFault && !detail.fault)
     text += `          fault     ${lastFault.state}#${lastFault.agent} agent.fault { reason: ${lastFault.reason}${lastFault.cause ? `, cause: ${lastFault.cause}` : ""} } routed${lastFault.detail ? `: ${escapeModelText(lastFault.detail)}` : ""}\n`;
+  // Its own line: the first one reads as it did before outcomes (scripts grep it).
+  if (detail.outcome)
+    text += `run ${runId} outcome ${detail.outcome} (final state ${formatValue(detail.finalState ?? detail.value)})\n`;
   // The fault's detail may carry the model's or its server's words (issue 25 §7).
   return escapeModelText(text, { lines: "keep" });
 }

@@ -69,7 +69,7 @@ export async function forkCommand(
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
-    args,
+    args: negativeAtJoined(args),
     allowPositionals: true,
     options: {
       ...targetOptions,
@@ -186,19 +186,53 @@ export function formatCause(cause: VersionCause): string {
  * @throws Error naming the state and the states the history holds
  */
 export async function versionAt(target: CliTarget, runId: string, at: string): Promise<number> {
-  if (/^\d+$/.test(at)) return Number(at);
+  if (/^\d+$/.test(at) && Number(at) >= 1) return Number(at);
+  // `--at 0`, `--at -1`: the server's `body/at: Too small` or node's "ambiguous" said nothing of what works.
+  if (/^-?\d+(\.\d+)?$/.test(at)) throw new Error(atAccepts(runId, `\`--at ${at}\` is no version`));
   const { versions } = await call<RunHistory>(target, "GET", historyPath(runId));
   const newestFirst = [...versions].reverse();
   const byRoot = newestFirst.find((v) => statesOf(v.value).has(at));
   if (byRoot) return byRoot.version;
+  // Every state that would have matched, the nested Machines' (`implement`) with the root's.
+  const seen = new Set(versions.flatMap((v: RunVersionSummary) => [...statesOf(v.value)]));
   for (const v of newestFirst) {
     const whole = await call<RunVersion>(target, "GET", `${historyPath(runId)}/${v.version}`);
-    if (nestedValues(whole.snapshot).some((value) => statesOf(value).has(at))) return v.version;
+    const nested = nestedValues(whole.snapshot).map((value) => statesOf(value));
+    if (nested.some((states) => states.has(at))) return v.version;
+    for (const states of nested) for (const state of states) seen.add(state);
   }
-  const seen = [...new Set(versions.flatMap((v: RunVersionSummary) => [...statesOf(v.value)]))].join(", ");
+  // Plain names: each dotted form (`working.idle`) works too, but lengthens the list.
+  const names = [...seen].filter((s) => !s.includes(".")).join(", ");
   throw new Error(
-    `no kept version of ${runId} is in state \`${at}\` (its versions' states: ${seen || "none"})`,
+    atAccepts(
+      runId,
+      `no kept version of ${runId} is in state \`${at}\` (its versions' states: ${names || "none"})`,
+    ),
   );
+}
+
+/** What `--at` accepts, after `what` was refused. */
+function atAccepts(runId: string, what: string): string {
+  return (
+    `${what}; --at takes a version number (1 or more: \`${JR2} history ${runId}\` lists them) ` +
+    "or a state name (the newest version in that state)"
+  );
+}
+
+/**
+ * `--at -1` as `--at=-1`: node's parseArgs takes a value starting with `-` for an option and
+ * refuses it as "ambiguous"; joined, it reaches {@link versionAt}, which says what --at takes.
+ */
+function negativeAtJoined(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const next = args[i + 1];
+    if (args[i] === "--at" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--at=${next}`);
+      i++;
+    } else out.push(args[i]!);
+  }
+  return out;
 }
 
 /** Every state a value names: `{ working: "idle" }` → working, idle, working.idle. */

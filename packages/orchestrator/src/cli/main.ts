@@ -10,19 +10,22 @@ import { forkCommand, forkUsage, historyCommand, historyUsage } from "./history-
 import { asInvoked, JR2 } from "./invocation.js";
 import { printMenu } from "./menu.js";
 import { resumeRetryCommands } from "./resume-retry-commands.js";
-import { gateCommand, gateUsage, runCommand, runUsage } from "./run-command.js";
+import { gateCommand, gateUsage, runCommand, runHelp, runUsage } from "./run-command.js";
 import { runsCommands } from "./runs-commands.js";
 import { storeCommands } from "./store-commands.js";
+import { workflowsCommand, workflowsUsage } from "./workflows-command.js";
 
-/** One `jr2` command: its usage line and what it runs (exit code). */
+/** One `jr2` command: its usage line, what it runs (exit code) and, if more than the usage, its `--help`. */
 interface Command {
   usage: string;
   run(args: string[]): Promise<number>;
+  help?(args: string[]): Promise<string>;
 }
 
 /**
  * The `jr2` command table: `serve` the Orchestrator, print a workflow's `menu`, `run` a
- * workflow and answer a `gate` against a running Orchestrator.
+ * workflow (`workflows` lists the served ones and their inputs) and answer a `gate` against a
+ * running Orchestrator.
  * @see SPEC §2, issue 2 item 8
  */
 const commands: Record<string, Command> = {
@@ -73,7 +76,8 @@ const commands: Record<string, Command> = {
       return 0;
     },
   },
-  run: { usage: runUsage, run: (args) => runCommand(args) },
+  run: { usage: runUsage, run: (args) => runCommand(args), help: (args) => runHelp(args) },
+  workflows: { usage: workflowsUsage, run: (args) => workflowsCommand(args) },
   gate: { usage: gateUsage, run: (args) => gateCommand(args) },
   ...runsCommands,
   history: { usage: historyUsage, run: (args) => historyCommand(args) },
@@ -114,7 +118,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.some((a) => a === "--help" || a === "-h")) {
-    process.stdout.write(`usage: ${command.usage}\n`);
+    // `jr2 run review --help`: the usage and, the Orchestrator asked, the workflow's inputs.
+    process.stdout.write(command.help ? asInvoked(await command.help(rest)) : `usage: ${command.usage}\n`);
     return 0;
   }
   try {

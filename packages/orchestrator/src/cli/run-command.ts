@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import type { StartRunAnswer } from "@jr2/wire";
+import type { StartRunAnswer, WorkflowSummary } from "@jr2/wire";
 import { CliHttpError, call, resolveTarget } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { fieldText, parseGateAnswers } from "./gate-answers.js";
 import { JR2 } from "./invocation.js";
+import { formatWorkflow } from "./workflows-command.js";
 
 export { followRun } from "./follow-run.js";
 
@@ -18,6 +19,49 @@ function parseJson(flag: string, text: string | undefined): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new Error(`${flag} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `jr2 run <workflow> --help`: the usage, then the input keys `<workflow>` accepts as the
+ * running Orchestrator serves them (`GET /workflows`); when it cannot be asked, the usage and
+ * the command that lists them. Never throws.
+ */
+export async function runHelp(args: string[]): Promise<string> {
+  const usage = `usage: ${runUsage}\n`;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    // Not strict (any flag may stand beside --help); the flags that take a value are declared so.
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: false,
+      options: {
+        url: { type: "string" },
+        token: { type: "string" },
+        input: { type: "string" },
+        "answer-gates": { type: "string", multiple: true },
+        "idempotency-key": { type: "string" },
+      },
+    });
+  } catch {
+    return usage;
+  }
+  const workflow = parsed.positionals[0];
+  if (!workflow) return `${usage}a workflow's inputs: \`${JR2} workflows\`\n`;
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  try {
+    const target = resolveTarget(
+      { url: text(parsed.values.url), token: text(parsed.values.token) },
+      process.env,
+    );
+    const all = await call<WorkflowSummary[]>(target, "GET", "/workflows");
+    const found = all.find((w) => w.name === workflow);
+    if (!found)
+      return `${usage}no workflow \`${workflow}\` is served (served: ${all.map((w) => w.name).join(", ") || "none"})\n`;
+    return `${usage}\n${formatWorkflow(found.name, found.input)}`;
+  } catch (error) {
+    return `${usage}its inputs: \`${JR2} workflows ${workflow}\` (could not ask the Orchestrator now: ${(error as Error).message})\n`;
   }
 }
 

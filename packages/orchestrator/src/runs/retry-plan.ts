@@ -23,11 +23,29 @@ export function faultToRetry(
   // The newest Turn fault must be what ended the run: unrouted for `faulted`, routed for `failed`.
   const fault = blob.faults?.at(-1);
   if (!fault || fault.turnId === null || fault.routed !== (blob.status === "done")) {
-    if (blob.status === "done") return { why: "its failed outcome was not reached through a Turn fault" };
+    if (blob.status === "done")
+      return { why: `its failed outcome was not reached through a Turn fault; ${startAgain(blob)}` };
     // Faulted by the Machine itself (an action or mapper that threw, a bad Turn input): ADR-0272.
     return { machineFault: blob.fault?.reason ?? "no fault recorded" };
   }
   return { fault };
+}
+
+/**
+ * The next step for a run that failed with no Turn fault to set back (a Repo Slot refused at
+ * start, a service the workflow invokes rejected): its input is what to fix, so the step is a new
+ * run with it, the exact command with the run's stored input to edit (newcomer review, session
+ * 10). Not a fork: a fork's `--context` patches the saved context, and an actor already invoked
+ * (the workspace's attach) keeps the input it started with.
+ */
+function startAgain(blob: RunBlob): string {
+  const input = blob.input === undefined || blob.input === null ? "{}" : JSON.stringify(blob.input);
+  // Single-quoted for a POSIX shell: a `'` inside closes, escapes and reopens the quote.
+  const quoted = `'${input.replaceAll("'", `'\\''`)}'`;
+  return (
+    `\`jr2 show ${blob.runId}\` says why it failed; fix the input and start a new run: ` +
+    `\`jr2 run ${blob.workflow} --input ${quoted} --follow\``
+  );
 }
 
 /**

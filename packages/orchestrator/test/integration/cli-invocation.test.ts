@@ -150,4 +150,43 @@ describe.skipIf(!existsSync(cli))("the Orchestrator's hints, as the CLI prints t
     expect(direct.code).toBe(1);
     expect(direct.err).toContain(`(\`jr2 history ${runId}\` or`);
   });
+
+  it("`jr2 workflows` lists each served workflow's input keys; `jr2 run <workflow> --help` shows that workflow's", async () => {
+    const target = ["--url", url, "--token", TOKEN];
+    const listed = await jr2(["workflows", ...target]);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(
+      /^review\n {2}input \(--input JSON, keys\):\n {4}task {2}string, optional, default "a hello\(\) function/m,
+    );
+    expect(listed.out).toContain("  start: jr2 run review --follow\n");
+    expect(listed.out).toMatch(/^triage\n/m);
+
+    const help = await pnpmJr2(["run", "review", "--help", ...target]);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain("usage: pnpm jr2 run <workflow>");
+    expect(help.out).toContain('    task  string, optional, default "a hello() function');
+    expect(help.out).not.toMatch(/^triage/m);
+
+    const unknown = await jr2(["workflows", "reveiw", ...target]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("no workflow `reveiw` is served (served: review, triage)");
+  });
+
+  it("`fork --at` a state no version is in lists the states that would work, the nested Machine's too", async () => {
+    const ran = await jr2(["fork", runId, "--at", "nosuchstate", "--url", url, "--token", TOKEN]);
+    expect(ran.code).toBe(1);
+    // `implement` is the workspace body's state: `--at implement` works, so it is listed.
+    expect(ran.err).toMatch(/is in state `nosuchstate` \(its versions' states: [^)]*\bimplement\b/);
+    expect(ran.err).toMatch(/its versions' states: [^)]*\bworking\b/);
+  });
+
+  it("`fork --at 0` and `--at -1` say what --at takes (before: the server's `Too small`, node's `ambiguous`)", async () => {
+    for (const at of ["0", "-1"]) {
+      const ran = await jr2(["fork", runId, "--at", at, "--url", url, "--token", TOKEN]);
+      expect(ran.code).toBe(1);
+      expect(ran.err).toContain(`\`--at ${at}\` is no version; --at takes a version number (1 or more`);
+      expect(ran.err).toContain(`\`jr2 history ${runId}\` lists them) or a state name`);
+      expect(ran.err).not.toMatch(/Too small|ambiguous/);
+    }
+  });
 });

@@ -104,6 +104,35 @@ describe("the quickstart checks its ports before installing", () => {
     }
   });
 
+  it("with several ports taken, names each and prints one command moving them all", async () => {
+    stub();
+    const orchestrator = await hold();
+    const harness = await hold();
+    try {
+      const ran = await quickstart({
+        JR2_PORT: String(orchestrator.port),
+        JR2_HARNESS_PORT: String(harness.port),
+        JR2_SIM_PORT: String(await freePort()),
+      });
+      expect(ran.code).toBe(1);
+      expect(ran.err).toContain(`port ${orchestrator.port} (the Orchestrator) is in use`);
+      expect(ran.err).toContain(`port ${harness.port} (the Harness) is in use`);
+      // One line to paste, not one per port each setting a single variable.
+      const combined =
+        /choose other ports: JR2_PORT=(\d+) JR2_HARNESS_PORT=(\d+) bash scripts\/quickstart\.sh\n/.exec(
+          ran.err,
+        );
+      expect(combined, ran.err).not.toBeNull();
+      expect(Number(combined![1])).not.toBe(orchestrator.port);
+      expect(Number(combined![2])).not.toBe(harness.port);
+      expect(ran.err).not.toContain("choose another port");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await new Promise((r) => orchestrator.server.close(r));
+      await new Promise((r) => harness.server.close(r));
+    }
+  });
+
   it("checks model-sim's port only when a model runs on it, and goes on to the install when all are free", async () => {
     stub();
     const sim = await hold();
