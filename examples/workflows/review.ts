@@ -118,7 +118,11 @@ export const machine = jr2Setup({
       .min(1)
       .describe("the repository: https://, ssh://, or a local path under JR2_REPO_ROOTS"),
     pushUrl: z.string().min(1).optional().describe("where merging pushes the run's branch (default `repo`)"),
-    task: z.string().min(1).default("a hello() function in hello.js that returns a greeting"),
+    task: z
+      .string()
+      .min(1)
+      .default("a hello() function in hello.js that returns a greeting")
+      .describe("what the coder implements, in words (the reviewer sees its diff)"),
   }),
 }).createMachine({
   id: "review",
