@@ -1,4 +1,5 @@
 import type { ModelTable } from "../provider/models.js";
+import { gitTokenValues } from "./mcp/header-secrets.js";
 import type { Redactor } from "./secret-redaction.js";
 
 /**
@@ -47,7 +48,8 @@ export interface HarnessSecretSources {
 
 /**
  * The Harness's secret values, for a {@link Redactor}: its bearer, its sandbox token and that
- * token's MAC alone, every model entry's `apiKey`, and the value of every variable of its
+ * token's MAC alone, every model entry's `apiKey`, the git token (`JR2_GIT_TOKEN_FILE`'s content,
+ * the variable `JR2_GIT_TOKEN_ENV` names), and the value of every variable of its
  * environment whose name is a secret's (a `GITHUB_TOKEN` the Harness inherited is readable in
  * `/proc/<harness pid>/environ` even when the tool's own environment lacks it).
  * Values too short to redact are filtered by the redactor, not here.
@@ -61,6 +63,9 @@ export function harnessSecretValues(sources: HarnessSecretSources): string[] {
   for (const [name, value] of Object.entries(sources.environment)) {
     if (value && isSecretName(name)) values.push(value);
   }
+  // The git token whatever its variable is called (`JR2_GIT_TOKEN_ENV=GH_PUSH`: not a secret's
+  // name), so a tool's environment drops that variable (it holds a secret) and output redacts it.
+  values.push(...gitTokenValues(sources.environment));
   return values;
 }
 

@@ -12,15 +12,24 @@ export interface HttpsGitServer {
   caFile: string;
   /** Requests refused for a missing or wrong token. */
   refused: number;
+  /** Every request it received. */
+  requests: number;
   close(): Promise<void>;
 }
 
 /**
  * Serves the bare repositories under `root` with `git http-backend` (CGI, smart HTTP, push
  * enabled), answering 401 unless the request carries `Authorization: Basic` of `<any>:<token>`.
- * Makes a self-signed certificate for 127.0.0.1 in `dir` with openssl. Loopback only.
+ * Makes a self-signed certificate for 127.0.0.1 in `dir` with openssl. Loopback only. With
+ * `redirectTo` (another server's URL) it answers every request 302 there instead, as a forge
+ * that moved a repository does.
  */
-export async function startHttpsGitServer(root: string, token: string, dir: string): Promise<HttpsGitServer> {
+export async function startHttpsGitServer(
+  root: string,
+  token: string,
+  dir: string,
+  opts: { redirectTo?: string } = {},
+): Promise<HttpsGitServer> {
   const key = join(dir, "server.key");
   const cert = join(dir, "server.crt");
   execFileSync(
@@ -44,8 +53,13 @@ export async function startHttpsGitServer(root: string, token: string, dir: stri
     ],
     { stdio: "ignore" },
   );
-  const state = { refused: 0 };
+  const state = { refused: 0, requests: 0 };
   const server: Server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+    state.requests += 1;
+    if (opts.redirectTo) {
+      res.writeHead(302, { Location: new URL((req.url ?? "/").slice(1), opts.redirectTo).href }).end();
+      return;
+    }
     const auth = req.headers.authorization ?? "";
     const basic = /^Basic (.+)$/.exec(auth)?.[1];
     const given = basic ? Buffer.from(basic, "base64").toString().split(":").slice(1).join(":") : undefined;
@@ -104,6 +118,9 @@ export async function startHttpsGitServer(root: string, token: string, dir: stri
     caFile: cert,
     get refused() {
       return state.refused;
+    },
+    get requests() {
+      return state.requests;
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

@@ -104,4 +104,38 @@ describe("publish over https with a token (issue 28 §5, credentials from operat
     const attached = await ws.attach({ ...slot, url: `${server.url}app.git` });
     expect(attached.branch).toMatch(/^jr2\//);
   });
+
+  it("a listed forge that redirects: jr2 does not follow, so the token never reaches the host it names; the error says what to do", async () => {
+    const tokenFile = join(fx.dir, "token");
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const movedDir = join(fx.dir, "moved");
+    mkdirSync(movedDir);
+    const moved = await startHttpsGitServer(join(fx.dir, "served"), TOKEN, movedDir, {
+      redirectTo: server.url,
+    });
+    try {
+      const bundle = join(fx.dir, "ca-bundle.pem");
+      writeFileSync(bundle, readFileSync(server.caFile, "utf8") + readFileSync(moved.caFile, "utf8"));
+      const ws = createWorkspaces(
+        readWorkspaceConfig({
+          JR2_WORK_ROOT: fx.workRoot,
+          JR2_REPO_ROOTS: fx.repoRoot,
+          JR2_GIT_TOKEN_FILE: tokenFile,
+          JR2_GIT_TOKEN_HOSTS: new URL(moved.url).host,
+          JR2_GIT_CA_FILE: bundle,
+        }),
+      );
+      const failed = (await ws
+        .attach({ ...slot, url: `${moved.url}app.git` })
+        .catch((e: unknown) => e)) as Error;
+      expect(failed).toMatchObject({ code: "JR2_ERR_WORKSPACE_FETCH_FAILED" });
+      expect(failed.message).toContain("give the Repo Slot the URL it redirects to");
+      expect(failed.message).not.toContain(TOKEN);
+      expect(moved.requests).toBeGreaterThan(0);
+      // The host the redirect named (not listed) saw nothing: no request, so no token.
+      expect(server.requests).toBe(0);
+    } finally {
+      await moved.close();
+    }
+  });
 });

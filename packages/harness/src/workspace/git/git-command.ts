@@ -28,6 +28,9 @@ export const HARDENED_CONFIG: readonly string[] = [
   "fetch.recurseSubmodules=false",
   "push.recurseSubmodules=no",
   "extensions.worktreeConfig=false",
+  // A listed forge's redirect would carry the token's extraHeader to the host it names (the
+  // adversary, session 10): a Repo Slot URL is fetched and pushed where it says, or not at all.
+  "http.followRedirects=false",
   "gc.auto=0",
   "maintenance.auto=false",
 ];
@@ -113,7 +116,7 @@ export function git(place: GitPlace, args: readonly string[], options: GitOption
             {
               command: `git ${args[0] ?? ""}`,
               exit: error.killed ? "killed (time limit)" : code,
-              stderr: oneLine(stderr),
+              stderr: oneLine(stderr) + redirectHint(stderr),
             },
             error,
           ),
@@ -123,6 +126,13 @@ export function git(place: GitPlace, args: readonly string[], options: GitOption
     if (options.input !== undefined) child.stdin?.end(options.input);
     else child.stdin?.end();
   });
+}
+
+/** What to do about a refused redirect (HARDENED_CONFIG's `http.followRedirects=false`), or "". */
+function redirectHint(stderr: string): string {
+  return /returned error: 30[12378]\b/.test(stderr)
+    ? "; the server redirected, and jr2 follows no redirect (a token must not travel to a host nobody named): give the Repo Slot the URL it redirects to"
+    : "";
 }
 
 /** git's argv for a call: {@link HARDENED_CONFIG} and `extra` as `-c`, then the explicit places, then `args`. */
