@@ -117,6 +117,10 @@ export function runPublishHook(
     JR2_PICK_AGENT: input.pick?.agent ?? "",
     JR2_PICK: input.pick?.name ?? "",
   });
+  // A NUL (an Agent's text may hold one) cannot be in an environment: spawn would throw after
+  // the push, and the publish read as failed (the adversary, session 10). Shown as U+FFFD.
+  for (const [k, v] of Object.entries(childEnv))
+    if (v.includes("\0")) childEnv[k] = v.replaceAll("\0", "\uFFFD");
   return new Promise((resolve) => {
     let output = "";
     let stdoutText = "";

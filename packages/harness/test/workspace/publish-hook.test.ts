@@ -127,6 +127,18 @@ describe("the publish hook (ADR-0226)", () => {
     expect(JSON.parse(readFileSync(join(fx.dir, "received.json"), "utf8"))).not.toHaveProperty("pick");
   });
 
+  it("a NUL in the run's summary (an Agent's text) still runs the hook: U+FFFD in its environment, \\u0000 on stdin", async () => {
+    const ws = make({ JR2_PUBLISH_HOOK: hookScript("exit 0") });
+    await attachAndCommit(ws, "run-4");
+    const pushed = await ws.push({
+      ...slot("run-4"),
+      summary: { workflow: "review", title: "t\u0000", text: "done\u0000" },
+    });
+    expect(pushed.hook?.exit).toBe(0);
+    expect(readFileSync(join(fx.dir, "received.env"), "utf8")).toContain("JR2_TITLE=t\uFFFD\n");
+    expect(JSON.parse(readFileSync(join(fx.dir, "received.json"), "utf8")).summary).toBe("done\u0000");
+  });
+
   it("a hook past JR2_PUBLISH_HOOK_TIMEOUT_S is killed with its children, and says so", async () => {
     const ws = make({
       JR2_PUBLISH_HOOK: hookScript("echo started\nsleep 60 & wait"),

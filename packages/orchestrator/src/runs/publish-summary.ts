@@ -42,7 +42,9 @@ export function publishSummary(run: LiveRun, finalValue?: unknown): PublishSumma
   const text = lines.join("\n");
   return {
     workflow: run.workflow,
-    title: headline ? `${run.workflow}: ${headline}` : `jr2 ${run.workflow} run ${run.runId}`,
+    // The wire bounds a title at 256 (PushRequest): a long workflow name plus a 200-character
+    // headline went past it, and the Harness refused the push (the adversary, session 10).
+    title: (headline ? `${run.workflow}: ${headline}` : `jr2 ${run.workflow} run ${run.runId}`).slice(0, 256),
     text: text.length > 16_000 ? `${text.slice(0, 16_000)}…` : text,
     ...(finalState ? { finalState } : {}),
     ...(last
