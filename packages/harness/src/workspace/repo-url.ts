@@ -32,7 +32,8 @@ export interface UrlRules {
  * rule: `ext::` and any other `<transport>::` form (`command-transport`), `http://`, `git://`
  * and unknown schemes (`scheme`), credentials in the URL (`credentials-in-url`: a password, an
  * https user, or a credential-like query parameter such as `access_token=`; name a token file
- * instead), whitespace in an https or ssh URL (`whitespace`), a local path not under a listed root (`repo-roots`), anything under the work
+ * instead), whitespace in an https or ssh URL (`whitespace`), a backslash in one (`backslash`: git and
+ * the URL parser would read different hosts), a local path not under a listed root (`repo-roots`), anything under the work
  * root (`work-root`: another run's repository), an option-looking URL (`option`).
  * @param at the slot and the field (`url` or `pushUrl`) the URL came from, named in a refusal
  * @throws Jr2Error `JR2_ERR_WORKSPACE_URL_REFUSED` `{ slot, field, url, rule, fix }`
@@ -59,6 +60,10 @@ export function acceptUrl(url: string, rules: UrlRules, at: UrlField): AcceptedU
     }
     if (/\s/.test(url))
       refuse("whitespace", "remove the spaces or tabs from the URL (percent-encode a space as %20)");
+    // `https://a\@b/` is host `a` to the URL parser and host `b` to git (the adversary, session
+    // 10): the host checked must be the host contacted, so a backslash is refused.
+    if (url.includes("\\"))
+      refuse("backslash", "remove the backslash from the URL (percent-encode one in a path as %5C)");
     const secret = [...parsed.searchParams.keys()].find((k) => CREDENTIAL_PARAM.test(k));
     if (secret !== undefined)
       refuse(

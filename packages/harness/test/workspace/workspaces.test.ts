@@ -80,6 +80,7 @@ describe("attaching a Repo Slot (issue 28 §2)", () => {
       ["https://example.com/app.git?x=1&Token=ghp_secretvalue", "credentials-in-url"],
       ["https://example.com/app .git", "whitespace"],
       ["https://example.com/app.git\t", "whitespace"],
+      ["https://127.0.0.1:1\\@localhost:2/app.git", "backslash"],
       ["--upload-pack=touch /tmp/x", "option"],
       ["relative/path", "relative-path"],
     ];
