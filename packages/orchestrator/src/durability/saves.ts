@@ -40,6 +40,8 @@ interface SaveWork {
   usage: UsageRecord[];
   effects: Effect[];
   events: RunFeedEvent[];
+  /** The blob is a held snapshot (a pick in delivery): the state as of before it, no Gate it opened. */
+  held: boolean;
 }
 
 /**
@@ -72,7 +74,7 @@ function takeWork(saves: Saves, run: SavedRun, picks: readonly StoredPickAnswer[
   const effects = takeEffects(saves.outbox, run, held);
   const usage = saves.usage.take(run.runId);
   const events = takeEvents(saves.events, run, held);
-  return { blob, picks, usage, effects, events };
+  return { blob, picks, usage, effects, events, held };
 }
 
 /** Writes `work` in one transaction; settles its effects and usage either way. */
@@ -85,7 +87,7 @@ async function commit(saves: Saves, run: SavedRun, work: SaveWork): Promise<void
     throw error;
   }
   storeCommitted(saves.ctx, run.runId);
-  committed(saves, run, work.blob);
+  committed(saves, run, work.blob, work.held);
   releaseEffects(saves.ctx.log, run, work.effects);
 }
 
@@ -100,9 +102,14 @@ function saveFailed(saves: Saves, run: SavedRun, work: SaveWork, error: unknown)
   returnEvents(saves.events, run, work.events, error);
 }
 
-/** What a commit of `blob` marks: a Gate saved open, a timer newly armed (their crash points). */
-function committed(saves: Saves, run: SavedRun, blob: RunBlob): void {
-  if (run.gatesUnsaved) {
+/**
+ * What a commit of `blob` marks: a Gate saved open, a timer newly armed (their crash points).
+ * A held snapshot is the state before the pick in delivery, so a Gate that pick opened is not in
+ * it: marking it saved there logged "Gate saved open" (and fired `gate-open`) before the pick's
+ * own save — a kill then restored the Turn before the pick, and the crash harness blamed the Gate.
+ */
+function committed(saves: Saves, run: SavedRun, blob: RunBlob, held: boolean): void {
+  if (run.gatesUnsaved && !held) {
     run.gatesUnsaved = false;
     saves.ctx.log.info({ runId: run.runId, gates: [...run.gates.keys()] }, "Gate saved open");
     crashPoint("gate-open");
