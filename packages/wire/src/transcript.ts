@@ -135,7 +135,11 @@ export const TurnSummary = z.object({
   startedAt: z.string(),
   endedAt: z.string().nullable(),
   outcome: TurnOutcome,
-  /** The pick that ended it (its name and arguments), or null. */
+  /**
+   * Its pick (name and arguments), or null: the pick that ended it when `picked`; otherwise its
+   * newest delivered pick that kept it in its state (an in-state move) — a Turn `left` or
+   * `faulted` after one keeps it.
+   */
   pick: z.object({ name: z.string(), arguments: z.unknown() }).nullable(),
   /** Its fault, when it faulted. */
   fault: z

@@ -63,7 +63,7 @@ export function turnRows(events: readonly RunFeedEvent[]): TurnRow[] {
 
 /**
  * The table of the run's recorded Turns (`GET /runs/:runId/turns`, ADR-0257): turnId, agent,
- * state, outcome, the pick that ended it, prompt and cached tokens.
+ * state, outcome, its pick (the one that ended it, or its last in-state one), prompt and cached tokens.
  */
 export function turnTable(turns: readonly TurnSummary[], runId: string): string[] {
   const cols = turns.map((t) => [

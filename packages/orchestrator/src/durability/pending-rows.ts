@@ -1,6 +1,7 @@
 /**
  * Rows written to the store on their own (ADR-0255, ADR-0256, ADR-0257): facts that report no
- * state change — usage rows, feed events that are facts, transcript entries, Turn records —
+ * state change — usage rows, feed events that are facts, transcript entries, Turn records of
+ * committed Turns (the others wait for a save: turn-writes.ts) —
  * are inserted per run, batched per cascade (a microtask), retried with backoff until the
  * store takes them; a run's next save carries its pending rows too; a shutdown writes what is
  * pending if the store takes it. Never by re-saving the RunBlob.

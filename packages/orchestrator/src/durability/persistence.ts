@@ -7,7 +7,8 @@
  * per-run chain), `run-blob.ts` (what a save writes, held snapshots), `outbox.ts` (effects
  * released after commit), `background-saves.ts` (retry with backoff, ADR-0253),
  * `pending-rows.ts` (rows written on their own: usage ADR-0255, transcripts ADR-0257),
- * `event-writes.ts` (the event log, ADR-0256), `saved-timers.ts` (timers' capture), sharing the
+ * `event-writes.ts` (the event log, ADR-0256), `turn-writes.ts` (Turn records that wait for a
+ * save, ADR-0296), `saved-timers.ts` (timers' capture), sharing the
  * state of `save-context.ts`.
  * @see SPEC §4.3, §5.4, §8
  */
@@ -29,6 +30,7 @@ import { enqueueSave, type Saves } from "./saves.js";
 import type { HistoryWrite } from "./store/history-store.js";
 import type { PickKey, RunStore, StoredPickAnswer } from "./store/run-store.js";
 import { type TranscriptRow, type TurnRecord, transcriptKey } from "./transcript-rows.js";
+import { waitForSave, waitsForSave } from "./turn-writes.js";
 import { type UsageRecord, usageKey } from "./usage-totals.js";
 
 export { timersOf } from "./saved-timers.js";
@@ -83,8 +85,13 @@ export interface RunPersistence {
    * batched, never by re-saving the blob. @returns false when that key was recorded already
    */
   recordTranscript(run: SavedRun, row: TranscriptRow): boolean;
-  /** Writes `run`'s Turn record as it is now (ADR-0257): on its own, batched; the newest write wins. */
-  recordTurn(run: SavedRun, turn: TurnRecord): void;
+  /**
+   * Writes `run`'s Turn record as it is now (ADR-0257); the newest write wins. A record of a Turn
+   * whose registration is not committed yet, or one that `ends` the Turn (its state exited),
+   * rides the run's next save of its current state (one is scheduled; dropped if that state is
+   * never saved: ADR-0296); any other is written on its own, batched.
+   */
+  recordTurn(run: SavedRun, turn: TurnRecord, ends?: boolean): void;
   /**
    * Stores one `history` part of conversation `iid` of `run` (ADR-0176): on its own, batched,
    * once by its sha256 (the caller records it in memory first and calls only for a new one).
@@ -159,6 +166,7 @@ export function createRunPersistence(
     usage: pendingRows(ctx, (runId, records) => store.recordUsage(runId, records), "usage"),
     events: createPendingEvents(ctx),
     chains: new Map(),
+    turns: new Map(),
     committedTimers: new WeakMap(),
   };
   const background = createBackgroundSaves();
@@ -183,6 +191,8 @@ export function createRunPersistence(
     saves.outbox.delete(run);
     saves.snapshots.held.delete(run);
     forgetEvents(saves.events, run);
+    // Records waiting for a save of a state never saved from memory (ADR-0296).
+    saves.turns.delete(run);
   };
 
   return {
@@ -204,8 +214,12 @@ export function createRunPersistence(
       if (!ctx.closed) transcripts.queue(run.runId, [row]);
       return true;
     },
-    recordTurn(run, turn) {
-      if (!ctx.closed) turns.queue(run.runId, [turn]);
+    recordTurn(run, turn, ends = false) {
+      if (ctx.closed) return;
+      if (!waitsForSave(run, turn, ends)) return turns.queue(run.runId, [turn]);
+      if (run.frozen) return;
+      waitForSave(saves.turns, run, turn);
+      saveAfterCascade(saves, background, run);
     },
     recordHistory(run, iid, part) {
       if (histories && !ctx.closed) historyRows.queue(run.runId, [{ iid, part }]);
@@ -238,6 +252,8 @@ export function createRunPersistence(
       await writeEventsOnClose(saves.events);
       await transcripts.writeOnClose();
       await turns.writeOnClose();
+      // Records waiting for a save describe states the stop does not save: a restart restores without them.
+      saves.turns.clear();
       await historyRows.writeOnClose();
       await Promise.allSettled([...saves.chains.values()]);
     },

@@ -257,7 +257,11 @@ async function reviveRun<R extends RestorableRun>(
     run.usage.set(usageKey(record), record);
   // Likewise transcripts and Turn records (ADR-0257): the follower re-reads from the ledgered offset.
   for (const key of await deps.store.transcriptKeys(blob.runId)) run.transcriptKeys?.add(key);
-  for (const turn of await deps.store.turns(blob.runId)) run.turns?.set(turn.turnId, turn);
+  // A stored record's Turn was registered in a committed save (ADR-0296): its records go on their own.
+  for (const turn of await deps.store.turns(blob.runId)) {
+    run.turns?.set(turn.turnId, turn);
+    run.committedTurns?.add(turn.turnId);
+  }
   // The byte-exact history (ADR-0176): a Harness that lost its data dir is pushed it again.
   // Best effort: a failed read costs only that fallback, never the run (it is not faulted).
   const histories = await Promise.resolve(deps.store.conversationHistory?.histories(blob.runId)).catch(

@@ -37,6 +37,12 @@ export interface SavedRun {
   readonly histories?: { record(iid: string, part: HistorySubmission): boolean };
   /** Turn records by turnId (ADR-0257); restore re-seeds them from the store. */
   readonly turns?: Map<string, TurnRecord>;
+  /**
+   * The turnIds whose registration is committed (ADR-0296 "Registration first"): a record of any
+   * other Turn waits for the run's next save. Restore seeds it from the stored records; absent:
+   * every record is written on its own.
+   */
+  readonly committedTurns?: Set<string>;
   /** The aborts the run owes by iid (ADR-0280): saved with the state that owes them. */
   readonly owedAborts?: Map<string, OwedAbort>;
   /** The open Gates by id (logged when first saved open). */

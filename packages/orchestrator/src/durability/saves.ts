@@ -1,13 +1,14 @@
 /**
  * One save of a run (SPEC §8, ADR-0250), in phases: refuse (closed, frozen) → take what it
- * writes (the blob now, the outbox's effects, the pending usage and feed events) → commit after the run's
- * earlier saves → on success the store accepts writes again, the commit's crash points, then
- * the effects run; on failure the usage and the effects wait for the next write.
+ * writes (the blob now, the outbox's effects, the pending usage and feed events, the Turn
+ * records waiting for a save) → commit after the run's earlier saves → on success the store
+ * accepts writes again, the commit's crash points, then the effects run; on failure the usage,
+ * the effects and the Turn records wait for the next write.
  * @see SPEC §4.3, §5.4, §8
  */
 import type { RunFeedEvent } from "@jr2/wire";
 import { crashPoint } from "./crash-points.js";
-import { type PendingEvents, returnEvents, takeEvents } from "./event-writes.js";
+import { type PendingEvents, reportsState, returnEvents, takeEvents } from "./event-writes.js";
 import { type Effect, type Outbox, releaseEffects, returnEffects, takeEffects } from "./outbox.js";
 import type { PendingRows } from "./pending-rows.js";
 import { blobOf, type Snapshots } from "./run-blob.js";
@@ -15,6 +16,8 @@ import { type SaveContext, storeCommitted, storeFailed, wasFenced } from "./save
 import type { SavedRun } from "./saved-run.js";
 import { type CommittedTimers, commitTimers } from "./saved-timers.js";
 import type { RunBlob, StoredPickAnswer } from "./store/run-store.js";
+import { type TurnRecord, turnsOfPicks } from "./transcript-rows.js";
+import { returnTurns, takeTurns, turnsCommitted, type WaitingTurns } from "./turn-writes.js";
 import type { UsageRecord } from "./usage-totals.js";
 
 /** The state a run host's saves share, passed to every phase. */
@@ -27,6 +30,8 @@ export interface Saves {
   readonly usage: PendingRows<UsageRecord>;
   /** Feed events not yet committed (ADR-0256): state events wait for a save, facts are batched. */
   readonly events: PendingEvents;
+  /** Turn records waiting for the next save of their run's current state (ADR-0296). */
+  readonly turns: WaitingTurns;
   /** Per-run save chain: saves of one run commit in call order even on an async store. */
   readonly chains: Map<SavedRun, Promise<void>>;
   /** Timer ids in the last committed blob of each run (the `timer-armed` crash point). */
@@ -40,6 +45,7 @@ interface SaveWork {
   usage: UsageRecord[];
   effects: Effect[];
   events: RunFeedEvent[];
+  turns: TurnRecord[];
   /** The blob is a held snapshot (a pick in delivery): the state as of before it, no Gate it opened. */
   held: boolean;
 }
@@ -74,19 +80,32 @@ function takeWork(saves: Saves, run: SavedRun, picks: readonly StoredPickAnswer[
   const effects = takeEffects(saves.outbox, run, held);
   const usage = saves.usage.take(run.runId);
   const events = takeEvents(saves.events, run, held);
-  return { blob, picks, usage, effects, events, held };
+  const turns = takeTurns(saves.turns, run, held);
+  return { blob, picks, usage, effects, events, turns, held };
 }
 
 /** Writes `work` in one transaction; settles its effects and usage either way. */
 async function commit(saves: Saves, run: SavedRun, work: SaveWork): Promise<void> {
+  // A save queued behind the foreground save that froze the run holds the state that save's pick
+  // produced (ADR-0296): committed, it would move the run past a pick answered as not taken.
+  if (run.frozen) return refuseFrozen(saves, run, work);
   try {
-    await saves.ctx.store.save(work.blob, work.picks, work.usage, work.events);
+    await saves.ctx.store.save(
+      work.blob,
+      work.picks,
+      work.usage,
+      work.events,
+      undefined,
+      undefined,
+      work.turns,
+    );
   } catch (error) {
     // Fenced (ADR-0280): the run is let go, nothing of this save waits for a next one.
     if (!wasFenced(saves.ctx, error)) saveFailed(saves, run, work, error);
     throw error;
   }
   storeCommitted(saves.ctx, run.runId);
+  turnsCommitted(run, [...work.turns, ...turnsOfPicks(work.picks ?? [])]);
   committed(saves, run, work.blob, work.held);
   releaseEffects(saves.ctx.log, run, work.effects);
 }
@@ -100,6 +119,17 @@ function saveFailed(saves: Saves, run: SavedRun, work: SaveWork, error: unknown)
   }
   returnEffects(saves.outbox, run, work.effects);
   returnEvents(saves.events, run, work.events, error);
+  returnTurns(saves.turns, run, work.turns);
+}
+
+/** A frozen run's queued save writes nothing; its facts (usage, fact events) are written on their own. */
+function refuseFrozen(saves: Saves, run: SavedRun, work: SaveWork): Promise<never> {
+  saves.usage.queue(run.runId, work.usage);
+  saves.events.facts.queue(
+    run.runId,
+    work.events.filter((e) => !reportsState(e)),
+  );
+  return Promise.reject(new Error("the run is frozen: its last save failed"));
 }
 
 /**

@@ -57,9 +57,15 @@ export function losesPick(stored: TurnRecord | undefined, next: TurnRecord): boo
 export const KEEP_PICKED_TURN = (outcomeOf: (record: string) => string): string =>
   `WHERE ${outcomeOf("turns.record")} IS DISTINCT FROM 'picked' OR ${outcomeOf("excluded.record")} = 'picked'`;
 
-/** The Turn records a save's pick answers carry (each pick's Turn as it leaves it). */
-export function turnsOfPicks(picks: readonly { turn?: TurnRecord }[]): TurnRecord[] {
-  return picks.flatMap((p) => (p.turn ? [p.turn] : []));
+/**
+ * The Turn records a save writes, in order: `turns` (those waiting for it, ADR-0296), then each
+ * pick's Turn as the pick leaves it — so a Turn's `left` and its pick in one save end `picked`.
+ */
+export function turnsOfPicks(
+  picks: readonly { turn?: TurnRecord }[],
+  turns: readonly TurnRecord[] = [],
+): TurnRecord[] {
+  return [...turns, ...picks.flatMap((p) => (p.turn ? [p.turn] : []))];
 }
 
 /** The identity of a transcript row: `[iid, submissionId, position]` as JSON. */

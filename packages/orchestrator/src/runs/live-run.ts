@@ -101,6 +101,8 @@ export class LiveRun {
   readonly submissionTurns = new Map<string, string>();
   /** The run's Turn records by turnId (ADR-0257): loaded on restore, written to the store as they change. */
   readonly turns = new Map<string, TurnRecord>();
+  /** The turnIds whose registration is committed (ADR-0296): the others' records wait for a save. */
+  readonly committedTurns = new Set<string>();
   /** The validated run input (saved in the RunBlob). */
   readonly input: unknown;
   /** The Machine's fingerprint when the run started (§8). */

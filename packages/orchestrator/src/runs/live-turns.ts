@@ -81,7 +81,7 @@ export function startTurn(state: HostState, run: LiveRun, turn: TurnStart): () =
       save: (r) => saveOrStop(state, r),
       recordUsage: (r, record) => state.persistence.recordUsage(r, record),
       recordTranscript: (r, row) => state.persistence.recordTranscript(r, row),
-      recordTurn: (r, t) => state.persistence.recordTurn(r, t),
+      recordTurn: (r, t, ends) => state.persistence.recordTurn(r, t, ends),
       recordHistory: (r, iid, part) => state.persistence.recordHistory(r, iid, part),
       dropHistory: (r, iid) => state.persistence.dropHistory(r, iid),
       // A frozen run's Turns stop as at shutdown: no Harness effect leaves (ADR-0253); so do

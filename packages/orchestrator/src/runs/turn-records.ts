@@ -2,14 +2,19 @@
  * Each Turn's record (ADR-0257): written when its Turn registers, again when a pick of it is
  * delivered, when it faults and when its state exits — what `GET /runs/:runId/turns` lists. A
  * Turn restored after a restart keeps its stored record (its start time, a pick already made).
+ * A record of a Turn whose registration is not committed, and a Turn's end, ride the run's next
+ * save (persistence's `recordTurn`, ADR-0296).
  * @see SPEC §4.3, §5.1; issue 11 item 3
  */
 import type { AnyActorRef } from "xstate";
 import type { TurnRecord } from "../durability/transcript-rows.js";
 import type { LiveRun } from "./live-run.js";
 
-/** Writes a Turn record of a run to the store (persistence's `recordTurn`). */
-export type RecordTurn = (run: LiveRun, turn: TurnRecord) => void;
+/**
+ * Writes a Turn record of a run to the store (persistence's `recordTurn`); `ends`: the record
+ * reports the Turn's state exit (it rides that exit's save, ADR-0296).
+ */
+export type RecordTurn = (run: LiveRun, turn: TurnRecord, ends?: boolean) => void;
 
 /** A live Turn's record and how it is written, by its Turn actor (a reseat keeps the actor). */
 const tracked = new WeakMap<AnyActorRef, { run: LiveRun; record: RecordTurn; turn: TurnRecord }>();
@@ -82,7 +87,8 @@ export function turnPicked(
 }
 
 function afterPick(turn: TurnRecord, name: string, args: unknown, moved: boolean | undefined): TurnRecord {
-  // While the Turn runs, its newest pick (an in-state move); once ended, the pick that ended it.
+  // While the Turn runs, its newest pick (an in-state move); once ended, the pick that ended it
+  // (`picked`) — an in-state pick told after another cause ended it leaves it `left`, with that pick.
   const ended = turn.endedAt !== null && moved !== false && turn.outcome === "left";
   return {
     ...turn,
@@ -110,15 +116,20 @@ export function turnMoved(actor: AnyActorRef, iid: string): void {
   write(t.run, t.record, t.turn);
 }
 
-/** The Turn's state exited: ended now; `faulted` after its fault, else `left` until its pick is told. Not on shutdown. */
+/**
+ * The Turn's state exited: ended now; `faulted` after its fault, else `left` until its pick is
+ * told. It keeps its last delivered pick (one that kept it in its state): ended otherwise — a
+ * timer, a Gate, another Agent's pick — that is still the Turn's pick (ADR-0296 "The last pick
+ * stays"). The record rides the exit's save. Not on shutdown.
+ */
 export function turnEnded(actor: AnyActorRef, now = new Date()): void {
   const t = tracked.get(actor);
   // Kept tracked: the pick that ended the Turn is recorded after its save commits, later.
   if (!t || t.turn.endedAt !== null) return;
-  // The exit's own pick is told after its save commits (turnPicked): until then `left`, no pick.
+  // The exit's own pick is told after its save commits (turnPicked), and its save carries it.
   const outcome = t.turn.outcome === "running" ? "left" : t.turn.outcome;
-  t.turn = { ...t.turn, endedAt: now.toISOString(), outcome, pick: null };
-  write(t.run, t.record, t.turn);
+  t.turn = { ...t.turn, endedAt: now.toISOString(), outcome };
+  write(t.run, t.record, t.turn, true);
 }
 
 /** A Turn refused before it registered (placement, conflict): one record, ended and faulted. */
@@ -145,7 +156,7 @@ export function turnRefused(
   });
 }
 
-function write(run: LiveRun, record: RecordTurn, turn: TurnRecord): void {
+function write(run: LiveRun, record: RecordTurn, turn: TurnRecord, ends = false): void {
   run.turns.set(turn.turnId, turn);
-  record(run, turn);
+  record(run, turn, ends);
 }

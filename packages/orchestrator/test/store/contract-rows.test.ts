@@ -1,6 +1,7 @@
 /**
  * The store contract (SPEC §8, ADR-0280), the rows a run's saves keep: the blob byte for byte,
- * pick answers, usage, events, transcripts and Turn records, each once by its key — and a save
+ * pick answers, usage, events, transcripts and Turn records (those a save carries in its own
+ * transaction too), each once by its key — and a save
  * with a part that cannot be stored commits nothing. The same cases against memory, SQLite and
  * PostgreSQL (contract-stores.ts).
  */
@@ -143,6 +144,21 @@ function rowCases(subject: Subject) {
     await store.close();
   });
 
+  it("writes the Turn records a save carries in its transaction, then its picks' (ADR-0296)", async () => {
+    const store = await subject.open();
+    // A pick's cascade: its Turn's state exited (`left`) and the next Turn registered.
+    const left = turn("t1", "2026-11-30T00:00:01.000Z", { outcome: "left", endedAt: "x" });
+    const next = turn("t2", "2026-11-30T00:00:02.000Z");
+    const picked = { ...left, outcome: "picked" as const, pick: { name: "finish", arguments: {} } };
+    const pick = { iid: "r1/coder", turnId: "t1", toolCallId: "c", scope: "instance", answer, turn: picked };
+    await store.save(blob("r1"), [pick], [], [], undefined, undefined, [left, next]);
+    expect((await store.turns("r1")).map((t) => [t.turnId, t.outcome, t.pick?.name])).toEqual([
+      ["t1", "picked", "finish"],
+      ["t2", "running", undefined],
+    ]);
+    await store.close();
+  });
+
   it("commits nothing of a save when a part of it cannot be stored", async () => {
     const store = await subject.open();
     const cyclic: Record<string, unknown> = { ...event(0) };
@@ -153,8 +169,12 @@ function rowCases(subject: Subject) {
         [{ iid: "r1/coder", turnId: "t1", toolCallId: "c", scope: "instance", answer }],
         [usageRecord("0")],
         [event(1), cyclic as unknown as RunFeedEvent],
+        undefined,
+        undefined,
+        [turn("t1", "2026-11-30T00:00:01.000Z")],
       ),
     ).rejects.toThrow();
+    expect(await store.turns("r1")).toEqual([]);
     expect(await store.load("r1")).toBeUndefined();
     expect(await store.pickAnswer("r1", { iid: "r1/coder", toolCallId: "c" })).toBeUndefined();
     expect(await store.usage("r1")).toEqual([]);

@@ -167,7 +167,7 @@ function postgresRunStore(
     pool,
     ...transcripts,
     conversationHistory: { writeHistory: histories.writeHistory, histories: histories.histories },
-    save: (blob, picks = [], usage = [], events = [], cause, when) =>
+    save: (blob, picks = [], usage = [], events = [], cause, when, turns) =>
       fenced(blob.runId, blob.status === "running", async (sql, after) => {
         // The conditional update (issue 22): the row locked with its status checked, after the fence.
         // The blob saved before: a ledger entry new since is an admission (its version's cause).
@@ -188,7 +188,7 @@ function postgresRunStore(
           JSON.stringify(blob),
         ]);
         await insertPicks(sql, blob.runId, picks);
-        await upsertTurns(sql, blob.runId, turnsOfPicks(picks));
+        await upsertTurns(sql, blob.runId, turnsOfPicks(picks, turns));
         await insertUsage(sql, blob.runId, usage);
         await insertEvents(sql, blob.runId, events);
         await insertVersion(

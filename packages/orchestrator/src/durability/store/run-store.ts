@@ -1,5 +1,5 @@
 import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } from "@jr2/wire";
-import type { TurnRecord } from "../transcript-rows.js";
+import { type TurnRecord, turnsOfPicks } from "../transcript-rows.js";
 import type { UsageRecord } from "../usage-totals.js";
 import { createMemoryHistories, type HistoryStore } from "./history-store.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
@@ -75,7 +75,9 @@ export interface RunStore extends TranscriptStore {
    * `cause`, else read from the events ({@link causeOfSave}). A save of a settled blob folds
    * the run's versions ({@link foldSettled}). With `when.ifStatus`, a conditional update: it
    * writes only while the stored run's status is that one (issue 22: a drifted run's cancel and
-   * resume race; exactly one commits).
+   * resume race; exactly one commits). `turns` and each pick's `turn` are upserted as Turn
+   * records in the same transaction, in that order (a stored `picked` record is never replaced
+   * by a non-picked one: `losesPick`; ADR-0296).
    * @throws RunStatusChangedError (nothing written) when `when.ifStatus` does not match
    */
   save(
@@ -85,6 +87,7 @@ export interface RunStore extends TranscriptStore {
     events?: readonly RunFeedEvent[],
     cause?: VersionCause,
     when?: SaveCondition,
+    turns?: readonly TurnRecord[],
   ): Promise<void>;
   /** The run's kept versions, oldest first, without their blobs (ADR-0270); `[]` for an unknown run. */
   versions(runId: string): Promise<StoredVersionSummary[]>;
@@ -294,21 +297,21 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
     prefixes: (runId, iid) => transcripts.prefixes(runId, iid),
     recordTurns: (runId, turns) => transcripts.recordTurns(runId, turns),
     turns: (runId) => transcripts.turns(runId),
-    async save(blob, answers = [], records = [], events = [], cause, when) {
+    async save(blob, answers = [], records = [], events = [], cause, when, turns = []) {
       const stored = runs.get(blob.runId);
       const previous = stored ? (JSON.parse(stored) as RunBlob) : undefined;
       checkCondition(blob.runId, when, previous?.status);
       // Encoded before anything changes: a part that cannot be stored commits nothing (as a transaction).
       const row = JSON.stringify(blob);
-      JSON.stringify([answers, records, events]);
+      JSON.stringify([answers, records, events, turns]);
       runs.set(blob.runId, row);
       versions.add(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
       log.append(blob.runId, events);
-      for (const { turn, ...p } of answers) {
+      for (const { turn: _turn, ...p } of answers) {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
         if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
-        if (turn) void transcripts.recordTurns(blob.runId, [turn]);
       }
+      void transcripts.recordTurns(blob.runId, turnsOfPicks(answers, turns));
       record(blob.runId, records);
       if (isSettled(blob.status)) histories.dropRun(blob.runId);
     },

@@ -194,6 +194,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
       events: Parameters<RunStore["appendEvents"]>[1],
       cause: Parameters<RunStore["save"]>[4],
       when: SaveCondition | undefined,
+      turns: Parameters<RunStore["save"]>[6],
     ) => {
       // Inside the transaction: the status read and the write are one (SQLite serializes writers).
       if (when) checkCondition(blob.runId, when, selectStatus.get(blob.runId)?.status);
@@ -209,7 +210,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
       });
       for (const p of picks ?? [])
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
-      transcripts.upsertTurns(blob.runId, turnsOfPicks(picks ?? []));
+      transcripts.upsertTurns(blob.runId, turnsOfPicks(picks ?? [], turns));
       recordTx(blob.runId, usage);
       eventLog.insert(blob.runId, events);
       versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
@@ -223,8 +224,8 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
     startKeys: sqliteStartKeys(db),
     conversationHistory: { writeHistory: histories.writeHistory, histories: histories.histories },
     db,
-    async save(blob, picks, usage = [], events = [], cause, when) {
-      saveTx(blob, picks, usage, events, cause, when);
+    async save(blob, picks, usage = [], events = [], cause, when, turns) {
+      saveTx(blob, picks, usage, events, cause, when, turns);
     },
     versions: async (runId) => versions.list(runId),
     version: async (runId, version) => versions.get(runId, version),
