@@ -52,6 +52,10 @@ export async function seatPhase(
   // Without a working sandbox a Turn with Working tools is refused, seated or not (ADR-0173).
   const refused = cwd !== undefined && deps.sandbox ? sandboxRefusal(deps.sandbox) : undefined;
   if (refused) return { kind: "failed", error: { type: "sandbox", message: refused } };
+  // A folder on the way to the cwd swapped for a link (to another run's Worktree, a host
+  // directory) would be bound read-write by bwrap, which follows it: refused (ADR-0227).
+  const linked = cwd !== undefined ? await deps.workspaces?.linkedAt(cwd) : undefined;
+  if (linked) return { kind: "failed", error: { type: "cwd", message: linked, path: cwd } };
   // A Repo Slot's Worktree is never made here (issue 28 §6, unlike ADR-0153's plain workspaces).
   const lost = cwd !== undefined ? await deps.workspaces?.lostAt(cwd) : undefined;
   if (lost)
