@@ -244,7 +244,7 @@ export const errorCodes = {
   JR2_ERR_WORKSPACE_SYMLINK: {
     status: 409,
     message:
-      "`{path}` passes through the symlink `{link}` (to `{target}`): jr2 never binds or runs git through a link in a run's directory (ADR-0227); remove `{link}` (a Working tool made it), then retry the run",
+      "`{path}` is or lies under the symlink `{link}` (to `{target}`): jr2 never binds or runs git through a link in a run's directory (ADR-0227); remove `{link}` (a Working tool made it), then retry the run",
   },
   JR2_ERR_WORKSPACE_COMMIT_GONE: {
     status: 409,

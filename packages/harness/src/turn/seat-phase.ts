@@ -39,7 +39,8 @@ export type SeatPhase =
  * conversation rebuilt after a restart, the TTL or from a pushed history (issue 27) is seated
  * from its stored definition and its messages replayed, so its next request extends the last.
  * A working directory that cannot be created fails the Submission (`{ type: "cwd" }`) and
- * seats nothing, so a later Submission tries again; a Repo Slot's Worktree that is gone fails
+ * seats nothing, so a later Submission tries again; so does a cwd through a symlink below the
+ * work root (`JR2_ERR_WORKSPACE_SYMLINK`, ADR-0227). A Repo Slot's Worktree that is gone fails
  * it `workspace-lost` (issue 28 §6).
  */
 export async function seatPhase(

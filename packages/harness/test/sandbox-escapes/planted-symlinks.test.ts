@@ -52,6 +52,7 @@ describe.skipIf(noSandbox)("symlinks a Working tool plants (real bwrap, ADR-0227
       return { failed: String(settlement.error?.message) };
     }
     const next = upstream.bodies[before + 1];
+    if (!next) throw new Error("the model was never told the tool's result");
     return {
       out: String(
         messagesOf(next)
