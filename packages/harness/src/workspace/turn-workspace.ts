@@ -1,6 +1,6 @@
 import { jr2Error } from "@jr2/wire";
+import { symlinkOnPath } from "./git/no-symlink.js";
 import { exists } from "./git/run-repository.js";
-import { symlinkOnPath } from "./no-symlink.js";
 import type { SandboxGitView } from "./sandbox-view.js";
 import type { Workspaces } from "./workspaces.js";
 

@@ -7,6 +7,7 @@ import { credentialEnv, credentialProblems } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
 import { nestedReposOf } from "./git/nested-repos.js";
+import { refuseSymlinks } from "./git/no-symlink.js";
 import { type Pushed, pushBranch } from "./git/publish.js";
 import {
   branchHead,
@@ -21,7 +22,6 @@ import {
 } from "./git/run-repository.js";
 import { type BoundedDiff, slotDiff } from "./git/slot-diff.js";
 import { checkSubmodules, type SubmodulePolicy } from "./git/submodules.js";
-import { refuseSymlinks } from "./no-symlink.js";
 import { hookInput, type PublishHookResult, runPublishHook } from "./publish-hook.js";
 import { acceptUrl, redactUrl } from "./repo-url.js";
 import { type SandboxGitView, sandboxGitView } from "./sandbox-view.js";

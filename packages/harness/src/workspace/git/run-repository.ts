@@ -2,10 +2,10 @@ import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Jr2Error } from "@jr2/wire";
-import { writeFileNoFollow } from "../no-symlink.js";
 import type { SlotPaths } from "../slot-paths.js";
 import { type GitPlace, git, gitLine } from "./git-command.js";
 import { nestedReposOf } from "./nested-repos.js";
+import { writeFileNoFollow } from "./no-symlink.js";
 
 /**
  * Makes the run's own repository for a slot: a git directory that borrows every object of the
