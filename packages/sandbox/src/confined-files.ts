@@ -37,6 +37,8 @@ export class PathRefusedError extends Error {
 /** The confined operations of one run's directory. */
 export interface ConfinedFiles {
   readonly root: string;
+  /** The real path of the root when these operations were made; every check is against it. */
+  readonly realRoot: string;
   /** The real path of `path` (absolute or relative to root) if it exists inside the root. */
   realPathInside(path: string): Promise<string>;
   readFile(path: string): Promise<Buffer>;
@@ -137,6 +139,7 @@ export async function confinedFiles(
 
   return {
     root,
+    realRoot,
     realPathInside,
     async readFile(path) {
       const handle = await openChecked(path, constants.O_RDONLY, await realPathInside(path));

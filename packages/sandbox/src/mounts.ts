@@ -91,6 +91,8 @@ export interface BwrapExtras {
   egressSocket?: string;
   /** Working directory inside the sandbox. */
   cwd: string;
+  /** The host directory bound at `m.root` (its real path, so bwrap follows no link); default `m.root`. */
+  rootSource?: string;
 }
 
 /**
@@ -135,7 +137,7 @@ export function bwrapArguments(
   if (x.helperDir) args.push("--ro-bind", x.helperDir, HELPER_DIR);
   if (x.egressSocket) args.push("--bind", x.egressSocket, EGRESS_SOCKET);
   // The run's directory last: it may live under /tmp or /home, which the tmpfs above replaced.
-  args.push(m.access === "write" ? "--bind" : "--ro-bind", m.root, m.root);
+  args.push(m.access === "write" ? "--bind" : "--ro-bind", x.rootSource ?? m.root, m.root);
   args.push(...hideArguments([...HIDDEN_SYSTEM_PATHS, ...(m.hide ?? [])]));
   args.push("--chdir", x.cwd);
   return args;

@@ -4,6 +4,7 @@
  * Shared by runTool (bounded) and spawnService (long-lived).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { jr2Error } from "@jr2/wire";
 import { bwrapBinary } from "./bwrap-binary.js";
@@ -52,7 +53,10 @@ export function sandboxEnvironment(spec: SandboxProcessSpec): Record<string, str
  * Spawns `argv` (after `prefix`, e.g. prlimit) in the run's sandbox. stdin is closed unless
  * `spec.stdin` is `"pipe"`; stdout
  * and stderr are pipes. Killing the returned bwrap process kills every process of the sandbox.
- * @throws JR2_ERR_SANDBOX_PATH_REFUSED when `cwd` is outside `root`.
+ * The root is bound from its real path; with `spec.realRoot` set, a root that no longer
+ * resolves there (a symlink planted on its way since the run's tools were made) is refused
+ * before bwrap starts (ADR-0227).
+ * @throws JR2_ERR_SANDBOX_PATH_REFUSED when `cwd` is outside `root`, or `root` resolves elsewhere.
  */
 export function spawnSandboxed(spec: SandboxProcessSpec, prefix: readonly string[] = []): ChildProcess {
   const cwd = spec.cwd ?? spec.root;
@@ -62,11 +66,13 @@ export function spawnSandboxed(spec: SandboxProcessSpec, prefix: readonly string
         .error,
     );
   }
+  const real = realRootOf(spec);
   const network = spec.network ?? "none";
   const proxied = typeof network === "object";
   const args = bwrapArguments(spec, {
     network,
     cwd,
+    rootSource: real,
     ...(proxied ? { helperDir: HELPER_HOST_DIR, egressSocket: network.socketPath } : {}),
   });
   const forwarder = proxied
@@ -79,4 +85,28 @@ export function spawnSandboxed(spec: SandboxProcessSpec, prefix: readonly string
     stdio: [spec.stdin ?? "ignore", "pipe", "pipe"],
     ...(self.uid !== user.uid || self.gid !== user.gid ? { uid: user.uid, gid: user.gid } : {}),
   });
+}
+
+/**
+ * The host directory to bind at `spec.root`: its real path now, which must be `spec.realRoot`
+ * when that is set. bwrap follows links in a bind's source; binding the checked real path means
+ * it follows none a tool planted after this check.
+ * @throws Error coded JR2_ERR_SANDBOX_PATH_REFUSED naming the root, where it resolves and where it should
+ */
+function realRootOf(spec: SandboxProcessSpec): string {
+  let real: string;
+  try {
+    real = realpathSync(spec.root);
+  } catch {
+    return spec.root; // gone: bwrap names the missing path, as before
+  }
+  if (spec.realRoot !== undefined && real !== spec.realRoot)
+    throw new Error(
+      jr2Error("JR2_ERR_SANDBOX_PATH_REFUSED", {
+        path: spec.root,
+        reason: `it now resolves to \`${real}\`, not \`${spec.realRoot}\` (a folder on its way was swapped for a symlink)`,
+        root: spec.realRoot,
+      }).error,
+    );
+  return real;
 }

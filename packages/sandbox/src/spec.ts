@@ -24,6 +24,13 @@ export interface SandboxUser {
 export interface SandboxMounts {
   /** The run's working directory (absolute, existing): the only host directory it can write. */
   root: string;
+  /**
+   * The real path `root` resolved to when the run's tools were made (ADR-0227): what is bound at
+   * `root`, and each process first checks `root` still resolves there — a folder on its way
+   * swapped for a symlink since (to another run's directory) refuses the process. Unset: `root`
+   * is resolved at each start and its real path bound, unchecked.
+   */
+  realRoot?: string;
   /** `write` (read-write root) or `read` (read-only root). */
   access: RunAccess;
   /** Extra host paths bound read-only at the same place (toolchains outside /usr). */

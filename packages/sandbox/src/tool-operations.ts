@@ -121,6 +121,8 @@ export function sniffImageMimeType(head: Buffer): string | null {
 /** The operations of every Working tool of one run (see the README for the pi mapping). */
 export async function runToolOperations(run: RunSandbox): Promise<RunToolOperations> {
   const files = await confinedFiles(run.root, run.access, run.user);
+  // bash and find bind the root's real path as the file tools saw it; a later swap is refused (ADR-0227).
+  const pinned: RunSandbox = { ...run, realRoot: run.realRoot ?? files.realRoot };
   return {
     files,
     read: {
@@ -135,7 +137,7 @@ export async function runToolOperations(run: RunSandbox): Promise<RunToolOperati
       isDirectory: files.isDirectory,
       readFile: async (p) => (await files.readFile(p)).toString("utf8"),
     },
-    find: { exists: files.exists, glob: globOperation(run, files) },
-    bash: bashOperations(run),
+    find: { exists: files.exists, glob: globOperation(pinned, files) },
+    bash: bashOperations(pinned),
   };
 }

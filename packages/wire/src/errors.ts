@@ -241,6 +241,11 @@ export const errorCodes = {
     status: 409,
     message: "the Worktree `{path}` is gone; fork or retry the run to recreate it from the run's repository",
   },
+  JR2_ERR_WORKSPACE_SYMLINK: {
+    status: 409,
+    message:
+      "`{path}` is or lies under the symlink `{link}` (to `{target}`): jr2 never binds or runs git through a link in a run's directory (ADR-0227); remove `{link}` (a Working tool made it), then retry the run",
+  },
   JR2_ERR_WORKSPACE_COMMIT_GONE: {
     status: 409,
     message:

@@ -39,7 +39,8 @@ export type SeatPhase =
  * conversation rebuilt after a restart, the TTL or from a pushed history (issue 27) is seated
  * from its stored definition and its messages replayed, so its next request extends the last.
  * A working directory that cannot be created fails the Submission (`{ type: "cwd" }`) and
- * seats nothing, so a later Submission tries again; a Repo Slot's Worktree that is gone fails
+ * seats nothing, so a later Submission tries again; so does a cwd through a symlink below the
+ * work root (`JR2_ERR_WORKSPACE_SYMLINK`, ADR-0227). A Repo Slot's Worktree that is gone fails
  * it `workspace-lost` (issue 28 §6).
  */
 export async function seatPhase(
@@ -52,6 +53,10 @@ export async function seatPhase(
   // Without a working sandbox a Turn with Working tools is refused, seated or not (ADR-0173).
   const refused = cwd !== undefined && deps.sandbox ? sandboxRefusal(deps.sandbox) : undefined;
   if (refused) return { kind: "failed", error: { type: "sandbox", message: refused } };
+  // A folder on the way to the cwd swapped for a link (to another run's Worktree, a host
+  // directory) would be bound read-write by bwrap, which follows it: refused (ADR-0227).
+  const linked = cwd !== undefined ? await deps.workspaces?.linkedAt(cwd) : undefined;
+  if (linked) return { kind: "failed", error: { type: "cwd", message: linked, path: cwd } };
   // A Repo Slot's Worktree is never made here (issue 28 §6, unlike ADR-0153's plain workspaces).
   const lost = cwd !== undefined ? await deps.workspaces?.lostAt(cwd) : undefined;
   if (lost)

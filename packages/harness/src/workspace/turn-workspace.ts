@@ -1,3 +1,5 @@
+import { jr2Error } from "@jr2/wire";
+import { symlinkOnPath } from "./git/no-symlink.js";
 import { exists } from "./git/run-repository.js";
 import type { SandboxGitView } from "./sandbox-view.js";
 import type { Workspaces } from "./workspaces.js";
@@ -9,6 +11,13 @@ import type { Workspaces } from "./workspaces.js";
 export interface TurnWorkspace {
   /** The Worktree's path when `cwd` is (inside) a Repo Slot whose Worktree is gone; else undefined. */
   lostAt(cwd: string): Promise<string | undefined>;
+  /**
+   * Why a Turn at `cwd` is refused because a folder between the work root and `cwd` is a symlink
+   * (a Working tool swapped it for a link to another run's Worktree or a host directory, which
+   * bwrap would bind read-write): the `JR2_ERR_WORKSPACE_SYMLINK` message; undefined when no
+   * component is a link or `cwd` is outside the work root (ADR-0227).
+   */
+  linkedAt(cwd: string): Promise<string | undefined>;
   /**
    * Commits the Repo Slot at `cwd` if it changed (before a pick is posted, or at a fault's
    * settlement); `{ "<workspace>/<slot>": head }`, or undefined when `cwd` is no slot.
@@ -39,6 +48,11 @@ export function createTurnWorkspace(workspaces: Workspaces): TurnWorkspace {
     async lostAt(cwd) {
       const r = await workspaces.slotAt(cwd);
       return r && !(await exists(r.worktree)) ? r.worktree : undefined;
+    },
+    async linkedAt(cwd) {
+      const found = await symlinkOnPath(workspaces.config.workRoot, cwd);
+      if (!found) return undefined;
+      return `JR2_ERR_WORKSPACE_SYMLINK: ${jr2Error("JR2_ERR_WORKSPACE_SYMLINK", { path: cwd, ...found }).error}`;
     },
     async commitAt(cwd, who) {
       const r = await workspaces.slotAt(cwd);

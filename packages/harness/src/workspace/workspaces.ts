@@ -7,6 +7,7 @@ import { credentialEnv, credentialProblems } from "./git/credentials.js";
 import { git } from "./git/git-command.js";
 import { createMirrors, type Mirrors } from "./git/mirrors.js";
 import { nestedReposOf } from "./git/nested-repos.js";
+import { refuseSymlinks } from "./git/no-symlink.js";
 import { type Pushed, pushBranch } from "./git/publish.js";
 import {
   branchHead,
@@ -95,6 +96,7 @@ export interface Workspaces {
  * Builds the Harness's git (issue 28). Every operation on one slot runs after the previous
  * one ended (a chain per slot), so two requests never share its index; the first on a slot in
  * this process removes the git lock files a killed Harness left (stale-files.ts, ADR-0223).
+ * attach/commit/checkoutAt/fork/remove throw `JR2_ERR_WORKSPACE_SYMLINK` for a linked Worktree path (ADR-0227).
  * @param registry the durable port (default in memory)
  */
 export function createWorkspaces(
@@ -131,6 +133,8 @@ export function createWorkspaces(
     if (await exists(join(r.repo, "HEAD"))) await ownConfig(r.repo);
     return r;
   };
+  /** ADR-0227: no git, mkdir or rm through a link a Working tool planted on a Worktree's path. */
+  const guard = (worktree: string) => refuseSymlinks(config.workRoot, worktree);
   const pathsOf = (r: SlotRecord) => ({ repo: r.repo, worktree: r.worktree, branch: r.branch });
   /** The body's handle; `head`: the branch's head when the caller knows it (else git is asked). */
   const handle = async (r: SlotRecord, head?: string): Promise<SlotHandle> => ({
@@ -170,6 +174,7 @@ export function createWorkspaces(
         const url = acceptUrl(req.url, rules, { slot: req.slot, field: "url" });
         if (req.pushUrl !== undefined) acceptUrl(req.pushUrl, rules, { slot: req.slot, field: "pushUrl" });
         const paths = slotPaths(config.workRoot, req);
+        await guard(paths.worktree);
         const known = await registry.get(slotKey(req));
         if (known && (await exists(join(known.repo, "HEAD")))) {
           if (!(await exists(known.worktree))) await checkoutWorktree(pathsOf(known));
@@ -207,6 +212,7 @@ export function createWorkspaces(
     commit: (req) =>
       serial(slotKey(req), async () => {
         const r = await need(req);
+        await guard(r.worktree);
         if (!(await exists(r.worktree))) throw new Jr2Error("JR2_ERR_WORKSPACE_LOST", { path: r.worktree });
         const message = `jr2: ${req.agent} in ${req.state}${req.pick ? ` picked ${req.pick}` : ""}\n\nrun ${r.runId}, state ${req.state}, Agent ${req.agent}${req.pick ? `, pick ${req.pick}` : ""}\n`;
         const { skipped, ...done } = await commitWorktree(pathsOf(r), req.agent, message);
@@ -221,6 +227,7 @@ export function createWorkspaces(
     checkoutAt: (req) =>
       serial(slotKey(req), async () => {
         const r = await need(req);
+        await guard(r.worktree);
         if (!(await hasCommit(r.repo, req.commit)))
           throw new Jr2Error("JR2_ERR_WORKSPACE_COMMIT_GONE", { commit: req.commit, slot: slotKey(req) });
         await nextRescue(r, "retry");
@@ -243,6 +250,7 @@ export function createWorkspaces(
         const url = acceptUrl(source.url, rules, { slot: source.slot, field: "url" });
         const mirror = mirrors.pathOf(url);
         const paths = slotPaths(config.workRoot, req);
+        await guard(paths.worktree);
         await makeRunRepository(paths, mirror, source.base);
         // Copy only the source run's own objects (the mirror's are borrowed), then drop its refs.
         await git({ gitDir: paths.repo }, [
@@ -340,6 +348,7 @@ export function createWorkspaces(
         if (req.workspace !== undefined && r.workspace !== req.workspace) continue;
         if (req.slot !== undefined && r.slot !== req.slot) continue;
         await serial(slotKey(r), async () => {
+          await guard(r.worktree);
           if (!(await exists(r.worktree))) {
             // Gone already (a Harness killed between the removal and this record): say so, once.
             if (r.removedAt === undefined) {

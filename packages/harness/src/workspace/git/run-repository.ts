@@ -5,6 +5,7 @@ import { Jr2Error } from "@jr2/wire";
 import type { SlotPaths } from "../slot-paths.js";
 import { type GitPlace, git, gitLine } from "./git-command.js";
 import { nestedReposOf } from "./nested-repos.js";
+import { writeFileNoFollow } from "./no-symlink.js";
 
 /**
  * Makes the run's own repository for a slot: a git directory that borrows every object of the
@@ -74,9 +75,10 @@ const RUN_REPOSITORY_CONFIG =
 /**
  * Checks the branch out into the Worktree: makes the directory, writes the index and files
  * from the branch's commit, and writes the Worktree's `.git` file (for tools that read it;
- * jr2's git never does). Files already there and not tracked are left alone. The files are
- * written by {@link CHECKOUT_WORKERS} processes at once (git's parallel checkout, ≥ 2.32;
- * an older git ignores the keys), ADR-0218.
+ * jr2's git never does; written without following a link there, ADR-0227). Files already there
+ * and not tracked are left alone; the caller has checked that no folder on the way is a link.
+ * The files are written by {@link CHECKOUT_WORKERS} processes at once (git's parallel checkout,
+ * ≥ 2.32; an older git ignores the keys), ADR-0218.
  */
 export async function checkoutWorktree(paths: SlotPaths): Promise<void> {
   await mkdir(paths.worktree, { recursive: true });
@@ -84,7 +86,8 @@ export async function checkoutWorktree(paths: SlotPaths): Promise<void> {
   await git(place, ["reset", "--hard", "--quiet", `refs/heads/${paths.branch}`], {
     config: [`checkout.workers=${CHECKOUT_WORKERS}`],
   });
-  await writeFile(join(paths.worktree, ".git"), `gitdir: ${paths.repo}\n`);
+  // A tool may have made `.git` a link to any file the Harness can write (ADR-0227): never followed.
+  await writeFileNoFollow(join(paths.worktree, ".git"), `gitdir: ${paths.repo}\n`);
 }
 
 /**
