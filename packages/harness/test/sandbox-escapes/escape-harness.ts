@@ -36,6 +36,18 @@ export const noSandbox = !probe.ok;
 /** The Harness's bearer as main.ts would have it in its environment (and `pnpm start` in the Orchestrator's). */
 export const HARNESS_TOKEN = TOKEN;
 
+/** The real sandbox this machine has (`probe`), as a Harness takes it; `limits` lowers its tool limits. */
+export function realSandbox(limits?: Partial<ToolLimits>): WorkingSandbox {
+  if (!probe.ok) throw new Error("no sandbox");
+  return {
+    mode: "on",
+    bwrap: probe.bwrap,
+    user: probe.user,
+    memory: probe.memory,
+    ...(limits ? { limits } : {}),
+  };
+}
+
 export interface EscapeStack {
   base: string;
   runA: string;
@@ -90,15 +102,8 @@ export async function startEscapeStack(
   await new Promise((ok) => serviceB.process.stdout?.once("data", ok));
   const orch = await startFakeOrchestrator();
   const upstream = await startScriptedUpstream();
-  const sandbox: WorkingSandbox = {
-    mode: "on",
-    bwrap: probe.bwrap,
-    user: probe.user,
-    memory: probe.memory,
-    ...(opts.limits ? { limits: opts.limits } : {}),
-  };
   const h = harnessFor(upstream, orch, {
-    sandbox,
+    sandbox: realSandbox(opts.limits),
     ...(opts.resolve ? { egressResolve: opts.resolve } : {}),
   });
   await h.app.listen({ port: 0, host: "127.0.0.1" });

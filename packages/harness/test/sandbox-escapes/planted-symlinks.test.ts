@@ -10,7 +10,6 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorkingSandbox } from "../../src/tools/sandbox/working-sandbox.js";
 import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
 import { createWorkspaces, type SlotHandle, type Workspaces } from "../../src/workspace/workspaces.js";
 import { type FakeOrchestrator, startFakeOrchestrator } from "../fixtures/fake-orchestrator.js";
@@ -18,7 +17,7 @@ import { harnessFor } from "../fixtures/harness.js";
 import { answer, type ScriptedUpstream, startScriptedUpstream } from "../fixtures/scripted-upstream.js";
 import { messagesOf } from "../fixtures/upstream-harness.js";
 import { type GitFixture, makeGitFixture } from "../workspace/git-fixture.js";
-import { noSandbox, probe } from "./escape-harness.js";
+import { noSandbox, probe, realSandbox } from "./escape-harness.js";
 
 const ids = (runId: string, slot = "app") => ({ runId, workflow: "review", workspace: "main", slot });
 const PRIVATE = "RUN-2 PRIVATE WORK\n";
@@ -86,13 +85,7 @@ describe.skipIf(noSandbox)("symlinks a Working tool plants (real bwrap, ADR-0227
     writeFileSync(join(secrets, "git-token"), "TOKEN-THE-SANDBOX-MUST-NOT-READ\n", { mode: 0o644 });
     orch = await startFakeOrchestrator();
     upstream = await startScriptedUpstream();
-    const sandbox: WorkingSandbox = {
-      mode: "on",
-      bwrap: probe.bwrap,
-      user: probe.user,
-      memory: probe.memory,
-    };
-    h = harnessFor(upstream, orch, { sandbox, workspaces: ws });
+    h = harnessFor(upstream, orch, { sandbox: realSandbox(), workspaces: ws });
   });
   afterAll(async () => {
     await h?.app.close();

@@ -9,7 +9,6 @@
 import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorkingSandbox } from "../../src/tools/sandbox/working-sandbox.js";
 import { readWorkspaceConfig } from "../../src/workspace/workspace-config.js";
 import { createWorkspaces, type SlotHandle, type Workspaces } from "../../src/workspace/workspaces.js";
 import { type FakeOrchestrator, startFakeOrchestrator } from "../fixtures/fake-orchestrator.js";
@@ -17,7 +16,7 @@ import { harnessFor } from "../fixtures/harness.js";
 import { answer, type ScriptedUpstream, startScriptedUpstream } from "../fixtures/scripted-upstream.js";
 import { messagesOf } from "../fixtures/upstream-harness.js";
 import { type GitFixture, makeGitFixture, userGit } from "../workspace/git-fixture.js";
-import { noSandbox, probe } from "./escape-harness.js";
+import { noSandbox, probe, realSandbox } from "./escape-harness.js";
 
 const slot = (runId: string) => ({ runId, workflow: "review", workspace: "main", slot: "app" });
 
@@ -84,13 +83,7 @@ describe.skipIf(noSandbox)("a Repo Slot's git inside the sandbox (real bwrap)", 
     publish = join(publishes, readdirSync(publishes)[0] as string);
     orch = await startFakeOrchestrator();
     upstream = await startScriptedUpstream();
-    const sandbox: WorkingSandbox = {
-      mode: "on",
-      bwrap: probe.bwrap,
-      user: probe.user,
-      memory: probe.memory,
-    };
-    h = harnessFor(upstream, orch, { sandbox, workspaces: ws });
+    h = harnessFor(upstream, orch, { sandbox: realSandbox(), workspaces: ws });
   });
   afterAll(async () => {
     await h?.app.close();

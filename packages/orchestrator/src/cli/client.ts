@@ -30,6 +30,9 @@ function readEnvFile(path: string): Record<string, string> {
   return out;
 }
 
+/** The `--url` and `--token` options every command that calls the Orchestrator takes (`parseArgs`). */
+export const TARGET_OPTIONS = { url: { type: "string" }, token: { type: "string" } } as const;
+
 /**
  * @throws Error naming what to set when no token can be found
  */

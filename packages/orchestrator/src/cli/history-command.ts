@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import type { ForkAnswer, RunHistory, RunVersion, RunVersionSummary, VersionCause } from "@jr2/wire";
-import { type CliTarget, call, resolveTarget } from "./client.js";
+import { type CliTarget, call, resolveTarget, TARGET_OPTIONS } from "./client.js";
 import { formatValue } from "./feed-printer.js";
 import { followRun } from "./follow-run.js";
 import { parseGateAnswers } from "./gate-answers.js";
@@ -18,8 +18,6 @@ import { JR2 } from "./invocation.js";
 export const historyUsage = `${JR2} history <runId> [--json] [--url URL] [--token T]`;
 export const forkUsage = `${JR2} fork <runId> --at <version|state> [--context JSON] [--follow] [--answer-gates [GATE=]EVENT[:JSON][,…]] [--url URL] [--token T]`;
 
-const targetOptions = { url: { type: "string" }, token: { type: "string" } } as const;
-
 /** `jr2 history`: one line per kept version. @returns 0, or throws (main prints it) */
 export async function historyCommand(
   args: string[],
@@ -28,7 +26,7 @@ export async function historyCommand(
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { ...targetOptions, json: { type: "boolean", default: false } },
+    options: { ...TARGET_OPTIONS, json: { type: "boolean", default: false } },
   });
   const runId = positionals[0];
   if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\`\nusage: ${historyUsage}`);
@@ -72,7 +70,7 @@ export async function forkCommand(
     args: negativeAtJoined(args),
     allowPositionals: true,
     options: {
-      ...targetOptions,
+      ...TARGET_OPTIONS,
       at: { type: "string" },
       context: { type: "string" },
       follow: { type: "boolean" },

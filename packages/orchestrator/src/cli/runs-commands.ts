@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { CancelAnswer, RunDetail, RunPage, RunSummary } from "@jr2/wire";
-import { call, resolveTarget } from "./client.js";
+import { call, resolveTarget, TARGET_OPTIONS } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { formatValue } from "./feed-printer.js";
 import { followRun } from "./follow-run.js";
@@ -14,8 +14,6 @@ interface Command {
   usage: string;
   run(args: string[]): Promise<number>;
 }
-
-const targetOptions = { url: { type: "string" }, token: { type: "string" } } as const;
 
 /**
  * `jr2 runs`, `jr2 follow`, `jr2 cancel`: the runs a person already started.
@@ -33,7 +31,7 @@ export const runsCommands: Record<string, Command> = {
           workflow: { type: "string" },
           limit: { type: "string" },
           cursor: { type: "string" },
-          ...targetOptions,
+          ...TARGET_OPTIONS,
         },
       });
       const target = resolveTarget(values, process.env);
@@ -62,7 +60,7 @@ export const runsCommands: Record<string, Command> = {
         const { values, positionals } = parseArgs({
           args,
           allowPositionals: true,
-          options: { "answer-gates": { type: "string", multiple: true }, ...targetOptions },
+          options: { "answer-gates": { type: "string", multiple: true }, ...TARGET_OPTIONS },
         });
         const runId = positionals[0];
         if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\``);
@@ -78,7 +76,7 @@ export const runsCommands: Record<string, Command> = {
   cancel: {
     usage: `${JR2} cancel <runId> [--url URL] [--token T]`,
     async run(args) {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
+      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: TARGET_OPTIONS });
       const runId = positionals[0];
       if (!runId) throw new Error(`missing <runId>; list runs with \`${JR2} runs\``);
       const target = resolveTarget(values, process.env);

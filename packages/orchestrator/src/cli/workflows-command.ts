@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import type { WorkflowSummary } from "@jr2/wire";
-import { call, resolveTarget } from "./client.js";
+import { call, resolveTarget, TARGET_OPTIONS } from "./client.js";
 import { JR2 } from "./invocation.js";
 
 export const workflowsUsage = `${JR2} workflows [<workflow>] [--url URL] [--token T]`;
@@ -36,7 +36,7 @@ export async function workflowsCommand(
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { url: { type: "string" }, token: { type: "string" } },
+    options: TARGET_OPTIONS,
   });
   const target = resolveTarget(values, process.env);
   const all = await call<WorkflowSummary[]>(target, "GET", "/workflows");
