@@ -40,7 +40,7 @@ export async function removeStaleSlotFiles(repos: string, key: string): Promise<
     else if (RESCUE_INDEX.exec(name)?.[1] === slot || OLD_RESCUE_INDEX.test(name))
       await remove(join(dir, name));
   }
-  for (const path of await gitLockFiles(join(dir, `${slot}.git`))) await remove(path);
+  removed.push(...(await removeGitLocks(join(dir, `${slot}.git`))));
   return removed;
 }
 

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { StartRunAnswer, WorkflowSummary } from "@jr2/wire";
-import { CliHttpError, call, resolveTarget } from "./client.js";
+import { CliHttpError, call, resolveTarget, TARGET_OPTIONS } from "./client.js";
 import { EXIT, withExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { fieldText, parseGateAnswers } from "./gate-answers.js";
 import { JR2 } from "./invocation.js";
-import { formatWorkflow } from "./workflows-command.js";
+import { formatWorkflow, notServed } from "./workflows-command.js";
 
 export { followRun } from "./follow-run.js";
 
@@ -37,8 +37,7 @@ export async function runHelp(args: string[]): Promise<string> {
       allowPositionals: true,
       strict: false,
       options: {
-        url: { type: "string" },
-        token: { type: "string" },
+        ...TARGET_OPTIONS,
         input: { type: "string" },
         "answer-gates": { type: "string", multiple: true },
         "idempotency-key": { type: "string" },
@@ -57,8 +56,7 @@ export async function runHelp(args: string[]): Promise<string> {
     );
     const all = await call<WorkflowSummary[]>(target, "GET", "/workflows");
     const found = all.find((w) => w.name === workflow);
-    if (!found)
-      return `${usage}no workflow \`${workflow}\` is served (served: ${all.map((w) => w.name).join(", ") || "none"})\n`;
+    if (!found) return `${usage}${notServed(workflow, all)}\n`;
     return `${usage}\n${formatWorkflow(found.name, found.input)}`;
   } catch (error) {
     return `${usage}its inputs: \`${JR2} workflows ${workflow}\` (could not ask the Orchestrator now: ${(error as Error).message})\n`;

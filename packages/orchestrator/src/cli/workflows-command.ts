@@ -43,12 +43,15 @@ export async function workflowsCommand(
   const name = positionals[0];
   const shown = name === undefined ? all : all.filter((w) => w.name === name);
   if (name !== undefined && shown.length === 0)
-    throw new Error(
-      `no workflow \`${name}\` is served (served: ${all.map((w) => w.name).join(", ") || "none"}); \`${JR2} workflows\` lists them with their inputs`,
-    );
+    throw new Error(`${notServed(name, all)}; \`${JR2} workflows\` lists them with their inputs`);
   if (shown.length === 0) out.write("no workflows served\n");
   out.write(shown.map((w) => formatWorkflow(w.name, w.input)).join("\n"));
   return 0;
+}
+
+/** `no workflow \`<name>\` is served (served: …)`: `jr2 workflows <name>` and `jr2 run <name> --help`. */
+export function notServed(name: string, all: readonly WorkflowSummary[]): string {
+  return `no workflow \`${name}\` is served (served: ${all.map((w) => w.name).join(", ") || "none"})`;
 }
 
 /**

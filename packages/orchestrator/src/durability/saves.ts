@@ -16,7 +16,7 @@ import { type SaveContext, storeCommitted, storeFailed, wasFenced } from "./save
 import type { SavedRun } from "./saved-run.js";
 import { type CommittedTimers, commitTimers } from "./saved-timers.js";
 import type { RunBlob, StoredPickAnswer } from "./store/run-store.js";
-import { type TurnRecord, turnsOfPicks } from "./transcript-rows.js";
+import { type TurnRecord, turnRecordsOfSave } from "./transcript-rows.js";
 import { returnTurns, takeTurns, turnsCommitted, type WaitingTurns } from "./turn-writes.js";
 import type { UsageRecord } from "./usage-totals.js";
 
@@ -105,7 +105,7 @@ async function commit(saves: Saves, run: SavedRun, work: SaveWork): Promise<void
     throw error;
   }
   storeCommitted(saves.ctx, run.runId);
-  turnsCommitted(run, [...work.turns, ...turnsOfPicks(work.picks ?? [])]);
+  turnsCommitted(run, turnRecordsOfSave(work.picks ?? [], work.turns));
   committed(saves, run, work.blob, work.held);
   releaseEffects(saves.ctx.log, run, work.effects);
 }

@@ -61,7 +61,7 @@ export const KEEP_PICKED_TURN = (outcomeOf: (record: string) => string): string 
  * The Turn records a save writes, in order: `turns` (those waiting for it, ADR-0296), then each
  * pick's Turn as the pick leaves it — so a Turn's `left` and its pick in one save end `picked`.
  */
-export function turnsOfPicks(
+export function turnRecordsOfSave(
   picks: readonly { turn?: TurnRecord }[],
   turns: readonly TurnRecord[] = [],
 ): TurnRecord[] {

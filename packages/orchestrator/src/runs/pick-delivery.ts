@@ -166,12 +166,7 @@ async function decideAndDeliver(
   const decision = decidePick(registration.turnActor, { name: pick.name, arguments: pick.arguments });
   if (decision.action === "answer") return undeliveredAnswer(state, registration, decision);
   // A publish this pick causes names it (ADR-0226); its feed event comes after the transition.
-  run.pickInDelivery = {
-    child: `${registration.statePath}#${registration.agent}`,
-    agent: registration.agent,
-    name: pick.name,
-    ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
-  };
+  run.pickInDelivery = pickOf(registration, pick);
   try {
     return await deliverAndSettle(state, run, registration, decision);
   } finally {
@@ -237,13 +232,16 @@ async function saveWithAnswer(
 
 /** The feed's `pick` event: the child is `<state>#<agent>`, never the iid. */
 function pickFeedEntry(registration: Registration, pick: PickRequest, answer: PickAnswer): FeedEntry {
+  return { type: "pick", ...pickOf(registration, pick), answer };
+}
+
+/** Who picked what: the feed entry's fields and the run's `pickInDelivery`. */
+function pickOf(registration: Registration, pick: PickRequest): NonNullable<LiveRun["pickInDelivery"]> {
   return {
-    type: "pick",
     child: `${registration.statePath}#${registration.agent}`,
     agent: registration.agent,
     name: pick.name,
     ...(pick.arguments === undefined ? {} : { arguments: pick.arguments }),
-    answer,
   };
 }
 

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { RunStatus } from "@jr2/wire";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { turnsOfPicks } from "../transcript-rows.js";
+import { turnRecordsOfSave } from "../transcript-rows.js";
 import { DEFAULT_LEASE_MS } from "./ownership.js";
 import {
   connectionError,
@@ -188,7 +188,7 @@ function postgresRunStore(
           JSON.stringify(blob),
         ]);
         await insertPicks(sql, blob.runId, picks);
-        await upsertTurns(sql, blob.runId, turnsOfPicks(picks, turns));
+        await upsertTurns(sql, blob.runId, turnRecordsOfSave(picks, turns));
         await insertUsage(sql, blob.runId, usage);
         await insertEvents(sql, blob.runId, events);
         await insertVersion(

@@ -1,5 +1,5 @@
 import type { PickAnswer, RunFeedEvent, RunOutcome, RunStatus, VersionCause } from "@jr2/wire";
-import { type TurnRecord, turnsOfPicks } from "../transcript-rows.js";
+import { type TurnRecord, turnRecordsOfSave } from "../transcript-rows.js";
 import type { UsageRecord } from "../usage-totals.js";
 import { createMemoryHistories, type HistoryStore } from "./history-store.js";
 import type { FeedNotices, RunOwnership } from "./ownership.js";
@@ -311,7 +311,7 @@ export function createMemoryStore(options: StoreOptions = {}): RunStore {
         const k = key(blob.runId, p.iid, p.turnId, p.toolCallId);
         if (!picks.has(k)) picks.set(k, { ...structuredClone(p), runId: blob.runId });
       }
-      void transcripts.recordTurns(blob.runId, turnsOfPicks(answers, turns));
+      void transcripts.recordTurns(blob.runId, turnRecordsOfSave(answers, turns));
       record(blob.runId, records);
       if (isSettled(blob.status)) histories.dropRun(blob.runId);
     },

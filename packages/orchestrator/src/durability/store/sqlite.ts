@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PickAnswer, RunStatus } from "@jr2/wire";
 import Database from "better-sqlite3";
-import { turnsOfPicks } from "../transcript-rows.js";
+import { turnRecordsOfSave } from "../transcript-rows.js";
 import type { UsageRecord } from "../usage-totals.js";
 import { usageValues } from "./row-columns.js";
 import {
@@ -210,7 +210,7 @@ function sqliteRunStore(path: string, db: Database.Database, versionsKept: numbe
       });
       for (const p of picks ?? [])
         insertPick.run(blob.runId, p.iid, p.turnId ?? "", p.toolCallId, p.scope, JSON.stringify(p.answer));
-      transcripts.upsertTurns(blob.runId, turnsOfPicks(picks ?? [], turns));
+      transcripts.upsertTurns(blob.runId, turnRecordsOfSave(picks ?? [], turns));
       recordTx(blob.runId, usage);
       eventLog.insert(blob.runId, events);
       versions.insert(blob, (first) => cause ?? causeOfSave(blob, events, first, previous));
